@@ -1,0 +1,34 @@
+// ns per estimate: the serialized API (parse + estimate + serialize) and the typed core alone.
+#include <string>
+
+#include <benchmark/benchmark.h>
+
+#include "vramplan/estimate.h"
+
+namespace {
+
+const char* kScenarios[] = {
+    R"({"model":"meta-llama/Llama-3.1-8B","mode":"train","train":{"method":"lora","precision":"amp_bf16","micro_batch_size":4,"seq_len":2048}})",
+    R"({"model":"meta-llama/Meta-Llama-3-70B","mode":"train","train":{"method":"full","precision":"bf16","optimizer":"adamw","gradient_checkpointing":true,"seq_len":4096}})",
+    R"({"model":"Qwen/Qwen2.5-0.5B","mode":"inference","inference":{"batch_size":8,"prompt_len":4096,"new_tokens":512}})",
+};
+
+void BM_EstimateJson(benchmark::State& state) {
+  std::string scenario = kScenarios[state.range(0)];
+  for (auto _ : state) benchmark::DoNotOptimize(vramplan::EstimateJson(scenario));
+}
+BENCHMARK(BM_EstimateJson)->DenseRange(0, 2);
+
+void BM_EstimateTyped(benchmark::State& state) {
+  auto scenario = vramplan::ParseScenario(kScenarios[state.range(0)]);
+  if (!scenario.ok()) {
+    state.SkipWithError("scenario did not parse");
+    return;
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(vramplan::Estimate(scenario.value()));
+}
+BENCHMARK(BM_EstimateTyped)->DenseRange(0, 2);
+
+}  // namespace
+
+BENCHMARK_MAIN();

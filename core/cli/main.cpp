@@ -1,0 +1,129 @@
+// vramplan CLI: the same EstimateJson the page and tests call, plus listings and a table view.
+//   vramplan estimate FILE|- [--table]   vramplan models   vramplan gpus   vramplan schema
+// Exit codes: 0 ok, 2 bad input (one line per problem: "error: <path>: <message>"), 1 usage/IO.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "vramplan/estimate.h"
+
+namespace {
+
+using nlohmann::json;
+
+int Usage() {
+  std::fprintf(stderr,
+               "usage: vramplan estimate FILE|- [--table]   estimate a scenario (JSON, schema v1)\n"
+               "       vramplan models                       list model presets\n"
+               "       vramplan gpus                         list the GPU catalogue\n"
+               "       vramplan schema                       print the scenario JSON Schema\n"
+               "       vramplan config FILE|-                parse a Hugging Face config.json\n");
+  return 1;
+}
+
+bool ReadInput(const std::string& path, std::string* out) {
+  if (path == "-") {
+    out->assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    return true;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  *out = ss.str();
+  return true;
+}
+
+std::string Gib(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+  return buf;
+}
+
+double Num(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+std::string Str(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+void PrintTable(const json& r) {
+  const json& gpu = r["gpu"];
+  const json& model = r["model"];
+  std::printf("%s  (%s, %s params, %s trainable)\n", Str(model, "name").c_str(), Str(model, "model_type").c_str(),
+              std::to_string(static_cast<long long>(Num(r["params"], "total"))).c_str(),
+              std::to_string(static_cast<long long>(Num(r["params"], "trainable"))).c_str());
+  std::printf("GPU: %s, capacity %s\n\n", Str(gpu, "name").c_str(), Gib(Num(gpu, "capacity_bytes")).c_str());
+  std::printf("%-20s %14s  %s\n", "term", "per GPU", "formula");
+  const json& breakdown = gpu["breakdown"];
+  const json& explain = r["explain"];
+  for (auto it = breakdown.begin(); it != breakdown.end(); ++it) {
+    std::string formula = explain.contains(it.key()) && explain[it.key()].is_string() ? explain[it.key()].get<std::string>() : "";
+    std::printf("%-20s %14s  %s\n", it.key().c_str(), Gib(it->get<double>()).c_str(), formula.c_str());
+  }
+  std::printf("\n%-20s %14s\n", "peak allocated", Gib(Num(gpu, "peak_allocated_bytes")).c_str());
+  std::printf("%-20s %14s\n", "reserved", Gib(Num(gpu, "reserved_bytes")).c_str());
+  std::printf("%-20s %14s  (nvidia-smi)\n", "device total", Gib(Num(gpu, "device_total_bytes")).c_str());
+  std::printf("%-20s %14s  peak in %s%s%s\n", gpu["fits"].get<bool>() ? "FITS, headroom" : "DOES NOT FIT, short",
+              Gib(std::abs(Num(gpu, "headroom_bytes"))).c_str(), Str(r, "peak_phase").c_str(),
+              Str(r, "peak_at").empty() ? "" : " at ", Str(r, "peak_at").c_str());
+  if (Num(r["cpu"], "bytes") > 0) std::printf("%-20s %14s\n", "host RAM", Gib(Num(r["cpu"], "bytes")).c_str());
+  for (const auto& w : r["warnings"]) std::printf("warning: %s\n", Str(w, "message").c_str());
+}
+
+int ReportErrors(const json& r) {
+  for (const auto& e : r["errors"]) {
+    std::string path = Str(e, "field_path");
+    std::fprintf(stderr, "error: %s%s%s\n", path.c_str(), path.empty() ? "" : ": ", Str(e, "message").c_str());
+  }
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return Usage();
+  std::string cmd = argv[1];
+  if (cmd == "models") {
+    std::cout << json::parse(vramplan::ListPresetsJson(), nullptr, false).dump(2) << "\n";
+    return 0;
+  }
+  if (cmd == "gpus") {
+    std::cout << json::parse(vramplan::ListGpusJson(), nullptr, false).dump(2) << "\n";
+    return 0;
+  }
+  if (cmd == "schema") {
+    std::cout << vramplan::SchemaJson();
+    return 0;
+  }
+  if ((cmd == "estimate" || cmd == "config") && argc >= 3) {
+    bool table = false;
+    std::string path;
+    for (int i = 2; i < argc; ++i) {
+      std::string arg = argv[i];
+      if (arg == "--table") table = true;
+      else if (path.empty()) path = arg;
+      else return Usage();
+    }
+    std::string input;
+    if (path.empty() || !ReadInput(path, &input)) {
+      std::fprintf(stderr, "error: cannot read %s\n", path.c_str());
+      return 1;
+    }
+    std::string out = cmd == "estimate" ? vramplan::EstimateJson(input) : vramplan::ParseHfConfigJson(input);
+    json r = json::parse(out, nullptr, false);
+    if (!r.value("ok", false)) return ReportErrors(r);
+    if (table && cmd == "estimate") PrintTable(r);
+    else std::cout << r.dump(2) << "\n";
+    return 0;
+  }
+  return Usage();
+}

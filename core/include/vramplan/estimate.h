@@ -1,0 +1,33 @@
+// The one entry point. EstimateJson is the canonical serialized API (CLI, WASM and tests all call
+// it); Estimate is its typed twin for callers that already hold a Scenario (plan search, tables).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "vramplan/error.h"
+#include "vramplan/result.h"
+#include "vramplan/scenario.h"
+
+namespace vramplan {
+
+// Parses and validates a scenario document (schema v1). Never throws.
+Expected<Scenario> ParseScenario(std::string_view scenario_json);
+
+// Computes the result of a validated scenario. Pure and deterministic.
+Result Estimate(const Scenario& scenario);
+
+// JSON in, JSON out: {"ok":true, ...result} or {"ok":false,"errors":[{code,field_path,message}]}.
+std::string EstimateJson(std::string_view scenario_json);
+
+// Serializes a Result (with the normalized scenario echoed under "scenario").
+std::string ResultToJson(const Scenario& scenario, const Result& result);
+
+// Helpers exposed to the CLI and the page.
+std::string ListPresetsJson();   // [{id, display_name, family, size_label, params}]
+std::string ListGpusJson();      // the GPU catalogue
+std::string ParseHfConfigJson(std::string_view config_json);  // {"ok", model summary, params} or errors
+std::string SchemaJson();        // JSON Schema of the scenario document
+std::string VersionString();
+
+}  // namespace vramplan

@@ -1,0 +1,86 @@
+// Result v1: what one estimate returns. Byte counts are exact integers inside the core and JSON
+// integers on the wire. Breakdown terms are the tensors live at the peak moment, so
+//   peak_allocated = weights + gradients + optimizer_states + activations + logits_and_loss
+//                    + kv_cache + temporary
+//   reserved       = peak_allocated + allocator_overhead
+//   device_total   = reserved + cuda_context            (what nvidia-smi shows)
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vramplan/error.h"
+#include "vramplan/model_spec.h"
+#include "vramplan/scenario.h"
+
+namespace vramplan {
+
+// One term of the breakdown, with its formula and the numbers plugged in.
+struct Term {
+  std::string key;      // "weights", "gradients", ... (stable JSON key)
+  int64_t bytes = 0;
+  std::string explain;  // e.g. "8,030,261,248 params x 2 B (bf16) = 16,060,522,496 B"
+};
+
+struct TimelinePoint {
+  std::string phase;  // "load", "forward", "loss", "backward", "optimizer_step", "zero_grad", "prefill", "decode"
+  std::string step;   // "layer 3", "lm_head", "cross_entropy", ...
+  int64_t allocated_bytes = 0;
+};
+
+struct PhasePeaks {
+  int64_t forward = 0;
+  int64_t backward = 0;
+  int64_t optimizer_step = 0;
+};
+
+struct GpuResult {
+  std::string id;
+  std::string name;
+  int64_t capacity_bytes = 0;  // memory the fit is judged against
+  int64_t peak_allocated_bytes = 0;
+  int64_t reserved_bytes = 0;
+  int64_t device_total_bytes = 0;
+  int64_t headroom_bytes = 0;  // capacity - device_total (negative: does not fit)
+  bool fits = false;
+  std::vector<Term> breakdown;  // keys in a fixed order, see BreakdownKeys()
+  PhasePeaks phase_peaks;
+  int64_t saved_activation_bytes = 0;  // saved for backward at the end of the forward pass
+  int64_t paged_bytes = 0;             // unified-memory (paged) optimizer states, not in allocated
+};
+
+struct CpuResult {
+  int64_t bytes = 0;  // host RAM needed
+  std::vector<Term> breakdown;
+};
+
+struct InferenceCapacity {
+  bool present = false;
+  int64_t kv_bytes_per_token = 0;
+  int64_t kv_token_capacity = 0;       // vLLM: tokens the KV pool holds
+  int64_t max_concurrency = 0;         // at max_model_len
+  bool max_model_len_fits = true;
+  int64_t max_context_fits = 0;        // inverse: largest context that fits at batch_size
+  int64_t max_batch_fits = 0;          // inverse: largest batch at the context length
+  std::string smallest_format_fits;    // inverse: smallest weight format that fits ("" if none)
+  int64_t min_gpus = 0;                // inverse: GPUs (tensor parallel) needed
+};
+
+struct Result {
+  int schema = kSchemaVersion;
+  ParamCounts params;
+  int64_t trainable_params = 0;
+  GpuResult gpu;
+  CpuResult cpu;
+  std::string peak_phase;
+  std::string peak_at;  // what is running at the peak ("cross_entropy", "layer 31 attention", ...)
+  std::vector<TimelinePoint> timeline;
+  InferenceCapacity inference;
+  Issues warnings;
+};
+
+// Fixed order of GPU breakdown keys (the page's stacked bar and table use it).
+const std::vector<std::string>& BreakdownKeys();
+
+}  // namespace vramplan

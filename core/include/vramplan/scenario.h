@@ -1,0 +1,140 @@
+// Scenario v1: everything the user chooses (model, task, setup, hardware). Plain structs with
+// defaults matching common practice; units are in the field names or comments. The JSON form
+// (docs/schema.md) maps 1:1 onto these structs and is shared by the CLI, the WASM API, the page's
+// URL state and the test fixtures.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vramplan/model_spec.h"
+
+namespace vramplan {
+
+inline constexpr int kSchemaVersion = 1;
+
+enum class Mode { kTrain, kInference };
+enum class TrainMethod { kFull, kFreeze, kLora, kQlora };
+enum class Precision { kFp32, kFp16, kBf16, kAmpFp16, kAmpBf16, kMixedFp16, kMixedBf16 };
+enum class Optimizer { kAdamW, kAdamW8bit, kPagedAdamW8bit, kAdafactor, kSgd, kSgdMomentum, kLion };
+enum class OptimizerImpl { kForeach, kFused, kForLoop };
+enum class Checkpointing { kNone, kFull, kSelective };
+enum class AttentionImpl { kEager, kSdpa, kFlash };
+enum class LossImpl { kStandard, kChunked, kFusedLinear };
+enum class AdapterDtype { kFp32, kBase };
+enum class WeightFormat {
+  kFp32, kFp16, kBf16, kFp8, kInt8, kNf4, kGptq4, kAwq4,
+  kGgufQ8_0, kGgufQ6_K, kGgufQ5_K_M, kGgufQ5_K_S, kGgufQ4_K_M, kGgufQ4_K_S, kGgufQ4_0,
+  kGgufQ3_K_M, kGgufQ2_K, kGgufIq4_Xs, kGgufIq3_Xxs, kGgufIq2_Xxs
+};
+enum class KvDtype { kAuto, kFp32, kFp16, kBf16, kFp8, kInt8, kInt4 };
+enum class Engine { kTransformers, kVllm, kLlamaCpp };
+enum class LogitsKept { kLast, kAll };
+enum class Offload { kNone, kCpu, kNvme };
+enum class FrameworkPreset { kCurrent, kTorch113Hf444 };
+enum class Device { kCuda, kCpu };
+
+struct LoraConfig {
+  int64_t rank = 16;
+  double alpha = 32;
+  bool all_linear = false;                  // targets: "all-linear"
+  std::vector<std::string> targets = {"q_proj", "v_proj"};  // PEFT's default for Llama-like models
+  std::vector<std::string> modules_to_save;  // e.g. {"embed_tokens", "lm_head"}: full trainable copies
+  double dropout = 0.0;
+  AdapterDtype adapter_dtype = AdapterDtype::kFp32;  // PEFT >= 0.12 autocast_adapter_dtype=True
+};
+
+struct FreezeConfig {
+  int64_t trainable_layers = 2;  // the last N decoder layers train (LLaMA-Factory default 2)
+  bool train_embeddings = false;
+  bool train_lm_head = false;
+};
+
+struct TrainConfig {
+  TrainMethod method = TrainMethod::kLora;
+  Precision precision = Precision::kAmpBf16;
+  Optimizer optimizer = Optimizer::kAdamW;
+  std::optional<OptimizerImpl> optimizer_impl;  // default: what PyTorch picks on the device
+  int64_t micro_batch_size = 1;
+  int64_t seq_len = 1024;  // tokens per sample (padded/packed length)
+  int64_t grad_accum_steps = 1;
+  Checkpointing gradient_checkpointing = Checkpointing::kNone;
+  AttentionImpl attention = AttentionImpl::kSdpa;
+  LossImpl loss = LossImpl::kStandard;
+  LoraConfig lora;
+  int qlora_bits = 4;  // 4 (NF4 + double quant), 8 (LLM.int8), 2 (HQQ/AQLM-style 2-bit)
+  bool qlora_double_quant = true;
+  FreezeConfig freeze;
+};
+
+struct InferenceConfig {
+  int64_t batch_size = 1;  // concurrent sequences (beams count as batch)
+  int64_t prompt_len = 1024;
+  int64_t new_tokens = 256;
+  WeightFormat weights = WeightFormat::kBf16;
+  KvDtype kv_cache = KvDtype::kAuto;  // auto = the weights' compute dtype
+  AttentionImpl attention = AttentionImpl::kSdpa;
+  Engine engine = Engine::kTransformers;
+  LogitsKept logits = LogitsKept::kLast;
+  // vLLM
+  double gpu_memory_utilization = 0.9;
+  int64_t max_model_len = 0;            // 0 = prompt_len + new_tokens
+  int64_t max_num_batched_tokens = 0;   // 0 = vLLM's default for the mode
+  int64_t max_num_seqs = 256;
+  int64_t block_size = 16;
+  bool cuda_graphs = true;
+  // llama.cpp
+  int64_t n_ctx = 0;       // 0 = prompt_len + new_tokens
+  int64_t n_batch = 2048;
+  int64_t n_ubatch = 512;
+  int64_t n_gpu_layers = -1;  // -1 = all layers on GPU
+  bool flash_attn = false;
+};
+
+struct ParallelConfig {
+  int64_t gpus = 1;
+  int64_t tp = 1;
+  int64_t pp = 1;
+  int64_t cp = 1;
+  int64_t ep = 1;
+  int zero = 0;       // DeepSpeed ZeRO stage 0-3
+  bool fsdp = false;  // FSDP FULL_SHARD (equivalent to ZeRO-3 for memory)
+  Offload offload_optimizer = Offload::kNone;
+  Offload offload_params = Offload::kNone;
+  bool sequence_parallel = false;
+};
+
+struct GpuChoice {
+  std::string id = "h100-sxm-80gb";  // catalogue id, or "custom"
+  std::string name;                  // filled from the catalogue, or the user's name for a custom GPU
+  int64_t memory_bytes = 0;          // capacity used for the fit (usable memory where known)
+};
+
+// Version-dependent framework behaviour (measure/analysis.md section 7), as named switches.
+struct FrameworkConfig {
+  FrameworkPreset preset = FrameworkPreset::kCurrent;
+  Device device = Device::kCuda;
+  bool rmsnorm_saves_squared_input = false;  // PyTorch <= 2.1 mean.dim saves its input (pytorch#109876)
+  bool loss_shift_logits_copy = false;       // transformers <= 4.45 copies shift_logits (.contiguous())
+  bool keep_outputs = false;                 // caller keeps the model output (fp32 logits) through backward
+  bool use_cache = false;                    // model returns a KV cache during training
+  bool attention_mask = true;                // a 2-D attention mask is passed (HF expands it to b*1*s*s)
+  bool batch_on_device = true;               // input_ids/labels/attention_mask (int64) live on the GPU
+};
+
+struct Scenario {
+  int schema = kSchemaVersion;
+  std::string model_id;            // preset id, or "" for an inline config
+  std::string inline_config_json;  // the inline config.json as given (echoed back), "" for presets
+  ModelSpec model;                 // resolved architecture
+  Mode mode = Mode::kTrain;
+  TrainConfig train;
+  InferenceConfig inference;
+  ParallelConfig parallel;
+  GpuChoice gpu;
+  FrameworkConfig framework;
+};
+
+}  // namespace vramplan

@@ -1,0 +1,48 @@
+// The JSON spelling of every scenario enum, in one place (parsing and serializing share it).
+#pragma once
+
+#include "io/json_reader.h"
+#include "vramplan/scenario.h"
+
+namespace vramplan::io {
+
+inline constexpr EnumName<Mode> kModeNames[] = {{"train", Mode::kTrain}, {"inference", Mode::kInference}};
+inline constexpr EnumName<TrainMethod> kMethodNames[] = {
+    {"full", TrainMethod::kFull}, {"freeze", TrainMethod::kFreeze}, {"lora", TrainMethod::kLora}, {"qlora", TrainMethod::kQlora}};
+inline constexpr EnumName<Precision> kPrecisionNames[] = {
+    {"fp32", Precision::kFp32},         {"fp16", Precision::kFp16},           {"bf16", Precision::kBf16},
+    {"amp_fp16", Precision::kAmpFp16},  {"amp_bf16", Precision::kAmpBf16},    {"mixed_fp16", Precision::kMixedFp16},
+    {"mixed_bf16", Precision::kMixedBf16}};
+inline constexpr EnumName<Optimizer> kOptimizerNames[] = {
+    {"adamw", Optimizer::kAdamW},   {"adamw_8bit", Optimizer::kAdamW8bit}, {"paged_adamw_8bit", Optimizer::kPagedAdamW8bit},
+    {"adafactor", Optimizer::kAdafactor}, {"sgd", Optimizer::kSgd},      {"sgd_momentum", Optimizer::kSgdMomentum},
+    {"lion", Optimizer::kLion}};
+inline constexpr EnumName<OptimizerImpl> kOptimizerImplNames[] = {
+    {"foreach", OptimizerImpl::kForeach}, {"fused", OptimizerImpl::kFused}, {"for_loop", OptimizerImpl::kForLoop}};
+inline constexpr EnumName<Checkpointing> kCheckpointingNames[] = {
+    {"false", Checkpointing::kNone}, {"true", Checkpointing::kFull}, {"selective", Checkpointing::kSelective}};
+inline constexpr EnumName<AttentionImpl> kAttentionNames[] = {
+    {"eager", AttentionImpl::kEager}, {"sdpa", AttentionImpl::kSdpa}, {"flash", AttentionImpl::kFlash}};
+inline constexpr EnumName<LossImpl> kLossNames[] = {
+    {"standard", LossImpl::kStandard}, {"chunked", LossImpl::kChunked}, {"fused_linear", LossImpl::kFusedLinear}};
+inline constexpr EnumName<AdapterDtype> kAdapterDtypeNames[] = {{"fp32", AdapterDtype::kFp32}, {"base", AdapterDtype::kBase}};
+inline constexpr EnumName<WeightFormat> kWeightFormatNames[] = {
+    {"fp32", WeightFormat::kFp32},           {"fp16", WeightFormat::kFp16},           {"bf16", WeightFormat::kBf16},
+    {"fp8", WeightFormat::kFp8},             {"int8", WeightFormat::kInt8},           {"nf4", WeightFormat::kNf4},
+    {"gptq_4bit", WeightFormat::kGptq4},     {"awq_4bit", WeightFormat::kAwq4},       {"gguf_q8_0", WeightFormat::kGgufQ8_0},
+    {"gguf_q6_k", WeightFormat::kGgufQ6_K},  {"gguf_q5_k_m", WeightFormat::kGgufQ5_K_M}, {"gguf_q5_k_s", WeightFormat::kGgufQ5_K_S},
+    {"gguf_q4_k_m", WeightFormat::kGgufQ4_K_M}, {"gguf_q4_k_s", WeightFormat::kGgufQ4_K_S}, {"gguf_q4_0", WeightFormat::kGgufQ4_0},
+    {"gguf_q3_k_m", WeightFormat::kGgufQ3_K_M}, {"gguf_q2_k", WeightFormat::kGgufQ2_K},   {"gguf_iq4_xs", WeightFormat::kGgufIq4_Xs},
+    {"gguf_iq3_xxs", WeightFormat::kGgufIq3_Xxs}, {"gguf_iq2_xxs", WeightFormat::kGgufIq2_Xxs}};
+inline constexpr EnumName<KvDtype> kKvDtypeNames[] = {
+    {"auto", KvDtype::kAuto}, {"fp32", KvDtype::kFp32}, {"fp16", KvDtype::kFp16}, {"bf16", KvDtype::kBf16},
+    {"fp8", KvDtype::kFp8},   {"int8", KvDtype::kInt8}, {"int4", KvDtype::kInt4}};
+inline constexpr EnumName<Engine> kEngineNames[] = {
+    {"transformers", Engine::kTransformers}, {"vllm", Engine::kVllm}, {"llama_cpp", Engine::kLlamaCpp}};
+inline constexpr EnumName<LogitsKept> kLogitsNames[] = {{"last", LogitsKept::kLast}, {"all", LogitsKept::kAll}};
+inline constexpr EnumName<Offload> kOffloadNames[] = {{"none", Offload::kNone}, {"cpu", Offload::kCpu}, {"nvme", Offload::kNvme}};
+inline constexpr EnumName<FrameworkPreset> kFrameworkPresetNames[] = {
+    {"current", FrameworkPreset::kCurrent}, {"torch_1_13_hf_4_44", FrameworkPreset::kTorch113Hf444}};
+inline constexpr EnumName<Device> kDeviceNames[] = {{"cuda", Device::kCuda}, {"cpu", Device::kCpu}};
+
+}  // namespace vramplan::io

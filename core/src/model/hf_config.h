@@ -1,0 +1,23 @@
+// Hugging Face config.json -> ModelSpec, per model_type, reading the real key names of each
+// family (transformers' configuration_*.py defaults where a key is absent). Unknown keys are
+// ignored (configs carry many: rope_scaling, torch_dtype, bos_token_id...), missing required keys
+// are errors naming the key, and an unknown model_type with standard decoder keys is read as a
+// Llama-style decoder with a warning.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "vramplan/error.h"
+#include "vramplan/model_spec.h"
+
+namespace vramplan {
+
+// `path` is where the config sits in the scenario ("model" or "model.config"), for messages.
+Expected<ModelSpec> ModelSpecFromHfConfig(const nlohmann::json& config, const std::string& path, Issues* warnings);
+
+// The model_type values with a dedicated builder.
+const std::vector<std::string>& SupportedModelTypes();
+
+}  // namespace vramplan
