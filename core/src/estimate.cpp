@@ -47,6 +47,7 @@ std::string ListPresetsJson() {
                    {"display_name", p.display_name},
                    {"family", p.family},
                    {"size_label", p.size_label},
+                   {"ladder", p.ladder},
                    {"model_type", p.spec.model_type},
                    {"params", c.total},
                    {"active_params", c.active_per_token}});

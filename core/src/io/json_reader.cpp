@@ -115,7 +115,7 @@ void ObjectReader::Int(std::string_view key, int64_t* out, int64_t min, int64_t 
   };
   if (v->is_number_unsigned()) {
     uint64_t u = v->get<uint64_t>();
-    if (u > static_cast<uint64_t>(max)) {
+    if (u > static_cast<uint64_t>(max) || (min > 0 && u < static_cast<uint64_t>(min))) {
       AddError(errors_, "out_of_range", path, range_msg() + ", got " + Preview(*v));
       return;
     }

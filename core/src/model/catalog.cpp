@@ -55,6 +55,7 @@ const std::vector<PresetEntry>& Presets() {
       e.display_name = StringOr(m, "display_name");
       e.family = StringOr(m, "family");
       e.size_label = StringOr(m, "size_label");
+      e.ladder = StringOr(m, "ladder");
       e.params = IntOr(m, "params");
       e.config = &*cfg;
       Issues warnings;

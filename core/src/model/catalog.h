@@ -18,6 +18,7 @@ struct PresetEntry {
   std::string display_name;
   std::string family;        // groups a size ladder ("Qwen2.5")
   std::string size_label;    // "7B"
+  std::string ladder;        // size ladder for the methods x sizes matrix ("Llama 3.x", "Qwen2.5")
   int64_t params = 0;        // published exact total
   const nlohmann::json* config = nullptr;  // the config.json fields
   ModelSpec spec;            // resolved once

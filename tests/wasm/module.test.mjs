@@ -1,0 +1,68 @@
+// The WASM module answers exactly what the native CLI answers, returns errors as values, and
+// stays within its size budget.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { gzipSync } from 'node:zlib';
+import { loadModule, SITE, CLI, ROOT } from './load_module.mjs';
+
+const mod = await loadModule();
+
+function cli(args, input) {
+  const r = spawnSync(CLI, args, { input, encoding: 'utf8' });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const scenarios = JSON.parse(fs.readFileSync(path.join(ROOT, 'tests/fixtures/scenarios/wasm_vs_native.json'), 'utf8'));
+
+test('estimate matches the native CLI byte for byte', () => {
+  assert.ok(scenarios.length >= 5);
+  for (const s of scenarios) {
+    const text = JSON.stringify(s);
+    const fromWasm = JSON.parse(mod.estimate(text));
+    const native = cli(['estimate', '-'], text);
+    assert.equal(native.code, 0, native.stderr);
+    assert.deepEqual(fromWasm, JSON.parse(native.stdout), text);
+    assert.equal(fromWasm.ok, true);
+  }
+});
+
+test('errors come back as values with a field path', () => {
+  const bad = [
+    ['not json', ''],
+    [JSON.stringify({ model: 'meta-llama/Llama-3.1-8B', train: { micro_batch_size: 0 } }), 'train.micro_batch_size'],
+    [JSON.stringify({ model: 'meta-llama/Llama-3.1-8B', train: { precision: 'bf8' } }), 'train.precision'],
+    [JSON.stringify({ model: 'no/such-model' }), 'model'],
+    [JSON.stringify({ model: 'meta-llama/Llama-3.1-8B', gpu: 'h100' }), 'gpu'],
+    [JSON.stringify({ model: { model_type: 'llama', hidden_size: 64 } }), 'model.num_hidden_layers'],
+  ];
+  for (const [text, path] of bad) {
+    const r = JSON.parse(mod.estimate(text));
+    assert.equal(r.ok, false, text);
+    assert.equal(r.errors[0].field_path, path, text);
+    assert.ok(r.errors[0].message.length > 10);
+  }
+});
+
+test('helpers list presets and GPUs and parse a config', () => {
+  const presets = JSON.parse(mod.listPresets());
+  assert.ok(presets.length >= 40);
+  assert.ok(presets.find((p) => p.id === 'Qwen/Qwen2.5-0.5B').params === 494032768);
+  const gpus = JSON.parse(mod.listGpus());
+  assert.ok(gpus.length >= 30);
+  const parsed = JSON.parse(mod.parseHfConfig(JSON.stringify({
+    model_type: 'llama', hidden_size: 5120, intermediate_size: 13824, num_attention_heads: 40,
+    num_hidden_layers: 40, vocab_size: 32000 })));
+  assert.equal(parsed.params.total, 13015864320);
+  assert.equal(JSON.parse(mod.schema()).title, 'vramplan scenario v1');
+});
+
+test('payload stays small', () => {
+  const wasm = fs.readFileSync(path.join(SITE, 'vramplan.wasm'));
+  const js = fs.readFileSync(path.join(SITE, 'vramplan.mjs'));
+  const gz = gzipSync(wasm).length + gzipSync(js).length;
+  console.log(`# wasm ${wasm.length} B, js ${js.length} B, gzipped together ${gz} B`);
+  assert.ok(gz < 400 * 1024, `gzipped module ${gz} B exceeds the 400 KiB budget`);
+});
