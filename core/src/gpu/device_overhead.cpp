@@ -1,17 +1,91 @@
+// What a GPU adds beyond the tensors the step simulation counts:
+//  * cuBLAS workspace, allocated through PyTorch's caching allocator (so inside "allocated"):
+//    8,519,680 B (":4096:2:16:8") per handle/stream, 32 MiB on Hopper/Blackwell
+//    (aten/src/ATen/cuda/CublasHandlePool.cpp, parseChosenWorkspaceSize).
+//  * allocator_overhead = reserved - allocated: block rounding and cached-but-free segments
+//    (c10/cuda/CUDACachingAllocator.cpp); a fraction of the peak, calibrated in docs/accuracy.md.
+//  * cuda_context: the CUDA context and lazily loaded kernels (CUDA >= 11.7 lazy loading; pytorch#86509
+//    measured 274 MiB bare, more once cuBLAS/attention kernels load), outside the allocator, seen by nvidia-smi.
+// An engine may set cuda_context / allocator_overhead itself (vLLM manages its own pool); they are
+// only filled here when absent.
 #include "gpu/device_overhead.h"
 
+#include <algorithm>
+#include <cmath>
+
+#include "format.h"
+#include "model/catalog.h"
+
 namespace vramplan {
+namespace {
+
+constexpr int64_t kMiB = 1024 * 1024;
+
+Term* FindTerm(std::vector<Term>* terms, const std::string& key) {
+  for (auto& t : *terms) {
+    if (t.key == key) return &t;
+  }
+  return nullptr;
+}
+
+bool HopperOrNewer(const GpuEntry* gpu) {
+  if (gpu == nullptr) return false;
+  return gpu->arch == "hopper" || gpu->arch == "blackwell";
+}
+
+}  // namespace
+
+int64_t CublasWorkspaceBytes(const Scenario& s) {
+  if (s.framework.device != Device::kCuda) return 0;
+  return HopperOrNewer(FindGpu(s.gpu.id)) ? 32 * kMiB : 8519680;
+}
+
+int64_t CudaContextBytes(const Scenario& s) {
+  if (s.framework.device != Device::kCuda) return 0;
+  const GpuEntry* gpu = FindGpu(s.gpu.id);
+  if (gpu != nullptr && gpu->vendor == "apple") return 0;  // MPS has no separate context reservation
+  return kCudaContextMiB * kMiB;
+}
+
+int64_t AllocatorOverheadBytes(const Scenario& s, int64_t peak_allocated) {
+  if (s.framework.device != Device::kCuda) return 0;
+  return static_cast<int64_t>(std::llround(kFragmentationFraction * static_cast<double>(peak_allocated)));
+}
 
 void ApplyDeviceOverheads(const Scenario& scenario, Result* result) {
-  (void)scenario;
   GpuResult& g = result->gpu;
+  // Make sure every breakdown key exists, in the fixed order.
+  std::vector<Term> ordered;
+  for (const auto& key : BreakdownKeys()) {
+    Term* t = FindTerm(&g.breakdown, key);
+    ordered.push_back(t != nullptr ? *t : Term{key, 0, ""});
+  }
+  bool has_context = FindTerm(&g.breakdown, "cuda_context") != nullptr;
+  bool has_allocator = FindTerm(&g.breakdown, "allocator_overhead") != nullptr;
+  g.breakdown = std::move(ordered);
+
   int64_t allocated = 0;
   for (const auto& t : g.breakdown) {
     if (t.key != "cuda_context" && t.key != "allocator_overhead") allocated += t.bytes;
   }
   g.peak_allocated_bytes = allocated;
-  g.reserved_bytes = allocated;
-  g.device_total_bytes = allocated;
+  if (!has_allocator) {
+    Term* a = FindTerm(&g.breakdown, "allocator_overhead");
+    a->bytes = AllocatorOverheadBytes(scenario, allocated);
+    a->explain = a->bytes == 0 ? "no caching allocator on this device"
+                               : "caching allocator reserve (rounding, cached free segments) = " +
+                                     std::to_string(static_cast<int>(kFragmentationFraction * 100)) + "% of peak allocated " +
+                                     Gib(allocated) + " = " + Gib(a->bytes) + " (calibrated, docs/accuracy.md)";
+  }
+  if (!has_context) {
+    Term* c = FindTerm(&g.breakdown, "cuda_context");
+    c->bytes = CudaContextBytes(scenario);
+    c->explain = c->bytes == 0 ? "no CUDA context on this device"
+                               : "CUDA context + lazily loaded kernels, outside the allocator: " + Gib(c->bytes) +
+                                     " (CUDA >= 11.7 lazy loading; calibrated, docs/accuracy.md)";
+  }
+  g.reserved_bytes = allocated + FindTerm(&g.breakdown, "allocator_overhead")->bytes;
+  g.device_total_bytes = g.reserved_bytes + FindTerm(&g.breakdown, "cuda_context")->bytes;
   g.headroom_bytes = g.capacity_bytes - g.device_total_bytes;
   g.fits = g.headroom_bytes >= 0;
 }
