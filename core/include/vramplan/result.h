@@ -47,6 +47,8 @@ struct GpuResult {
   std::vector<Term> breakdown;  // keys in a fixed order, see BreakdownKeys()
   PhasePeaks phase_peaks;
   int64_t saved_activation_bytes = 0;  // saved for backward at the end of the forward pass
+  int64_t gradient_bytes = 0;          // all gradients after backward (training)
+  int64_t optimizer_state_bytes = 0;   // device-resident optimizer states (training)
   int64_t paged_bytes = 0;             // unified-memory (paged) optimizer states, not in allocated
 };
 

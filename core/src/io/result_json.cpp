@@ -179,6 +179,8 @@ std::string ResultToJson(const Scenario& scenario, const Result& r) {
               {"breakdown", TermsToJson(g.breakdown, &explain)},
               {"phase_peaks", {{"forward", g.phase_peaks.forward}, {"backward", g.phase_peaks.backward}, {"optimizer_step", g.phase_peaks.optimizer_step}}},
               {"saved_activation_bytes", g.saved_activation_bytes},
+              {"gradient_bytes", g.gradient_bytes},
+              {"optimizer_state_bytes", g.optimizer_state_bytes},
               {"paged_bytes", g.paged_bytes}};
   Json cpu_explain = Json::object();
   j["cpu"] = {{"bytes", r.cpu.bytes}, {"breakdown", TermsToJson(r.cpu.breakdown, &cpu_explain)}};

@@ -1,10 +1,383 @@
+// One training step, moment by moment. Persistent memory (weights, optimizer states, batch) sits
+// under everything; the forward pass piles up saved tensors layer by layer; the loss head adds the
+// logits; backward frees saved tensors while gradients appear; the optimizer step adds its
+// temporaries. Each candidate moment below is a place where measurement showed a peak
+// (shared/measure/analysis.md section 5), with every live tensor classified into a breakdown term.
+// Cost is O(layer kinds + layers) with no per-token work.
 #include "train/train_step.h"
 
-namespace vramplan {
+#include <algorithm>
+#include <array>
+#include <string>
 
-void EstimateTraining(const Scenario& scenario, Result* result) {
-  (void)scenario;
-  result->warnings.push_back(Issue{"not_implemented", "train", "training memory physics is not implemented yet"});
+#include "format.h"
+#include "gpu/device_overhead.h"
+#include "train/activations.h"
+#include "train/logits_loss.h"
+#include "train/optimizer.h"
+#include "train/precision.h"
+#include "train/train_plan.h"
+#include "train/weights.h"
+
+namespace vramplan {
+namespace {
+
+// Live bytes at one moment, by breakdown term (weights/states are the same at every moment).
+struct Moment {
+  const char* phase = "";
+  std::string at;
+  int64_t gradients = 0;
+  int64_t activations = 0;
+  int64_t logits_and_loss = 0;
+  int64_t kv_cache = 0;
+  int64_t temporary = 0;
+  int64_t Variable() const { return gradients + activations + logits_and_loss + kv_cache + temporary; }
+};
+
+struct LayerInfo {
+  LayerSaved saved;
+  int64_t grad_bytes = 0;       // gradients this layer produces
+  int64_t down_grad_bytes = 0;  // ... of which the MLP down projection (produced first)
+  int64_t pre_attn_grad_bytes = 0;  // produced before the attention core's backward (MLP, norms, o_proj)
+  int64_t kept_forward = 0;     // what stays saved after this layer's forward (ckpt: its input)
+  int64_t intermediate = 0;
+  bool gated = true;
+};
+
+int64_t LinearGradBytes(const LinearSpec& l, const LayerPlan& lp, const TrainConfig& train, const TrainPlan& plan,
+                        const PrecisionModel& prec) {
+  if (lp.weights_trainable) return prec.grad * l.Params();
+  if (lp.lora && IsLoraTarget(l, train.lora)) return plan.adapter_bytes_per_param * l.copies * train.lora.rank * (l.in_features + l.out_features);
+  return 0;
+}
+
+}  // namespace
+
+void EstimateTraining(const Scenario& sc, Result* r) {
+  const ModelSpec& model = sc.model;
+  const TrainConfig& train = sc.train;
+  const FrameworkConfig& fw = sc.framework;
+  const PrecisionModel prec = PrecisionFor(train.precision);
+  const TrainPlan plan = MakeTrainPlan(model, train, prec);
+  const bool legacy = fw.preset == FrameworkPreset::kTorch113Hf444;
+  const bool on_cpu = fw.device == Device::kCpu;
+  const int64_t b = train.micro_batch_size, s = train.seq_len, T = b * s;
+  const int64_t h = model.hidden_size, V = model.vocab_size, L = model.num_layers;
+
+  ActivationContext ctx;
+  ctx.batch = b;
+  ctx.seq = s;
+  ctx.prec = prec;
+  ctx.attention = train.attention;
+  ctx.norm_saves_squared = fw.rmsnorm_saves_squared_input;
+  ctx.quantized_base = train.method == TrainMethod::kQlora;
+  ctx.qlora_bits = train.qlora_bits;
+  ctx.lora = &train.lora;
+  ctx.adapter_bytes = plan.adapter_bytes_per_param;
+
+  // ---- persistent memory
+  const WeightMemory weights = ComputeWeightMemory(model, train, plan, prec);
+  const OptimizerMemory opt = ComputeOptimizerMemory(train, prec, plan.trainable_tensors, legacy, fw.device);
+  const int64_t grads_total = (plan.trainable_params - plan.lora_params) * prec.grad + plan.lora_params * plan.adapter_bytes_per_param;
+  const int64_t batch_bytes = fw.batch_on_device ? (fw.attention_mask ? 24 : 16) * T : 0;
+  const int64_t workspace = CublasWorkspaceBytes(sc);
+  r->trainable_params = plan.trainable_params;
+  r->gpu.gradient_bytes = grads_total;
+  r->gpu.optimizer_state_bytes = opt.state_bytes;
+  r->gpu.paged_bytes = opt.paged_bytes;
+
+  // ---- per-layer saved tensors (memoized per distinct kind and plan)
+  const Checkpointing ckpt = train.gradient_checkpointing;
+  const bool eager = train.attention == AttentionImpl::kEager;
+  std::vector<LayerInfo> layers(static_cast<size_t>(L));
+  struct Memo {
+    uint8_t kind;
+    LayerPlan plan;
+    LayerInfo info;
+  };
+  std::vector<Memo> memo;
+  bool any_qk_grad = false;
+  int64_t ckpt_layers = 0;
+  int64_t autocast_cache = 0;  // amp: cached 16-bit casts of trainable layer weights (alive until forward ends)
+  for (int64_t i = 0; i < L; ++i) {
+    const uint8_t k = model.layer_kind[static_cast<size_t>(i)];
+    const LayerPlan& lp = plan.layers[static_cast<size_t>(i)];
+    LayerInfo* info = nullptr;
+    for (auto& m : memo) {
+      if (m.kind == k && m.plan.input_requires_grad == lp.input_requires_grad && m.plan.weights_trainable == lp.weights_trainable && m.plan.lora == lp.lora) info = &m.info;
+    }
+    if (info == nullptr) {
+      const LayerKind& kind = model.kinds[k];
+      LayerInfo li;
+      li.saved = ComputeLayerSaved(kind, lp, ctx);
+      li.intermediate = kind.mlp.num_experts > 0 ? kind.mlp.intermediate * kind.mlp.experts_per_token : kind.mlp.intermediate;
+      li.gated = kind.mlp.kind == MlpKind::kGated;
+      for (const auto& l : kind.linears) {
+        int64_t g = LinearGradBytes(l, lp, train, plan, prec);
+        li.grad_bytes += g;
+        if (l.role != ModuleRole::kAttention || l.name == "o_proj" || l.name == "dense") li.pre_attn_grad_bytes += g;
+        if (l.name == "down_proj" || l.name == "w2" || l.name == "fc2" || l.name == "dense_4h_to_h") li.down_grad_bytes += g;
+      }
+      if (lp.weights_trainable) {
+        int64_t extra = 0;
+        for (const auto& n : kind.norms) extra += n.Params();
+        extra += kind.extra_attention_params + kind.extra_router_params;
+        li.grad_bytes += prec.grad * extra;
+        li.pre_attn_grad_bytes += prec.grad * extra / 2;  // the post-attention norm of two
+      }
+      memo.push_back(Memo{k, lp, li});
+      info = &memo.back().info;
+    }
+    LayerInfo& li = layers[static_cast<size_t>(i)];
+    li = *info;
+    any_qk_grad = any_qk_grad || li.saved.qk_require_grad;
+    const bool participates = lp.input_requires_grad || lp.weights_trainable || lp.lora;
+    if (ckpt == Checkpointing::kFull) {
+      li.kept_forward = participates ? prec.residual * T * h : 0;
+      ckpt_layers += participates ? 1 : 0;
+    } else if (ckpt == Checkpointing::kSelective && eager && li.saved.qk_require_grad) {
+      // Attention core recomputed: the score/probability matrices are not kept.
+      const int64_t a = model.kinds[k].attention.num_heads;
+      li.kept_forward = li.saved.total - 4 * b * a * s * s - (prec.half ? 2 * b * a * s * s : 0);
+    } else {
+      li.kept_forward = li.saved.total;
+    }
+    if (prec.autocast && lp.weights_trainable) {
+      for (const auto& l : model.kinds[k].linears) autocast_cache += 2 * l.in_features * l.out_features * l.copies;
+    }
+  }
+
+  // ---- shared and head tensors
+  const LayerKind& last_kind = model.kinds[model.layer_kind.back()];
+  const int64_t rot_dim = static_cast<int64_t>(last_kind.attention.head_dim * model.rope_fraction);
+  const int64_t cos_sin = (any_qk_grad && rot_dim > 0) ? 2 * s * rot_dim * prec.rope : 0;
+  const int64_t mask_bytes = eager ? (fw.attention_mask ? b * s * s * prec.rope : s * (s + 1) * prec.rope) : 0;
+  int64_t ckpt_shared = 0;
+  if (ckpt == Checkpointing::kFull && ckpt_layers > 0) ckpt_shared = mask_bytes + 8 * s;
+  const int64_t rng_states = (ckpt == Checkpointing::kFull && on_cpu) ? 5056 * ckpt_layers : 0;
+
+  bool final_req = plan.embedding_trainable;
+  for (const auto& lp : plan.layers) final_req = final_req || lp.weights_trainable || lp.lora;
+  const int64_t final_norm_saved = NormSavedBytes(model.final_norm, model.norm_kind, final_req, plan.final_norm_trainable, T, ctx);
+  int64_t lm_head_saved = 0;
+  if (plan.lm_head_trainable) lm_head_saved += (prec.autocast ? 2 : prec.residual) * T * h;
+  if (final_req && prec.autocast) lm_head_saved += 2 * V * h;  // bf16 weight cast, also when frozen or tied
+  const bool norm_out_saved = plan.lm_head_trainable && !prec.autocast;
+  const int64_t norm_out_extra = norm_out_saved ? 0 : prec.residual * T * h;
+  const LossHead loss = ComputeLossHead(train, fw, prec, V, h, plan.lm_head_trainable);
+  const int64_t keep_outputs = fw.keep_outputs ? loss.keep_outputs : 0;
+  const int64_t head_saved = final_norm_saved + lm_head_saved;
+
+  int64_t layers_kept = 0;
+  for (const auto& li : layers) layers_kept += li.kept_forward;
+  const int64_t saved_total = cos_sin + ckpt_shared + layers_kept + head_saved + loss.saved;
+  r->gpu.saved_activation_bytes = saved_total;
+
+  // KV cache returned by the model during training (use_cache=True without checkpointing).
+  int64_t kv_cache = 0;
+  if (fw.use_cache && ckpt != Checkpointing::kFull) {
+    for (uint8_t k : model.layer_kind) {
+      const AttentionGeometry& g = model.kinds[k].attention;
+      // k after RoPE (q_after_rope dtype) and v (matmul dtype); the saved copies are distinct storages.
+      kv_cache += T * g.num_kv_heads * (g.head_dim * prec.q_after_rope + g.v_head_dim * prec.matmul);
+    }
+  }
+
+  const int64_t grads_resident = train.grad_accum_steps > 1 ? grads_total : 0;
+  const int64_t base = weights.bytes + opt.state_bytes + batch_bytes + workspace;
+
+  std::vector<Moment> moments;
+  // -- forward: the loss op (logits, fp32 upcast, log-probs) on top of everything saved.
+  {
+    Moment m{"forward", "cross_entropy"};
+    m.gradients = grads_resident;
+    m.activations = saved_total - loss.saved;
+    m.logits_and_loss = loss.saved + loss.forward_extra;
+    m.kv_cache = kv_cache;
+    m.temporary = norm_out_extra + rng_states + (ckpt == Checkpointing::kFull ? autocast_cache : 0);
+    moments.push_back(m);
+  }
+  // -- forward: the last layer's eager attention scores (long sequences, small vocabularies).
+  if (eager && ckpt != Checkpointing::kFull && L > 0) {
+    const LayerInfo& li = layers.back();
+    const AttentionGeometry& g = last_kind.attention;
+    const int64_t a = g.num_heads;
+    int64_t before = cos_sin;
+    for (int64_t i = 0; i + 1 < L; ++i) before += layers[static_cast<size_t>(i)].kept_forward;
+    before += li.saved.before_scores;
+    int64_t locals = prec.matmul * T * g.num_kv_heads * g.head_dim;
+    if (prec.autocast) locals += 4 * T * h + 4 * T * a * g.head_dim + 4 * T * g.num_kv_heads * g.head_dim;
+    const int64_t score_factor = prec.autocast ? (on_cpu ? 10 : 8) : (prec.half ? 10 : 8);
+    Moment m{"forward", "layer " + std::to_string(L - 1) + " attention scores"};
+    m.gradients = grads_resident;
+    m.activations = before;
+    m.kv_cache = kv_cache;
+    m.temporary = locals + mask_bytes + score_factor * b * a * s * s;
+    moments.push_back(m);
+  }
+  // -- forward under full checkpointing: the last layer runs its eager attention with nothing saved
+  // but its input; n1, q/k after RoPE and the repeated v are the live locals at the scores.
+  if (eager && ckpt == Checkpointing::kFull && L > 0 && layers.back().saved.qk_require_grad) {
+    const AttentionGeometry& g = last_kind.attention;
+    const int64_t a = g.num_heads;
+    const int64_t score_factor = prec.autocast ? (on_cpu ? 10 : 8) : (prec.half ? 10 : 8);
+    Moment m{"forward", "layer " + std::to_string(L - 1) + " attention scores (checkpointed)"};
+    m.gradients = grads_resident;
+    m.activations = cos_sin + ckpt_shared + layers_kept;
+    m.temporary = prec.residual * T * h + 2 * prec.q_after_rope * T * a * g.head_dim + prec.matmul * T * a * g.v_head_dim +
+                  score_factor * b * a * s * s + rng_states + autocast_cache;
+    moments.push_back(m);
+  }
+  // -- backward: the loss head (gradient of the log-probs and of the logits).
+  const size_t loss_backward_index = moments.size();
+  {
+    Moment m{"backward", "cross_entropy backward"};
+    m.gradients = grads_resident;
+    m.activations = saved_total - loss.saved;
+    m.logits_and_loss = loss.saved + loss.backward_extra + keep_outputs;
+    m.kv_cache = kv_cache;
+    m.temporary = rng_states;
+    moments.push_back(m);
+  }
+  // -- backward through the layers, last to first.
+  const int64_t head_grads = (plan.lm_head_trainable && !model.tied_embeddings ? prec.grad * V * h : 0) +
+                             (plan.final_norm_trainable ? prec.grad * model.final_norm.Params() : 0);
+  {
+    int64_t prefix_kept = cos_sin + ckpt_shared;
+    std::vector<int64_t> kept_before(static_cast<size_t>(L));
+    for (int64_t i = 0; i < L; ++i) {
+      kept_before[static_cast<size_t>(i)] = prefix_kept;
+      prefix_kept += layers[static_cast<size_t>(i)].kept_forward;
+    }
+    int64_t grads_so_far = head_grads;
+    const int64_t carry = prec.residual * T * h;  // gradient of the residual stream
+    for (int64_t i = L - 1; i >= 0; --i) {
+      const LayerInfo& li = layers[static_cast<size_t>(i)];
+      const LayerKind& kind = model.kinds[model.layer_kind[static_cast<size_t>(i)]];
+      const AttentionGeometry& g = kind.attention;
+      const int64_t a = g.num_heads;
+      const int64_t grads_live = train.grad_accum_steps > 1 ? grads_total : grads_so_far;
+      const int64_t saved_prev = kept_before[static_cast<size_t>(i)];
+      if (li.saved.output_requires_grad || li.grad_bytes > 0) {
+        // MLP backward: the layer's saved tensors, gradients so far, and the MLP input/activation grads.
+        Moment mlp{"backward", "layer " + std::to_string(i) + " MLP backward"};
+        mlp.gradients = grads_live + (train.grad_accum_steps > 1 ? 0 : li.down_grad_bytes);
+        mlp.activations = saved_prev + li.saved.total;
+        mlp.temporary = carry + (li.gated ? 3 : 2) * prec.matmul * T * li.intermediate + rng_states + li.saved.max_dequant_bytes;
+        moments.push_back(mlp);
+        if (prec.autocast && li.grad_bytes > 0 && li.gated) {
+          // The bf16 weight gradient of up_proj and its fp32 conversion coexist (ToCopyBackward0).
+          Moment cast = mlp;
+          cast.temporary += 4 * li.intermediate * h + 2 * T * h - 8 * T * li.intermediate;
+          moments.push_back(cast);
+        }
+        if (li.saved.qk_require_grad) {
+          Moment att{"backward", "layer " + std::to_string(i) + " attention backward"};
+          att.gradients = grads_live + (train.grad_accum_steps > 1 ? 0 : li.pre_attn_grad_bytes);
+          att.activations = saved_prev + li.saved.through_attention;
+          att.temporary = carry + prec.matmul * T * a * g.v_head_dim + rng_states + li.saved.max_dequant_bytes;
+          if (eager) {
+            att.temporary += 8 * b * a * s * s;  // grad of the probabilities and softmax backward output
+          } else {
+            // dq, dk, dv (+ FlashAttention's fp32 dq accumulator)
+            const int64_t kv_heads = train.attention == AttentionImpl::kFlash ? g.num_kv_heads : a;
+            att.temporary += prec.matmul * T * (a * g.head_dim + 2 * kv_heads * g.head_dim) + 4 * T * a * g.head_dim;
+          }
+          moments.push_back(att);
+        }
+      }
+      grads_so_far += li.grad_bytes;
+    }
+  }
+  // -- backward end: the embedding gradient (tied: lm_head's grad waits for the embedding's, then both are summed).
+  if (plan.embedding_trainable) {
+    Moment m{"backward", "embedding backward"};
+    m.gradients = grads_total;
+    m.temporary = (model.tied_embeddings && plan.lm_head_trainable) ? 2 * V * h * prec.grad : prec.residual * T * h;
+    moments.push_back(m);
+  }
+  // -- optimizer step
+  {
+    Moment m{"optimizer_step", "optimizer.step"};
+    m.gradients = grads_total;
+    m.temporary = opt.step_temporary;
+    moments.push_back(m);
+  }
+
+  // ---- pick the peak; per-phase peaks
+  const Moment* peak = &moments.front();
+  for (const auto& m : moments) {
+    if (m.Variable() > peak->Variable()) peak = &m;
+    int64_t total = base + m.Variable();
+    std::string phase = m.phase;
+    if (phase == "forward") r->gpu.phase_peaks.forward = std::max(r->gpu.phase_peaks.forward, total);
+    else if (phase == "backward") r->gpu.phase_peaks.backward = std::max(r->gpu.phase_peaks.backward, total);
+    else r->gpu.phase_peaks.optimizer_step = std::max(r->gpu.phase_peaks.optimizer_step, total);
+  }
+  r->peak_phase = peak->phase;
+  r->peak_at = peak->at;
+
+  // ---- breakdown at the peak, with the formulas
+  const std::string method = train.method == TrainMethod::kFull ? "full" : train.method == TrainMethod::kFreeze ? "freeze"
+                             : train.method == TrainMethod::kLora ? "LoRA" : "QLoRA";
+  std::vector<Term>& bd = r->gpu.breakdown;
+  bd.push_back(Term{"weights", weights.bytes, weights.explain});
+  bd.push_back(Term{"gradients", peak->gradients,
+                    WithCommas(plan.trainable_params) + " trainable params (" + method + ") x " + std::to_string(prec.grad) +
+                        " B = " + Gib(grads_total) + "; live at the peak: " + Gib(peak->gradients)});
+  bd.push_back(Term{"optimizer_states", opt.state_bytes, opt.explain_states + " = " + Gib(opt.state_bytes) +
+                                                              (opt.paged_bytes > 0 ? " (+ " + Gib(opt.paged_bytes) + " paged in unified memory)" : "")});
+  std::string act = "saved for backward at the peak: " + Gib(peak->activations) + " of " + Gib(saved_total) +
+                    " saved by the forward (" + std::to_string(L) + " layers x ~" + Gib(L > 0 ? layers_kept / L : 0) + ", " +
+                    (ckpt == Checkpointing::kFull ? "checkpointed: each layer keeps its input" : ckpt == Checkpointing::kSelective ? "selective recomputation of attention" : "no checkpointing") +
+                    ") + batch tensors " + WithCommas(batch_bytes) + " B";
+  bd.push_back(Term{"activations", peak->activations + batch_bytes, act});
+  bd.push_back(Term{"logits_and_loss", peak->logits_and_loss,
+                    loss.explain + ", b=" + std::to_string(b) + " s=" + std::to_string(s) + " V=" + WithCommas(V) + ": " + Gib(peak->logits_and_loss) + " at the peak"});
+  bd.push_back(Term{"kv_cache", peak->kv_cache, kv_cache > 0 ? "use_cache=True returns every layer's k and v during training" : ""});
+  bd.push_back(Term{"temporary", peak->temporary + workspace,
+                    "transient at the peak (" + peak->at + "): " + Gib(peak->temporary) +
+                        (workspace > 0 ? " + cuBLAS workspace " + WithCommas(workspace) + " B" : "") +
+                        (peak == &moments.back() ? "; " + opt.explain_temporary : "")});
+
+  // ---- timeline (allocated bytes; CUDA context and allocator reserve are added on top)
+  auto point = [&](const char* phase, std::string step, int64_t variable) {
+    r->timeline.push_back(TimelinePoint{phase, std::move(step), base + variable});
+  };
+  point("load", "weights + optimizer states + batch", 0);
+  const int64_t stride = std::max<int64_t>(1, L / 16);
+  int64_t running = cos_sin + ckpt_shared;
+  for (int64_t i = 0; i < L; ++i) {
+    running += layers[static_cast<size_t>(i)].kept_forward;
+    if ((i + 1) % stride == 0 || i + 1 == L) point("forward", "layer " + std::to_string(i), grads_resident + running);
+  }
+  point("forward", "cross_entropy", moments[0].Variable());
+  point("backward", "cross_entropy backward", moments[loss_backward_index].Variable());
+  int64_t grads_acc = head_grads;
+  for (int64_t i = L - 1; i >= 0; --i) {
+    running -= layers[static_cast<size_t>(i)].kept_forward;
+    grads_acc += layers[static_cast<size_t>(i)].grad_bytes;
+    if (i % stride == 0) point("backward", "layer " + std::to_string(i), running + (train.grad_accum_steps > 1 ? grads_total : grads_acc));
+  }
+  point("optimizer_step", "optimizer.step", moments.back().Variable());
+  point("zero_grad", "zero_grad(set_to_none)", 0);
+
+  // ---- host memory
+  if (opt.paged_bytes > 0) r->cpu.breakdown.push_back(Term{"paged_optimizer_states", opt.paged_bytes, "paged AdamW 8-bit states in CUDA unified memory (evicted to host under pressure)"});
+  for (const auto& t : r->cpu.breakdown) r->cpu.bytes += t.bytes;
+
+  // ---- fields whose effect is not modeled yet are said, never silently ignored
+  const ParallelConfig& p = sc.parallel;
+  if (p.gpus > 1 || p.tp > 1 || p.pp > 1 || p.cp > 1 || p.ep > 1 || p.zero > 0 || p.fsdp || p.sequence_parallel ||
+      p.offload_optimizer != Offload::kNone || p.offload_params != Offload::kNone) {
+    r->warnings.push_back(Issue{"not_implemented", "parallel", "distributed training (ZeRO/FSDP/TP/PP/CP/EP, offload) is not modeled yet: the result is for one GPU holding the whole model"});
+  }
+  if (train.attention == AttentionImpl::kFlash && !prec.half) {
+    r->warnings.push_back(Issue{"unsupported_combination", "train.attention", "FlashAttention needs fp16/bf16 inputs; with fp32 weights and no autocast transformers falls back to another kernel"});
+  }
+  if (model.kinds.size() > 0 && (last_kind.attention.mla || last_kind.mlp.num_experts > 0 || last_kind.norms.empty() || last_kind.parallel_residual)) {
+    r->warnings.push_back(Issue{"approximate", "model", "activation memory of this architecture (MoE/MLA/parallel-residual) follows the same autograd rules but has no measured fixture yet"});
+  }
 }
 
 }  // namespace vramplan

@@ -1,0 +1,302 @@
+#include "train/activations.h"
+
+#include <algorithm>
+#include <string_view>
+#include <vector>
+
+namespace vramplan {
+namespace {
+
+bool IsOutputProjection(const LinearSpec& l) {
+  return l.role == ModuleRole::kAttention &&
+         (l.name == "o_proj" || l.name == "dense" || (l.name == "c_proj" && l.in_features == l.out_features));
+}
+
+bool IsSecondStage(const LinearSpec& l) { return l.name == "q_b_proj" || l.name == "kv_b_proj"; }
+
+bool IsMlpDown(const LinearSpec& l) {
+  return l.name == "down_proj" || l.name == "w2" || l.name == "fc2" || l.name == "dense_4h_to_h" ||
+         (l.name == "c_proj" && l.role == ModuleRole::kMlp);
+}
+
+// Accumulates the saved bytes of one layer, with per-group dedup of shared input storages.
+struct Walker {
+  const ActivationContext& ctx;
+  const LayerPlan& plan;
+  int64_t T;
+  LayerSaved out;
+
+  void Save(int64_t bytes) { out.total += bytes; }
+
+  // RMSNorm (HF LlamaRMSNorm) / LayerNorm on `rows` x `dim`. Returns whether the output needs grad.
+  bool Norm(const NormSpec& n, NormKind kind, bool x_req, int64_t rows) {
+    out.total += NormSavedBytes(n, kind, x_req, plan.weights_trainable, rows, ctx);
+    return x_req || (plan.weights_trainable && n.has_weight);
+  }
+
+  // A group of linears that read the same input X (elements per token `in`, element bytes xb).
+  // Returns whether any output needs grad.
+  bool Linears(const std::vector<const LinearSpec*>& group, bool x_req, int64_t xb, int64_t tokens_per_copy = -1) {
+    if (group.empty()) return x_req;
+    const PrecisionModel& p = ctx.prec;
+    const int64_t rows = tokens_per_copy < 0 ? T : tokens_per_copy;
+    bool shared_input_saved = false;
+    bool any_out_req = x_req;
+    for (const LinearSpec* l : group) {
+      const int64_t in = l->in_features;
+      const int64_t copies = tokens_per_copy < 0 ? l->copies : 1;  // routed experts: rows already split
+      const bool lora = plan.lora && ctx.lora != nullptr && IsLoraTarget(*l, *ctx.lora);
+      const bool trains = plan.weights_trainable;
+      any_out_req = any_out_req || trains || lora;
+      // mm saves `self` (its input) to compute the weight gradient.
+      if (trains) {
+        if (p.autocast && xb != 2) {
+          Save(2 * rows * in * copies);  // autocast casts the fp32 input per call (not cached)
+        } else if (!shared_input_saved) {
+          Save(xb * rows * in);
+          shared_input_saved = true;
+        }
+      }
+      // mm saves `mat2` (the weight) to compute the input gradient: new memory only when it is a cast.
+      if (x_req) {
+        if (p.autocast && !(ctx.quantized_base && !trains)) {
+          int64_t cast = 2 * in * l->out_features * l->copies;
+          Save(cast);
+          out.weight_casts += cast;
+        }
+        if (ctx.quantized_base && !trains && ctx.qlora_bits == 8 && !shared_input_saved) {
+          Save(xb * rows * in);  // bnb MatMul8bitLt keeps its input
+          shared_input_saved = true;
+        }
+      }
+      if (ctx.quantized_base && !trains) {
+        out.max_dequant_bytes = std::max(out.max_dequant_bytes, 2 * in * l->out_features);
+      }
+      if (lora) {
+        const int64_t r = ctx.lora->rank;
+        const int64_t ab = p.autocast ? 2 : ctx.adapter_bytes;  // adapter compute dtype
+        const bool dropout = ctx.lora->dropout > 0;
+        for (int64_t c = 0; c < copies; ++c) {
+          // lora_A saves x.to(adapter dtype): the base input itself when the dtypes match.
+          if (dropout) {
+            Save(rows * in);            // dropout mask (bool)
+            Save(ab * rows * in);       // dropped input, saved by lora_A
+          } else if (p.autocast || ctx.adapter_bytes != xb) {
+            Save(ab * rows * in);       // a separate cast per adapter
+          } else if (!shared_input_saved) {
+            Save(xb * rows * in);
+            shared_input_saved = true;
+          }
+          Save(ab * rows * r);  // lora_A output, saved by lora_B
+          Save(8);              // `* scaling`: a wrapped float64 scalar
+          if (p.autocast) {
+            int64_t casts = 2 * r * l->out_features + (x_req ? 2 * r * in : 0);
+            Save(casts);
+            out.weight_casts += casts;
+          }
+        }
+      }
+    }
+    return any_out_req;
+  }
+};
+
+}  // namespace
+
+int64_t NormSavedBytes(const NormSpec& norm, NormKind kind, bool x_req, bool weight_trainable, int64_t rows,
+                       const ActivationContext& ctx) {
+  const int64_t dim = norm.dim;
+  const bool w_trains = weight_trainable && norm.has_weight;
+  int64_t saved = 0;
+  if (kind == NormKind::kRmsNorm) {
+    // hidden.to(float32); var = x32.pow(2).mean(-1); x32 * rsqrt(var + eps); weight * y.to(in_dtype)
+    if (x_req) {
+      saved += 4 * rows * dim;                                  // x32 (pow self, mul self)
+      if (ctx.norm_saves_squared) saved += 4 * rows * dim;      // mean.dim saved x32^2 (PyTorch <= 2.1)
+      saved += 4 * rows;                                        // rsqrt result
+    }
+    if (w_trains) saved += ctx.prec.residual * rows * dim;      // y cast to the input dtype (mul other)
+  } else {
+    // F.layer_norm saves input, mean and rstd (fp32) when anything needs grad.
+    if (x_req || w_trains) saved += ctx.prec.residual * rows * dim + 8 * rows;
+  }
+  return saved;
+}
+
+LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const ActivationContext& ctx) {
+  const PrecisionModel& p = ctx.prec;
+  const int64_t b = ctx.batch, s = ctx.seq, T = ctx.Tokens();
+  Walker w{ctx, plan, T, LayerSaved{}};
+  const AttentionGeometry& g = kind.attention;
+  const int64_t a = g.num_heads, d = g.head_dim, dv = g.v_head_dim;
+  const NormKind nk = !kind.norms.empty() && kind.norms[0].bias ? NormKind::kLayerNorm : NormKind::kRmsNorm;
+
+  // Split the layer's modules by what they read.
+  std::vector<const LinearSpec*> attn_in, attn_second, attn_out, mlp_in, mlp_down, router, experts_in, experts_down,
+      shared_in, shared_down;
+  for (const auto& l : kind.linears) {
+    if (l.role == ModuleRole::kAttention) {
+      if (IsOutputProjection(l)) attn_out.push_back(&l);
+      else if (IsSecondStage(l)) attn_second.push_back(&l);
+      else attn_in.push_back(&l);
+    } else if (l.role == ModuleRole::kRouter) {
+      router.push_back(&l);
+    } else if (l.role == ModuleRole::kExperts) {
+      (IsMlpDown(l) ? experts_down : experts_in).push_back(&l);
+    } else if (l.role == ModuleRole::kSharedExperts) {
+      (IsMlpDown(l) ? shared_down : shared_in).push_back(&l);
+    } else {
+      (IsMlpDown(l) ? mlp_down : mlp_in).push_back(&l);
+    }
+  }
+  // Norm roles: pre-attention, pre-MLP, and "sandwich" norms on block outputs (Gemma 2/3, OLMo 2).
+  auto has = [&kind](std::string_view name) {
+    return std::any_of(kind.norms.begin(), kind.norms.end(), [&](const NormSpec& n) { return n.name == name; });
+  };
+  const bool gemma_sandwich = has("pre_feedforward_layernorm");
+  const bool post_norm_only = !has("input_layernorm") && has("post_feedforward_layernorm");
+  const NormSpec* pre_attn = nullptr;
+  const NormSpec* pre_mlp = nullptr;
+  std::vector<const NormSpec*> other_norms, sandwich;
+  for (const auto& n : kind.norms) {
+    if (n.name == "input_layernorm" || n.name == "ln_1" || n.name == "ln_attn") {
+      pre_attn = &n;
+    } else if (n.name == "pre_feedforward_layernorm" || n.name == "ln_2" || n.name == "ln_mlp" ||
+               (n.name == "post_attention_layernorm" && !gemma_sandwich && !post_norm_only)) {
+      pre_mlp = &n;
+    } else if (n.name == "post_attention_layernorm" || n.name == "post_feedforward_layernorm") {
+      sandwich.push_back(&n);
+    } else {
+      other_norms.push_back(&n);
+    }
+  }
+
+  // ---- attention block
+  bool x_req = plan.input_requires_grad;
+  bool n1_req = pre_attn != nullptr ? w.Norm(*pre_attn, nk, x_req, T) : x_req;
+  const int64_t xb = p.residual;
+  bool qkv_req = w.Linears(attn_in, n1_req, xb);
+  if (!attn_second.empty()) {
+    // MLA: q_a / kv_a outputs go through their own RMSNorm before the second-stage projections.
+    for (const NormSpec* n : other_norms) {
+      if (n->name == "q_a_layernorm" || n->name == "kv_a_layernorm") w.Save(NormSavedBytes(*n, NormKind::kRmsNorm, qkv_req, plan.weights_trainable, T, ctx));
+    }
+    qkv_req = w.Linears(attn_second, qkv_req || plan.weights_trainable, p.matmul) || qkv_req;
+  }
+  for (const NormSpec* n : other_norms) {
+    if (n->name == "q_norm" || n->name == "k_norm" || n->name == "q_layernorm" || n->name == "k_layernorm") {
+      // Per-head RMSNorm on q and k (Qwen3, Gemma 3, OLMo 2).
+      int64_t rows = n->dim == d ? T * (n->name[0] == 'q' ? a : g.num_kv_heads) : T;
+      w.Save(NormSavedBytes(*n, NormKind::kRmsNorm, qkv_req, plan.weights_trainable, rows, ctx));
+    }
+  }
+  // Which of q, k, v need a gradient (layer 0 of a LoRA-on-q,v model: k does not).
+  auto out_req = [&](std::string_view name) {
+    if (!qkv_req) return false;
+    if (n1_req || plan.weights_trainable || !attn_second.empty()) return true;
+    if (!plan.lora || ctx.lora == nullptr) return false;
+    for (const LinearSpec* l : attn_in) {
+      const bool fused = l->name == "qkv_proj" || l->name == "c_attn" || l->name == "query_key_value";
+      if ((l->name == name || fused) && IsLoraTarget(*l, *ctx.lora)) return true;
+    }
+    return false;
+  };
+  const bool q_req = out_req("q_proj");
+  const bool k_req = out_req("k_proj");
+  const bool v_req = out_req("v_proj");
+  const bool scores_req = q_req || k_req;
+  w.out.qk_require_grad = scores_req;
+  const int64_t mm = p.matmul;
+  const int64_t heads_kv_saved = ctx.attention == AttentionImpl::kFlash ? g.num_kv_heads : a;
+  if (qkv_req) {
+    switch (ctx.attention) {
+      case AttentionImpl::kEager: {
+        if (!scores_req) {
+          // Only v needs a gradient: bmm(probs, v) keeps the probabilities (16-bit copy, or the fp32
+          // softmax output itself in fp32).
+          w.out.before_scores = w.out.total;
+          w.Save(p.half ? 2 * b * a * s * s : 4 * b * a * s * s);
+          w.out.through_attention = w.out.total;
+          break;
+        }
+        // matmul(q, k^T) saves q' and k' (repeat_kv'd, reshaped copies), / sqrt(d) a float64 scalar,
+        // softmax(dtype=float32) its fp32 result, probs.to(dtype) a 16-bit copy (amp: autocast cast),
+        // matmul(probs, v) saves probs and v'.
+        const bool mqa_views = g.num_kv_heads == 1 && b == 1 && !p.autocast;
+        if (k_req) w.Save(mm * T * a * d);                           // q' (for k's gradient)
+        if (q_req) w.Save(mqa_views ? mm * T * d : mm * T * a * d);  // k' (for q's gradient)
+        w.Save(8);
+        w.out.before_scores = w.out.total;
+        w.Save(4 * b * a * s * s);  // softmax output (fp32)
+        w.out.through_attention = w.out.total;
+        if (p.half && v_req) w.Save(2 * b * a * s * s);     // 16-bit probs for the second bmm
+        w.Save(mqa_views ? mm * T * dv : mm * T * a * dv);  // v' (the probabilities need a gradient)
+        // Forward scratch at the score computation: the scores before softmax and their masked sum.
+        w.out.attention_transient = (p.half ? 6 : 4) * b * a * s * s;
+        break;
+      }
+      case AttentionImpl::kSdpa:
+      case AttentionImpl::kFlash: {
+        w.out.before_scores = w.out.total;
+        // SDPA / FlashAttention-2 save q, k, v, the output and the fp32 log-sum-exp (b, a, s).
+        w.Save(mm * T * a * d);
+        w.Save(mm * T * heads_kv_saved * d);
+        w.Save(mm * T * heads_kv_saved * dv);
+        w.Save(mm * T * a * dv);
+        w.Save(4 * b * a * s);
+        w.Save(16);  // philox seed/offset
+        w.out.through_attention = w.out.total;
+        break;
+      }
+    }
+  }
+  if (!qkv_req) w.out.before_scores = w.out.through_attention = w.out.total;
+  bool attn_out_req = w.Linears(attn_out, qkv_req, mm);
+
+  // ---- MLP block
+  bool h_req = x_req || attn_out_req;
+  bool n2_req = h_req;
+  if (kind.parallel_residual) {
+    // Attention and MLP read the same input (Phi-2 one norm; GPT-NeoX / Falcon-40B a second norm of x).
+    n2_req = pre_mlp != nullptr ? w.Norm(*pre_mlp, nk, x_req, T) : n1_req;
+  } else if (pre_mlp != nullptr) {
+    n2_req = w.Norm(*pre_mlp, nk, h_req, T);
+  }
+  for (const NormSpec* n : sandwich) w.Norm(*n, NormKind::kRmsNorm, attn_out_req, T);
+  auto mlp = [&](const std::vector<const LinearSpec*>& in_group, const std::vector<const LinearSpec*>& down_group,
+                 bool in_req, int64_t rows, int64_t width) {
+    bool up_req = w.Linears(in_group, in_req, kind.parallel_residual ? p.residual : p.residual, rows == T ? -1 : rows);
+    if (!up_req) return false;
+    if (kind.mlp.kind == MlpKind::kGated) {
+      w.Save(mm * rows * width);  // act(gate) saves gate
+      w.Save(mm * rows * width);  // act * up saves act(gate)
+      w.Save(mm * rows * width);  // ... and up
+    } else if (kind.mlp.activation == ActivationFn::kGeluTanh) {
+      w.Save(mm * rows * width);  // F.gelu(approximate="tanh") saves its input
+    } else {
+      w.Save(mm * rows * width);  // gelu / relu save their input
+    }
+    bool down_req = w.Linears(down_group, true, mm, rows == T ? -1 : rows);
+    return down_req;
+  };
+  if (kind.mlp.num_experts == 0) {
+    mlp(mlp_in, mlp_down, n2_req, T, kind.mlp.intermediate);
+  } else {
+    // MoE: router logits -> fp32 softmax (saved), top-k; each token's hidden state is gathered
+    // for its k experts (copies saved by the expert linears), outputs weighted and scattered back.
+    const int64_t routed = T * kind.mlp.experts_per_token;
+    w.Linears(router, n2_req, p.residual);
+    if (n2_req || plan.weights_trainable) w.Save(4 * T * kind.mlp.num_experts);
+    mlp(experts_in, experts_down, true, routed, kind.mlp.intermediate);
+    if (!router.empty()) w.Save(mm * routed * router[0]->in_features);  // weighted expert outputs
+    if (!shared_in.empty()) mlp(shared_in, shared_down, n2_req, T, kind.mlp.shared_intermediate);
+  }
+  w.out.output_requires_grad = h_req || plan.weights_trainable || plan.lora;
+  return w.out;
+}
+
+int64_t CheckpointInputBytes(const ModelSpec& model, const ActivationContext& ctx) {
+  return ctx.prec.residual * ctx.Tokens() * model.hidden_size;
+}
+
+}  // namespace vramplan

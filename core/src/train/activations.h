@@ -1,0 +1,50 @@
+// Tensors autograd saves for backward, op by op, per decoder layer (docs/training.md has the
+// op -> saved tensors -> bytes table). Derived from the autograd graph of HF Llama and checked to
+// the byte against the measured fixtures (tests/fixtures/training): a saved tensor is counted when
+// the op that saves it needs it for a gradient that is actually required (frozen linears save no
+// input; an input that needs no grad is not multiplied back), each storage once.
+#pragma once
+
+#include <cstdint>
+
+#include "train/precision.h"
+#include "train/train_plan.h"
+#include "vramplan/model_spec.h"
+#include "vramplan/scenario.h"
+
+namespace vramplan {
+
+struct ActivationContext {
+  int64_t batch = 1;
+  int64_t seq = 1;
+  PrecisionModel prec;
+  AttentionImpl attention = AttentionImpl::kSdpa;
+  bool norm_saves_squared = false;  // PyTorch <= 2.1: mean.dim saves its input (x^2, fp32)
+  bool quantized_base = false;      // QLoRA: frozen base linears are bnb 4/8-bit
+  int qlora_bits = 4;
+  const LoraConfig* lora = nullptr;
+  int64_t adapter_bytes = 4;
+  int64_t Tokens() const { return batch * seq; }
+};
+
+struct LayerSaved {
+  int64_t total = 0;              // bytes saved by this layer during the forward pass
+  int64_t before_scores = 0;      // ... up to q', k' (eager: before the score matrix exists)
+  int64_t through_attention = 0;  // ... up to and including the attention probabilities / kernel
+  int64_t weight_casts = 0;       // amp: 16-bit weight copies saved as mm's mat2 (inside total)
+  bool output_requires_grad = false;
+  bool qk_require_grad = false;   // uses the shared cos/sin
+  int64_t attention_transient = 0;  // forward scratch inside the attention core beyond what it saves
+  int64_t max_dequant_bytes = 0;    // QLoRA: largest dequantized weight materialized per matmul
+};
+
+LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const ActivationContext& ctx);
+
+// What one checkpointed layer keeps: its input hidden state.
+int64_t CheckpointInputBytes(const ModelSpec& model, const ActivationContext& ctx);
+
+// Saved by the final norm (+ whether its output needs grad).
+int64_t NormSavedBytes(const NormSpec& norm, NormKind kind, bool input_requires_grad, bool weight_trainable,
+                       int64_t rows, const ActivationContext& ctx);
+
+}  // namespace vramplan

@@ -1,0 +1,63 @@
+#include "train/logits_loss.h"
+
+#include <algorithm>
+
+#include "format.h"
+
+namespace vramplan {
+
+LossHead ComputeLossHead(const TrainConfig& train, const FrameworkConfig& fw, const PrecisionModel& prec,
+                         int64_t V, int64_t h, bool lm_head_trainable) {
+  LossHead head;
+  const int64_t b = train.micro_batch_size, s = train.seq_len, T = b * s;
+  const int64_t logits_bytes = prec.matmul * T * V;  // lm_head output dtype
+  const bool logits_fp32 = prec.matmul == 4;
+  switch (train.loss) {
+    case LossImpl::kStandard: {
+      if (fw.loss_shift_logits_copy) {
+        // transformers 4.44: fp32 logits (the 16-bit output is dropped), a contiguous copy of the
+        // shifted logits when b > 1, log_softmax output (saved), target copy when b > 1.
+        const int64_t shifted = b * (s - 1) * V;
+        head.saved = 4 * shifted + (b > 1 ? 8 * b * (s - 1) : 0) + 4;
+        head.forward_extra = 4 * T * V + (b > 1 ? 4 * shifted : 0) + 4;
+        head.backward_extra = 8 * shifted - (b > 1 ? 8 * b * (s - 1) : 0) + 4;
+        head.keep_outputs = 4 * T * V;
+        head.explain = "fp32 logits 4·b·s·V + shifted copy 4·b·(s-1)·V + log-probs 4·b·(s-1)·V (transformers <= 4.45)";
+      } else {
+        // ForCausalLMLoss: output logits (compute dtype) + fp32 copy + saved log-probs; padded labels.
+        head.saved = 4 * T * V + 8 * T + 4;
+        head.forward_extra = logits_bytes + (logits_fp32 ? 0 : 4 * T * V) + 8 * b * (s + 1) + 4;
+        head.backward_extra = 8 * T * V - 8 * T + 4;
+        head.keep_outputs = logits_bytes;
+        head.explain = std::string("logits ") + (logits_fp32 ? "fp32 4" : "16-bit 2") + "·b·s·V" +
+                       (logits_fp32 ? "" : " + fp32 upcast 4·b·s·V") + " + log-probs 4·b·s·V (ForCausalLMLoss)";
+      }
+      break;
+    }
+    case LossImpl::kChunked: {
+      const int64_t chunk = (T * V + 7) / 8;
+      head.saved = 4 * T * V + 8 * T + 4;
+      head.forward_extra = logits_bytes + 4 * chunk + 4;
+      head.backward_extra = 8 * chunk + logits_bytes;
+      head.explain = "chunked CE (8 chunks): 16-bit logits + one fp32 chunk; log-probs 4·b·s·V still saved";
+      break;
+    }
+    case LossImpl::kFusedLinear: {
+      // Liger: rows per chunk = next_pow2(ceil(T / ceil(V / h))); per chunk fp32 logits + their grad.
+      const int64_t inc = std::max<int64_t>(1, (V + h - 1) / h);
+      int64_t rows = std::max<int64_t>(1, (T + inc - 1) / inc);
+      int64_t pow2 = 1;
+      while (pow2 < rows) pow2 *= 2;
+      rows = std::min(pow2, T);
+      head.saved = prec.matmul * T * h + (lm_head_trainable ? prec.grad * V * h : 0) + 8 * T + 4;
+      head.forward_extra = 2 * 4 * rows * V + 4;
+      head.backward_extra = 0;
+      head.explain = "fused linear cross-entropy (Liger): chunks of " + WithCommas(rows) +
+                     " tokens; keeps grad_input b·s·h and grad_W V·h from forward to backward";
+      break;
+    }
+  }
+  return head;
+}
+
+}  // namespace vramplan

@@ -1,0 +1,30 @@
+// The loss head: logits (b*s*V), HF's fp32 upcast, cross-entropy's saved log-probabilities and
+// the gradient of the logits at the start of backward. Often the step's peak for large vocabularies.
+//   transformers <= 4.45 (measured): logits.float(); shift_logits = logits[..., :-1, :].contiguous()
+//   transformers >= 4.46 ForCausalLMLoss (loss/loss_utils.py): logits stay in the output in the compute
+//     dtype, .float() copy, labels padded (no logits copy), cross_entropy(reduction="sum").
+//   chunked (torchtune CEWithChunkedOutputLoss, 8 chunks): fp32 upcast per chunk; log-probs still saved.
+//   fused_linear (Liger LigerFusedLinearCrossEntropyLoss): logits never materialized; the input and
+//     lm_head gradients are computed in the forward, chunk by chunk.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "train/precision.h"
+#include "vramplan/scenario.h"
+
+namespace vramplan {
+
+struct LossHead {
+  int64_t saved = 0;           // kept for backward (log-probs, target copy, scalars)
+  int64_t forward_extra = 0;   // alive at the loss op beyond `saved` (logits, fp32 copy, loss)
+  int64_t backward_extra = 0;  // alive at the head's backward beyond `saved`
+  int64_t keep_outputs = 0;    // held through backward when the caller keeps the output
+  std::string explain;
+};
+
+LossHead ComputeLossHead(const TrainConfig& train, const FrameworkConfig& fw, const PrecisionModel& prec,
+                         int64_t vocab, int64_t hidden, bool lm_head_trainable);
+
+}  // namespace vramplan

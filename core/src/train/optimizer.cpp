@@ -1,0 +1,132 @@
+#include "train/optimizer.h"
+
+#include <algorithm>
+
+#include "format.h"
+
+namespace vramplan {
+
+OptimizerImpl DefaultOptimizerImpl(Device device) {
+  return device == Device::kCuda ? OptimizerImpl::kForeach : OptimizerImpl::kForLoop;
+}
+
+namespace {
+
+// bitsandbytes 8-bit states: 1 B per element + an fp32 absmax per 256-element block
+// (bitsandbytes/optim/optimizer.py Optimizer8bit.init_state, blocksize 256); tensors with fewer
+// than 4096 elements (min_8bit_size) keep 32-bit states.
+int64_t Bnb8bitStateBytes(int64_t n, int states) {
+  if (n < 4096) return int64_t{4} * n * states;
+  return states * (n + 4 * ((n + 255) / 256));
+}
+
+// max_i (k * P_i + P_{i-1}): the single-tensor loop's temporaries of tensor i plus the previous
+// tensor's result, still referenced when the next one is computed (measured, analysis.md section 5).
+int64_t ForLoopPeak(const std::vector<TensorShape>& tensors, int64_t k, int64_t prev_factor) {
+  int64_t best = 0, prev = 0;
+  for (const TensorShape& t : tensors) {
+    const int64_t n = t.Elements() * t.dtype_bytes;
+    best = std::max(best, k * n + prev_factor * prev);
+    if (t.count > 1) best = std::max(best, k * n + prev_factor * n);
+    prev = n;
+  }
+  return best;
+}
+
+}  // namespace
+
+OptimizerMemory ComputeOptimizerMemory(const TrainConfig& train, const PrecisionModel& prec,
+                                       const std::vector<TensorShape>& tensors, bool legacy_torch, Device device) {
+  OptimizerMemory m;
+  int64_t total = 0, largest = 0;
+  int64_t count = 0;
+  int64_t total_state_bytes = 0;  // one state element per parameter, in the parameter's dtype
+  for (const TensorShape& t : tensors) {
+    total += t.Elements() * t.count;
+    total_state_bytes += t.Elements() * t.count * t.dtype_bytes;
+    largest = std::max(largest, t.Elements());
+    count += t.count;
+  }
+  const int64_t sb = prec.state;  // torch optimizers keep states in the parameter's dtype (or fp32 master's)
+  m.impl = train.optimizer_impl.value_or(DefaultOptimizerImpl(device));
+  // The fp32 `step` counter per tensor lives on the CPU unless fused/capturable; PyTorch 1.13's CPU
+  // run keeps it with the parameters (4 B per tensor, measured).
+  const int64_t step_counters = (legacy_torch || m.impl == OptimizerImpl::kFused || device == Device::kCpu) ? 4 * count : 0;
+  const int64_t master = prec.master * total;
+  std::string master_note = master > 0 ? " + fp32 master weights 4 B x " + WithCommas(total) : "";
+  switch (train.optimizer) {
+    case Optimizer::kAdamW: {
+      m.state_bytes = 2 * total_state_bytes + step_counters + master;
+      m.explain_states = "AdamW exp_avg + exp_avg_sq: 2 x " + std::to_string(sb) + " B x " + WithCommas(total) +
+                         " trainable params" + master_note;
+      if (m.impl == OptimizerImpl::kForeach) {
+        // 1.13: _foreach_sqrt + _foreach_div (two group-wide lists); 2.x: one (_foreach_sqrt, then in place).
+        const int64_t k = legacy_torch ? 2 : 1;
+        m.step_temporary = k * total_state_bytes;
+        m.explain_temporary = "foreach AdamW: " + std::to_string(k) + " x " + std::to_string(sb) + " B x all " +
+                              WithCommas(total) + " params at once";
+      } else if (m.impl == OptimizerImpl::kForLoop) {
+        m.step_temporary = ForLoopPeak(tensors, 2, 1);
+        m.explain_temporary = "single-tensor AdamW: sqrt and quotient of the largest tensor (+ previous denom)";
+      } else {
+        m.explain_temporary = "fused AdamW: no temporaries";
+      }
+      break;
+    }
+    case Optimizer::kAdamW8bit:
+    case Optimizer::kPagedAdamW8bit: {
+      int64_t states = 0;
+      for (const TensorShape& t : tensors) states += t.count * Bnb8bitStateBytes(t.Elements(), 2);
+      if (train.optimizer == Optimizer::kPagedAdamW8bit) {
+        // Paged states (tensors >= 1e5 elements) live in cudaMallocManaged memory: not in torch's allocated.
+        int64_t small = 0;
+        for (const TensorShape& t : tensors) {
+          if (t.Elements() < 100000) small += t.count * Bnb8bitStateBytes(t.Elements(), 2);
+        }
+        m.paged_bytes = states - small;
+        states = small;
+      }
+      m.state_bytes = states + master;
+      m.explain_states = "bitsandbytes 8-bit AdamW: 2 x (1 B + 4 B/256 absmax) per param (fp32 below 4096 elements)" + master_note;
+      m.explain_temporary = "8-bit blockwise kernel updates in place";
+      break;
+    }
+    case Optimizer::kAdafactor: {
+      // transformers.optimization.Adafactor (beta1=None): factored second moment for matrices
+      // (row + column vectors, fp32), full exp_avg_sq for vectors; params/grads upcast to fp32 in step().
+      int64_t states = 0;
+      for (const TensorShape& t : tensors) {
+        states += t.count * ((t.rows > 1 && t.cols > 1 ? 4 * (t.rows + t.cols) : 4 * t.Elements()) + 4);  // + RMS scalar
+      }
+      m.state_bytes = states + step_counters + master;
+      m.step_temporary = (prec.half ? 16 : 8) * largest;
+      m.explain_states = "Adafactor: fp32 row + column second-moment vectors per matrix, full for vectors" + master_note;
+      m.explain_temporary = "Adafactor step: fp32 copies of grad/param and the update of the largest tensor";
+      break;
+    }
+    case Optimizer::kSgd:
+      m.state_bytes = master;
+      m.explain_states = "SGD without momentum keeps no state" + master_note;
+      m.explain_temporary = "SGD updates in place";
+      break;
+    case Optimizer::kSgdMomentum:
+      m.state_bytes = total_state_bytes + master;
+      m.explain_states = "SGD momentum buffer: " + std::to_string(sb) + " B x " + WithCommas(total) + master_note;
+      m.explain_temporary = "SGD updates in place";
+      break;
+    case Optimizer::kLion:
+      m.state_bytes = total_state_bytes + master;
+      m.step_temporary = ForLoopPeak(tensors, 2, 0);
+      m.explain_states = "Lion exp_avg: " + std::to_string(sb) + " B x " + WithCommas(total) + master_note;
+      m.explain_temporary = "Lion (single tensor): interpolation and sign of the largest tensor";
+      break;
+  }
+  if (prec.master > 0) {
+    // DeepSpeed/Megatron convert the 16-bit grads to an fp32 copy for the update.
+    m.step_temporary += 4 * total;
+    m.explain_temporary += " + fp32 gradient copy 4 B x " + WithCommas(total);
+  }
+  return m;
+}
+
+}  // namespace vramplan

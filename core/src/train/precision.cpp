@@ -1,0 +1,26 @@
+#include "train/precision.h"
+
+namespace vramplan {
+
+PrecisionModel PrecisionFor(Precision p) {
+  PrecisionModel m;
+  switch (p) {
+    case Precision::kFp32:
+      break;
+    case Precision::kFp16:
+    case Precision::kBf16:
+      m = PrecisionModel{2, 2, 0, 2, 2, 2, 2, 2, false, true, p == Precision::kBf16 ? "bf16" : "fp16"};
+      break;
+    case Precision::kAmpFp16:
+    case Precision::kAmpBf16:
+      m = PrecisionModel{4, 4, 0, 4, 4, 2, 4, 4, true, true, p == Precision::kAmpBf16 ? "amp_bf16" : "amp_fp16"};
+      break;
+    case Precision::kMixedFp16:
+    case Precision::kMixedBf16:
+      m = PrecisionModel{2, 2, 4, 4, 2, 2, 2, 2, false, true, p == Precision::kMixedBf16 ? "mixed_bf16" : "mixed_fp16"};
+      break;
+  }
+  return m;
+}
+
+}  // namespace vramplan

@@ -1,0 +1,97 @@
+#include "train/train_plan.h"
+
+#include <algorithm>
+#include <string>
+
+namespace vramplan {
+
+bool IsLoraTarget(const LinearSpec& l, const LoraConfig& lora) {
+  if (!l.lora_targetable) return false;
+  // PEFT "all-linear": every nn.Linear except the output layer (peft/tuners/tuners_utils.py,
+  // _maybe_include_all_linear_layers); routers are nn.Linear and are included.
+  if (lora.all_linear) return true;
+  return std::find(lora.targets.begin(), lora.targets.end(), std::string(l.name)) != lora.targets.end();
+}
+
+TrainPlan MakeTrainPlan(const ModelSpec& model, const TrainConfig& train, const PrecisionModel& prec) {
+  TrainPlan plan;
+  const int64_t L = model.num_layers;
+  plan.layers.resize(static_cast<size_t>(L));
+  const bool adapters = train.method == TrainMethod::kLora || train.method == TrainMethod::kQlora;
+  plan.adapter_bytes_per_param = train.lora.adapter_dtype == AdapterDtype::kFp32 ? 4 : prec.weight;
+  switch (train.method) {
+    case TrainMethod::kFull:
+      plan.embedding_trainable = plan.lm_head_trainable = plan.final_norm_trainable = true;
+      break;
+    case TrainMethod::kFreeze:
+      plan.embedding_trainable = train.freeze.train_embeddings;
+      plan.lm_head_trainable = train.freeze.train_lm_head || (model.tied_embeddings && train.freeze.train_embeddings);
+      plan.final_norm_trainable = train.freeze.train_lm_head;
+      break;
+    case TrainMethod::kLora:
+    case TrainMethod::kQlora:
+      for (const auto& m : train.lora.modules_to_save) {
+        if (m == "embed_tokens") plan.embed_copy = true;
+        if (m == "lm_head") plan.lm_head_copy = true;
+      }
+      plan.embedding_trainable = plan.embed_copy;
+      plan.lm_head_trainable = plan.lm_head_copy;
+      break;
+  }
+  if (model.tied_embeddings && !plan.lm_head_copy && !plan.embed_copy && (plan.embedding_trainable || plan.lm_head_trainable)) {
+    plan.embedding_trainable = plan.lm_head_trainable = true;  // one shared tensor
+  }
+  bool upstream_trainable = plan.embedding_trainable;
+  const int64_t first_frozen_free = L - train.freeze.trainable_layers;
+  for (int64_t i = 0; i < L; ++i) {
+    LayerPlan& lp = plan.layers[static_cast<size_t>(i)];
+    lp.input_requires_grad = upstream_trainable;
+    lp.weights_trainable = train.method == TrainMethod::kFull || (train.method == TrainMethod::kFreeze && i >= first_frozen_free);
+    lp.lora = false;
+    if (adapters) {
+      for (const auto& l : model.kinds[model.layer_kind[static_cast<size_t>(i)]].linears) lp.lora |= IsLoraTarget(l, train.lora);
+    }
+    upstream_trainable = upstream_trainable || lp.weights_trainable || lp.lora;
+  }
+
+  // Trainable tensors in registration order: embed_tokens, layers (linears, then norms), norm, lm_head.
+  const int64_t state_bytes = prec.state;
+  auto add2 = [&plan, state_bytes](int64_t rows, int64_t cols, int64_t count = 1, int64_t dtype = 0) {
+    if (rows * cols <= 0 || count <= 0) return;
+    plan.trainable_tensors.push_back(TensorShape{rows, cols, count, dtype > 0 ? dtype : state_bytes});
+    plan.trainable_params += rows * cols * count;
+  };
+  auto add = [&add2](int64_t n, int64_t count = 1) { add2(n, 1, count); };
+  if (plan.embedding_trainable) {
+    add2(model.vocab_size, model.hidden_size);
+    if (model.position_embedding_rows > 0) add2(model.position_embedding_rows, model.hidden_size);
+  }
+  for (int64_t i = 0; i < L; ++i) {
+    const LayerPlan& lp = plan.layers[static_cast<size_t>(i)];
+    const LayerKind& kind = model.kinds[model.layer_kind[static_cast<size_t>(i)]];
+    for (const auto& l : kind.linears) {
+      if (lp.weights_trainable) {
+        add2(l.out_features, l.in_features, l.copies);
+        if (l.bias) add(l.out_features, l.copies);
+      } else if (adapters && IsLoraTarget(l, train.lora)) {
+        const int64_t ab = train.lora.adapter_dtype == AdapterDtype::kFp32 ? 4 : prec.state;
+        add2(train.lora.rank, l.in_features, l.copies, ab);   // lora_A
+        add2(l.out_features, train.lora.rank, l.copies, ab);  // lora_B
+        plan.lora_params += l.copies * train.lora.rank * (l.in_features + l.out_features);
+      }
+    }
+    if (lp.weights_trainable) {
+      for (const auto& n : kind.norms) add(n.Params());
+      add(kind.extra_attention_params);
+      add(kind.extra_router_params);
+    }
+  }
+  if (plan.final_norm_trainable) add(model.final_norm.Params());
+  if (plan.lm_head_trainable && (!model.tied_embeddings || plan.lm_head_copy)) {
+    add2(model.vocab_size, model.hidden_size);
+    if (model.lm_head_bias) add(model.vocab_size);
+  }
+  return plan;
+}
+
+}  // namespace vramplan

@@ -1,0 +1,71 @@
+#include "train/weights.h"
+
+#include "format.h"
+
+namespace vramplan {
+
+int64_t Nf4Bytes(int64_t n, bool double_quant) {
+  const int64_t blocks = (n + 63) / 64;
+  int64_t bytes = (n + 1) / 2 + 64;  // packed weights + NF4 code (16 x fp32)
+  if (double_quant) {
+    bytes += blocks + 4 * ((blocks + 255) / 256) + 4 + 1024;  // uint8 absmax, fp32 absmax2, offset, code2
+  } else {
+    bytes += 4 * blocks;
+  }
+  return bytes;
+}
+
+namespace {
+
+int64_t QuantizedBytes(int64_t in, int64_t out, int bits, bool double_quant) {
+  const int64_t n = in * out;
+  switch (bits) {
+    case 8: return n + 4 * out;                 // LLM.int8: int8 CB + fp32 row scale SCB
+    case 2: return n / 4 + 4 * ((n + 63) / 64);  // 2-bit, group 64, 16-bit scale + zero (HQQ-style)
+    default: return Nf4Bytes(n, double_quant);
+  }
+}
+
+}  // namespace
+
+WeightMemory ComputeWeightMemory(const ModelSpec& model, const TrainConfig& train, const TrainPlan& plan,
+                                 const PrecisionModel& prec) {
+  WeightMemory w;
+  const ParamCounts counts = CountParams(model);
+  const bool qlora = train.method == TrainMethod::kQlora;
+  int64_t dense_params = counts.total;
+  int64_t quant_bytes = 0;
+  if (qlora) {
+    for (uint8_t k : model.layer_kind) {
+      for (const auto& l : model.kinds[k].linears) {
+        if (!l.lora_targetable) continue;  // only nn.Linear modules are replaced by bnb layers
+        const int64_t n = l.in_features * l.out_features * l.copies;
+        dense_params -= n;
+        w.quantized_linear_params += n;
+        quant_bytes += l.copies * QuantizedBytes(l.in_features, l.out_features, train.qlora_bits, train.qlora_double_quant);
+      }
+    }
+  }
+  const int64_t vh = model.vocab_size * model.hidden_size;
+  const int64_t copies = (plan.embed_copy ? vh : 0) + (plan.lm_head_copy ? vh : 0);
+  const int64_t adapters = plan.lora_params * plan.adapter_bytes_per_param;
+  // RoPE inv_freq buffer (fp32, rotary_dim / 2), one per model in transformers >= 4.45.
+  const int64_t rot_dim = model.kinds.empty() ? 0 : static_cast<int64_t>(model.kinds[0].attention.head_dim * model.rope_fraction);
+  const int64_t buffers = model.position_embedding_rows > 0 ? 0 : prec.weight * (rot_dim / 2);  // cast with the model
+  w.bytes = dense_params * prec.weight + quant_bytes + copies * prec.weight + adapters + buffers;
+  w.explain = WithCommas(dense_params) + " params x " + std::to_string(prec.weight) + " B";
+  if (qlora) {
+    w.explain += " + " + WithCommas(w.quantized_linear_params) + " quantized linear params in " +
+                 (train.qlora_bits == 4 ? std::string(train.qlora_double_quant ? "NF4 + double quant" : "NF4") +
+                                              " (~" + std::to_string(quant_bytes * 10000 / std::max<int64_t>(1, w.quantized_linear_params)) + "e-4 B/param)"
+                                        : std::to_string(train.qlora_bits) + "-bit") +
+                 " = " + Gib(quant_bytes);
+  }
+  if (adapters > 0) w.explain += " + LoRA " + WithCommas(plan.lora_params) + " params x " + std::to_string(plan.adapter_bytes_per_param) + " B";
+  if (copies > 0) w.explain += " + modules_to_save copies " + WithCommas(copies) + " x " + std::to_string(prec.weight) + " B";
+  if (buffers > 0) w.explain += " + RoPE inv_freq " + std::to_string(buffers) + " B";
+  w.explain += " = " + BytesExplained(w.bytes);
+  return w;
+}
+
+}  // namespace vramplan
