@@ -273,6 +273,19 @@ void ValidateAgainstModel(const Scenario& s, Issues* errors) {
       }
     }
   }
+  // Keep every byte count far inside int64: absurd shapes are rejected, not wrapped.
+  const double tokens = static_cast<double>(t.micro_batch_size) * static_cast<double>(t.seq_len);
+  if (s.mode == Mode::kTrain && tokens > 2147483648.0) {
+    io::AddError(errors, "out_of_range", "train.seq_len", "train.micro_batch_size x train.seq_len must be at most 2^31 tokens per micro-batch");
+  }
+  for (const auto& kind : s.model.kinds) {
+    const double scores = tokens * static_cast<double>(t.seq_len) * static_cast<double>(kind.attention.num_heads);
+    if (s.mode == Mode::kTrain && t.attention == AttentionImpl::kEager && scores > 1.4e17) {
+      io::AddError(errors, "out_of_range", "train.seq_len",
+                   "eager attention would materialize more than 10^17 score elements per layer; use sdpa or flash, or a shorter seq_len");
+      break;
+    }
+  }
   const ParallelConfig& p = s.parallel;
   for (const auto& kind : s.model.kinds) {
     if (p.tp > 1 && kind.attention.num_heads % p.tp != 0) {

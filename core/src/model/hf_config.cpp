@@ -13,7 +13,7 @@ namespace {
 
 using io::Json;
 
-constexpr int64_t kMaxDim = int64_t{1} << 24;  // 16M: larger than any real width, vocab or layer count
+constexpr int64_t kMaxDim = int64_t{1} << 24;  // 16M: larger than any real width or vocab
 
 // Reads typed keys from a config object; unknown keys are fine, wrong types are errors.
 class ConfigReader {
@@ -652,7 +652,35 @@ const std::vector<std::string>& SupportedModelTypes() {
   return kTypes;
 }
 
+namespace {
+
+Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issues* warnings);
+
+}  // namespace
+
 Expected<ModelSpec> ModelSpecFromHfConfig(const Json& config, const std::string& path, Issues* warnings) {
+  Expected<ModelSpec> spec = BuildSpec(config, path, warnings);
+  if (!spec.ok()) return spec;
+  // Reject absurd sizes before any exact int64 arithmetic can overflow.
+  double params = 0;
+  for (uint8_t k : spec.value().layer_kind) {
+    for (const auto& l : spec.value().kinds[k].linears) {
+      params += static_cast<double>(l.in_features) * static_cast<double>(l.out_features) * static_cast<double>(l.copies);
+    }
+  }
+  params += 2.0 * static_cast<double>(spec.value().vocab_size) * static_cast<double>(spec.value().hidden_size);
+  if (params > 1e15) {
+    return Issues{Issue{"out_of_range", path, "this config describes more than 10^15 parameters; check hidden_size, intermediate_size, num_hidden_layers and the expert counts"}};
+  }
+  if (spec.value().kinds.empty()) {
+    return Issues{Issue{"invalid_value", path, "the model config has no decoder layers"}};
+  }
+  return spec;
+}
+
+namespace {
+
+Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issues* warnings) {
   Issues errors;
   if (!config.is_object()) {
     return Issues{Issue{"wrong_type", path, path + " must be a preset id (string) or a config.json object, got " + io::Describe(config)}};
@@ -706,4 +734,5 @@ Expected<ModelSpec> ModelSpecFromHfConfig(const Json& config, const std::string&
   return BuildLlamaLike(c, "generic", std::move(spec));
 }
 
+}  // namespace
 }  // namespace vramplan

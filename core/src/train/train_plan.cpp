@@ -10,7 +10,10 @@ bool IsLoraTarget(const LinearSpec& l, const LoraConfig& lora) {
   // PEFT "all-linear": every nn.Linear except the output layer (peft/tuners/tuners_utils.py,
   // _maybe_include_all_linear_layers); routers are nn.Linear and are included.
   if (lora.all_linear) return true;
-  return std::find(lora.targets.begin(), lora.targets.end(), std::string(l.name)) != lora.targets.end();
+  for (const auto& t : lora.targets) {
+    if (l.name == t) return true;
+  }
+  return false;
 }
 
 TrainPlan MakeTrainPlan(const ModelSpec& model, const TrainConfig& train, const PrecisionModel& prec) {

@@ -23,9 +23,26 @@ namespace vramplan {
 namespace {
 
 // Live bytes at one moment, by breakdown term (weights/states are the same at every moment).
+enum class At { kCrossEntropy, kAttentionScores, kCheckpointedScores, kCrossEntropyBackward, kMlpBackward, kAttentionBackward, kEmbeddingBackward, kOptimizerStep };
+
+std::string Describe(At at, int64_t layer) {
+  switch (at) {
+    case At::kCrossEntropy: return "cross_entropy";
+    case At::kAttentionScores: return "layer " + std::to_string(layer) + " attention scores";
+    case At::kCheckpointedScores: return "layer " + std::to_string(layer) + " attention scores (checkpointed)";
+    case At::kCrossEntropyBackward: return "cross_entropy backward";
+    case At::kMlpBackward: return "layer " + std::to_string(layer) + " MLP backward";
+    case At::kAttentionBackward: return "layer " + std::to_string(layer) + " attention backward";
+    case At::kEmbeddingBackward: return "embedding backward";
+    case At::kOptimizerStep: return "optimizer.step";
+  }
+  return "";
+}
+
 struct Moment {
   const char* phase = "";
-  std::string at;
+  At at = At::kCrossEntropy;
+  int64_t layer = -1;
   int64_t gradients = 0;
   int64_t activations = 0;
   int64_t logits_and_loss = 0;
@@ -189,7 +206,7 @@ void EstimateTraining(const Scenario& sc, Result* r) {
   std::vector<Moment> moments;
   // -- forward: the loss op (logits, fp32 upcast, log-probs) on top of everything saved.
   {
-    Moment m{"forward", "cross_entropy"};
+    Moment m{"forward", At::kCrossEntropy};
     m.gradients = grads_resident;
     m.activations = saved_total - loss.saved;
     m.logits_and_loss = loss.saved + loss.forward_extra;
@@ -208,7 +225,7 @@ void EstimateTraining(const Scenario& sc, Result* r) {
     int64_t locals = prec.matmul * T * g.num_kv_heads * g.head_dim;
     if (prec.autocast) locals += 4 * T * h + 4 * T * a * g.head_dim + 4 * T * g.num_kv_heads * g.head_dim;
     const int64_t score_factor = prec.autocast ? (on_cpu ? 10 : 8) : (prec.half ? 10 : 8);
-    Moment m{"forward", "layer " + std::to_string(L - 1) + " attention scores"};
+    Moment m{"forward", At::kAttentionScores, L - 1};
     m.gradients = grads_resident;
     m.activations = before;
     m.kv_cache = kv_cache;
@@ -221,7 +238,7 @@ void EstimateTraining(const Scenario& sc, Result* r) {
     const AttentionGeometry& g = last_kind.attention;
     const int64_t a = g.num_heads;
     const int64_t score_factor = prec.autocast ? (on_cpu ? 10 : 8) : (prec.half ? 10 : 8);
-    Moment m{"forward", "layer " + std::to_string(L - 1) + " attention scores (checkpointed)"};
+    Moment m{"forward", At::kCheckpointedScores, L - 1};
     m.gradients = grads_resident;
     m.activations = cos_sin + ckpt_shared + layers_kept;
     m.temporary = prec.residual * T * h + 2 * prec.q_after_rope * T * a * g.head_dim + prec.matmul * T * a * g.v_head_dim +
@@ -231,7 +248,7 @@ void EstimateTraining(const Scenario& sc, Result* r) {
   // -- backward: the loss head (gradient of the log-probs and of the logits).
   const size_t loss_backward_index = moments.size();
   {
-    Moment m{"backward", "cross_entropy backward"};
+    Moment m{"backward", At::kCrossEntropyBackward};
     m.gradients = grads_resident;
     m.activations = saved_total - loss.saved;
     m.logits_and_loss = loss.saved + loss.backward_extra + keep_outputs;
@@ -260,7 +277,7 @@ void EstimateTraining(const Scenario& sc, Result* r) {
       const int64_t saved_prev = kept_before[static_cast<size_t>(i)];
       if (li.saved.output_requires_grad || li.grad_bytes > 0) {
         // MLP backward: the layer's saved tensors, gradients so far, and the MLP input/activation grads.
-        Moment mlp{"backward", "layer " + std::to_string(i) + " MLP backward"};
+        Moment mlp{"backward", At::kMlpBackward, i};
         mlp.gradients = grads_live + (train.grad_accum_steps > 1 ? 0 : li.down_grad_bytes);
         mlp.activations = saved_prev + li.saved.total;
         mlp.temporary = carry + (li.gated ? 3 : 2) * prec.matmul * T * li.intermediate + rng_states + li.saved.max_dequant_bytes;
@@ -272,7 +289,7 @@ void EstimateTraining(const Scenario& sc, Result* r) {
           moments.push_back(cast);
         }
         if (li.saved.qk_require_grad) {
-          Moment att{"backward", "layer " + std::to_string(i) + " attention backward"};
+          Moment att{"backward", At::kAttentionBackward, i};
           att.gradients = grads_live + (train.grad_accum_steps > 1 ? 0 : li.pre_attn_grad_bytes);
           att.activations = saved_prev + li.saved.through_attention;
           att.temporary = carry + prec.matmul * T * a * g.v_head_dim + rng_states + li.saved.max_dequant_bytes;
@@ -291,14 +308,14 @@ void EstimateTraining(const Scenario& sc, Result* r) {
   }
   // -- backward end: the embedding gradient (tied: lm_head's grad waits for the embedding's, then both are summed).
   if (plan.embedding_trainable) {
-    Moment m{"backward", "embedding backward"};
+    Moment m{"backward", At::kEmbeddingBackward};
     m.gradients = grads_total;
     m.temporary = (model.tied_embeddings && plan.lm_head_trainable) ? 2 * V * h * prec.grad : prec.residual * T * h;
     moments.push_back(m);
   }
   // -- optimizer step
   {
-    Moment m{"optimizer_step", "optimizer.step"};
+    Moment m{"optimizer_step", At::kOptimizerStep};
     m.gradients = grads_total;
     m.temporary = opt.step_temporary;
     moments.push_back(m);
@@ -315,7 +332,7 @@ void EstimateTraining(const Scenario& sc, Result* r) {
     else r->gpu.phase_peaks.optimizer_step = std::max(r->gpu.phase_peaks.optimizer_step, total);
   }
   r->peak_phase = peak->phase;
-  r->peak_at = peak->at;
+  r->peak_at = Describe(peak->at, peak->layer);
 
   // ---- breakdown at the peak, with the formulas
   const std::string method = train.method == TrainMethod::kFull ? "full" : train.method == TrainMethod::kFreeze ? "freeze"
@@ -336,7 +353,7 @@ void EstimateTraining(const Scenario& sc, Result* r) {
                     loss.explain + ", b=" + std::to_string(b) + " s=" + std::to_string(s) + " V=" + WithCommas(V) + ": " + Gib(peak->logits_and_loss) + " at the peak"});
   bd.push_back(Term{"kv_cache", peak->kv_cache, kv_cache > 0 ? "use_cache=True returns every layer's k and v during training" : ""});
   bd.push_back(Term{"temporary", peak->temporary + workspace,
-                    "transient at the peak (" + peak->at + "): " + Gib(peak->temporary) +
+                    "transient at the peak (" + r->peak_at + "): " + Gib(peak->temporary) +
                         (workspace > 0 ? " + cuBLAS workspace " + WithCommas(workspace) + " B" : "") +
                         (peak == &moments.back() ? "; " + opt.explain_temporary : "")});
 
