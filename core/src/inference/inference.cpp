@@ -1,10 +1,64 @@
+// Inference entry point: validate, run the chosen engine, answer the inverse questions.
 #include "inference/inference.h"
+
+#include <algorithm>
+
+#include "gpu/device_overhead.h"
+#include "inference/engines.h"
 
 namespace vramplan {
 
+namespace engine_util {
+
+void SetTerm(Result* r, const std::string& key, int64_t bytes, std::string explain) {
+  for (auto& t : r->gpu.breakdown) {
+    if (t.key == key) {
+      t.bytes = bytes;
+      t.explain = std::move(explain);
+      return;
+    }
+  }
+  r->gpu.breakdown.push_back(Term{key, bytes, std::move(explain)});
+}
+
+int64_t PromptPlusNew(const Scenario& s) { return std::max<int64_t>(1, s.inference.prompt_len + s.inference.new_tokens); }
+
+void Warn(Result* r, bool explain, const std::string& field, const std::string& message) {
+  if (explain) r->warnings.push_back(Issue{"not_implemented", field, message});
+}
+
+}  // namespace engine_util
+
+void RunInferenceEngine(const Scenario& s, Result* r, bool explain) {
+  switch (s.inference.engine) {
+    case Engine::kVllm: EstimateVllmEngine(s, r, explain); break;
+    case Engine::kLlamaCpp: EstimateLlamaCppEngine(s, r, explain); break;
+    default: EstimateTransformersEngine(s, r, explain); break;
+  }
+}
+
+bool InferenceFits(const Scenario& s, const Result& r) {
+  if (!r.gpu.fits) return false;
+  if (s.inference.engine == Engine::kVllm) {
+    return r.inference.max_model_len_fits && r.inference.kv_token_capacity > 0;
+  }
+  return true;
+}
+
 void EstimateInference(const Scenario& scenario, Result* result) {
-  (void)scenario;
-  result->warnings.push_back(Issue{"not_implemented", "inference", "inference memory physics is not implemented yet"});
+  if (scenario.model.kinds.empty() || scenario.model.layer_kind.empty()) {
+    result->warnings.push_back(Issue{"not_implemented", "model", "the model has no decoder layers to estimate"});
+    return;
+  }
+  if (scenario.inference.batch_size < 1 || scenario.inference.prompt_len < 0 || scenario.inference.new_tokens < 0) {
+    result->warnings.push_back(Issue{"out_of_range", "inference", "batch_size must be >= 1 and token counts >= 0"});
+    return;
+  }
+  RunInferenceEngine(scenario, result, true);
+  if (scenario.parallel.pp > 1 || scenario.parallel.cp > 1 || scenario.parallel.ep > 1) {
+    result->warnings.push_back(Issue{"not_implemented", "parallel", "pipeline/context/expert parallel inference is not modelled; only tp shards weights and KV heads"});
+  }
+  SolveInverseQuestions(scenario, result);
 }
 
 }  // namespace vramplan

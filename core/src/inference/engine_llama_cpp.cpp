@@ -1,0 +1,139 @@
+// llama.cpp (llama-server / llama-cli) device buffers, as printed at start-up:
+//  * "CUDA0 model buffer size": the tensors of offloaded layers. With n_gpu_layers = N the last N
+//    repeating layers go to the GPU and the output layer only when N > n_layer ("offloaded
+//    N/n_layer+1 layers"); token_embd always stays in host memory (src/llama-model.cpp
+//    load_tensors: i_gpu_start = max(n_layer - n_gpu_layers, 0), dev_input = CPU, dev_output =
+//    the device of layer n_layer).
+//  * "CUDA0 KV buffer size": per layer n_ctx cells x ggml_row_size(type_k, n_embd_k_gqa) +
+//    ggml_row_size(type_v, n_embd_v_gqa) on the layer's device (src/llama-kv-cache.cpp); sliding
+//    layers get min(n_ctx, pad(n_swa x n_seq + n_ubatch, 256)) cells (src/llama-kv-cache-iswa.cpp);
+//    DeepSeek MLA caches kv_lora_rank + rope per cell. n_ctx is padded to 256.
+//  * "CUDA0 compute buffer size": the ggml graph allocator's peak for one n_ubatch micro-batch at
+//    full context. Without flash attention the f32 KQ scores n_head x n_ctx x n_ubatch dominate
+//    (llm_graph_context::build_attn_mha: ggml_mul_mat(k, q) then in-place soft_max); with flash
+//    attention the peak is the output layer, n_ubatch x (n_vocab + n_embd) x 4 B. Calibrated on
+//    start-up logs (docs/accuracy_inference.md): attention phase = KQ + 6 x n_ubatch x n_embd x 4 B.
+//  * quantized V cache requires flash attention (llama_context: "V cache quantization requires flash_attn").
+#include <algorithm>
+
+#include "format.h"
+#include "inference/engines.h"
+#include "inference/kv_cache.h"
+#include "inference/weight_formats.h"
+
+namespace vramplan {
+
+using engine_util::SetTerm;
+using engine_util::Warn;
+
+namespace {
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t Pad(int64_t a, int64_t p) { return CeilDiv(a, p) * p; }
+
+}  // namespace
+
+void EstimateLlamaCppEngine(const Scenario& s, Result* r, bool explain) {
+  const ModelSpec& m = s.model;
+  const InferenceConfig& inf = s.inference;
+  const int64_t L = m.num_layers, h = m.hidden_size, V = m.vocab_size;
+  const int64_t n_seq = std::max<int64_t>(1, inf.batch_size);
+  int64_t n_ctx = inf.n_ctx > 0 ? inf.n_ctx : n_seq * engine_util::PromptPlusNew(s);
+  n_ctx = Pad(n_ctx, 256);
+  const int64_t n_ubatch = std::max<int64_t>(1, std::min({inf.n_ubatch, inf.n_batch, n_ctx}));
+  const int64_t ngl = inf.n_gpu_layers < 0 ? L + 1 : std::min(inf.n_gpu_layers, L + 1);
+  const int64_t first_gpu_layer = std::max<int64_t>(L - ngl, 0);
+  const bool output_on_gpu = ngl > L;
+
+  WeightFormat wf = inf.weights;
+  if (!IsGguf(wf) && wf != WeightFormat::kFp32 && wf != WeightFormat::kFp16 && wf != WeightFormat::kBf16) {
+    Warn(r, explain, "inference.weights", "llama.cpp runs GGUF files; " + WeightFormatName(wf) + " is counted as gguf_q8_0 (8-bit) or gguf_q4_0 (4-bit)");
+    wf = (wf == WeightFormat::kFp8 || wf == WeightFormat::kInt8) ? WeightFormat::kGgufQ8_0 : WeightFormat::kGgufQ4_0;
+  }
+  WeightBytes w = ComputeWeightBytes(m, wf, 1);
+  KvElementSize e = ResolveKvDtype(inf.kv_cache, wf, Engine::kLlamaCpp);
+  if (inf.kv_cache == KvDtype::kFp8) {
+    Warn(r, explain, "inference.kv_cache", "llama.cpp has no fp8 cache type; counted as q8_0");
+    e = ResolveKvDtype(KvDtype::kInt8, wf, Engine::kLlamaCpp);
+  }
+  if (e.block > 1 && !inf.flash_attn) Warn(r, explain, "inference.flash_attn", "llama.cpp requires flash attention for a quantized V cache");
+
+  int64_t gpu_weights = output_on_gpu ? w.output + w.final_norm : 0;
+  int64_t cpu_weights = w.token_embedding + (output_on_gpu ? 0 : w.output + w.final_norm);
+  int64_t gpu_kv = 0, cpu_kv = 0, max_heads = 0, swa_cells = 0;
+  auto row = [&](int64_t elems) { return elems == 0 ? 0 : CeilDiv(elems * e.num, e.den); };
+  for (int64_t i = 0; i < L; ++i) {
+    const LayerKind& k = m.kinds[m.layer_kind[static_cast<size_t>(i)]];
+    const AttentionGeometry& a = k.attention;
+    int64_t k_el, v_el;
+    if (a.mla) {
+      k_el = a.kv_lora_rank + a.qk_rope_head_dim;
+      v_el = 0;
+    } else {
+      k_el = a.num_kv_heads * a.head_dim;
+      v_el = a.num_kv_heads * (a.v_head_dim > 0 ? a.v_head_dim : a.head_dim);
+    }
+    int64_t cells = n_ctx;
+    if (a.sliding_window > 0) {
+      cells = std::min(n_ctx, Pad(a.sliding_window * n_seq + n_ubatch, 256));
+      swa_cells = cells;
+    }
+    int64_t kv = (row(k_el) + row(v_el)) * cells;
+    bool on_gpu = i >= first_gpu_layer;
+    (on_gpu ? gpu_weights : cpu_weights) += w.per_layer[static_cast<size_t>(i)];
+    (on_gpu ? gpu_kv : cpu_kv) += kv;
+    if (on_gpu) max_heads = std::max(max_heads, a.num_heads);
+  }
+  // Compute buffer on the GPU (present when any layer is offloaded).
+  int64_t compute = 0;
+  std::string compute_what;
+  if (ngl > 0) {
+    int64_t inter = 0;
+    for (const auto& k : m.kinds) inter = std::max(inter, k.mlp.num_experts > 0 ? k.mlp.intermediate * k.mlp.experts_per_token : k.mlp.intermediate);
+    int64_t attn = 6 * n_ubatch * h * 4;
+    if (!inf.flash_attn) attn += max_heads * n_ctx * n_ubatch * 4;
+    int64_t ffn = n_ubatch * (3 * inter + 2 * h) * 4;
+    int64_t out = output_on_gpu ? n_ubatch * (V + h) * 4 : 0;
+    compute = std::max({attn, ffn, out});
+    compute_what = compute == attn ? (inf.flash_attn ? "attention" : "KQ scores " + WithCommas(max_heads) + " heads x " + WithCommas(n_ctx) + " x " + WithCommas(n_ubatch) + " x 4 B") : compute == out ? "output logits " + WithCommas(n_ubatch) + " x (" + WithCommas(V) + " + " + WithCommas(h) + ") x 4 B" : "feed-forward";
+  }
+  // Host side: the CPU compute buffer when layers run on the CPU, and the output buffer (n_seq x vocab floats).
+  int64_t cpu_compute = first_gpu_layer > 0 ? n_ubatch * (3 * h + V) * 4 : n_ubatch * h * 4;
+  int64_t output_buf = n_seq * V * 4;
+
+  const std::string X = " x ";
+  SetTerm(r, "weights", gpu_weights,
+          explain ? std::to_string(std::min(ngl, L + 1)) + "/" + std::to_string(L + 1) + " layers offloaded (output layer included); token_embd stays in host memory; " + w.explain : "");
+  SetTerm(r, "activations", compute, explain ? (ngl > 0 ? "compute buffer: " + compute_what + " = " + BytesExplained(compute) : "no layer offloaded") : "");
+  SetTerm(r, "kv_cache", gpu_kv,
+          explain ? WithCommas(n_ctx) + " cells (n_ctx, padded to 256" + (swa_cells ? "; sliding layers " + WithCommas(swa_cells) + " cells" : "") + ") x per-layer rows (" + e.name + ") on offloaded layers = " + BytesExplained(gpu_kv) : "");
+  SetTerm(r, "logits_and_loss", 0, explain ? "logits live in the compute buffer and a host output buffer" : "");
+  SetTerm(r, "temporary", 0, "");
+  SetTerm(r, "allocator_overhead", 0, explain ? "ggml allocates exact buffers; no caching allocator" : "");
+  r->cpu.breakdown.push_back({"weights", cpu_weights, explain ? "token_embd + layers not offloaded (mmap'd model file)" : ""});
+  r->cpu.breakdown.push_back({"kv_cache", cpu_kv, explain ? "KV of the layers kept on the CPU" : ""});
+  r->cpu.breakdown.push_back({"compute", cpu_compute + output_buf, explain ? "host compute buffer + output buffer " + WithCommas(n_seq) + X + WithCommas(V) + " x 4 B" : ""});
+  r->cpu.bytes = cpu_weights + cpu_kv + cpu_compute + output_buf;
+
+  const int64_t peak = gpu_weights + gpu_kv + compute;
+  r->timeline.push_back({"load", "model buffers", gpu_weights});
+  r->timeline.push_back({"prefill", "context created (KV + compute buffers)", peak});
+  r->timeline.push_back({"decode", "decode (same buffers)", peak});
+  r->peak_phase = "prefill";
+  r->peak_at = "buffers allocated at context creation";
+
+  InferenceCapacity& c = r->inference;
+  c.present = true;
+  std::vector<KvGroup> groups = KvGroups(m, Engine::kLlamaCpp, 1);
+  c.kv_bytes_per_token = KvBytesPerToken(groups, e);
+  c.kv_token_capacity = n_ctx;
+  c.max_concurrency = n_seq;
+  c.max_model_len_fits = true;
+  if (explain) {
+    if (inf.attention != AttentionImpl::kSdpa || inf.logits != LogitsKept::kLast) Warn(r, true, "inference.attention", "llama.cpp uses flash_attn instead of inference.attention; logits settings are ignored");
+    if (s.parallel.tp > 1) Warn(r, true, "parallel.tp", "llama.cpp splits layers across GPUs (split-mode layer), not tensors; tp is ignored");
+    if (inf.max_model_len || inf.max_num_batched_tokens) Warn(r, true, "inference", "vLLM settings are ignored by the llama.cpp engine");
+  }
+}
+
+}  // namespace vramplan

@@ -1,0 +1,156 @@
+// vLLM (V1 engine) start-up memory accounting:
+//  1. the engine may use requested = gpu_memory_utilization x total GPU memory
+//     (vllm/v1/worker/gpu_worker.py Worker.determine_available_memory);
+//  2. it loads the weights, then profile_run() runs one forward pass of max_num_batched_tokens dummy
+//     tokens plus a dummy sampler over max_num_seqs requests and records the torch peak
+//     (vllm/v1/worker/gpu_model_runner.py profile_run, _dummy_run, _dummy_sampler_run);
+//  3. available KV = requested - weights - activation peak - non-torch memory (cuBLAS/NCCL);
+//  4. the KV pool is cut into blocks of block_size tokens, every layer the same number:
+//     num_blocks = available // (page_size_bytes x num_layers), page = 2 x block x kv_heads x head
+//     x dtype (MLA: block x (kv_lora_rank + rope) x dtype) (vllm/v1/core/kv_cache_utils.py
+//     get_num_blocks, vllm/v1/kv_cache_interface.py AttentionSpec.page_size_bytes);
+//  5. it refuses to start if one max_model_len request does not fit
+//     (kv_cache_utils.py check_enough_kv_cache_memory) and logs
+//     "GPU KV cache size: N tokens" (= num_blocks x block_size) and
+//     "Maximum concurrency for L tokens per request: N / L".
+// CUDA graphs are captured after the KV pool is allocated (Worker.compile_or_warm_up_model ->
+// capture_model) and so come on top of the requested budget.
+#include <algorithm>
+#include <cmath>
+
+#include "format.h"
+#include "gpu/device_overhead.h"
+#include "inference/engines.h"
+#include "inference/kv_cache.h"
+#include "inference/weight_formats.h"
+
+namespace vramplan {
+
+using engine_util::SetTerm;
+using engine_util::Warn;
+
+namespace {
+
+constexpr int64_t kMiB = 1024 * 1024;
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Non-torch memory that grows during profiling (cuBLAS/cuDNN handles; NCCL buffers with tp > 1).
+// Typical start-up logs print "non_torch_memory takes 0.08-0.20GiB" (docs/accuracy_inference.md).
+int64_t NonTorchBytes(int64_t tp) { return tp > 1 ? 200 * kMiB : 100 * kMiB; }
+
+// CUDA graph pool: vLLM logs "Graph capturing finished in N secs, took 0.3-1.5 GiB"; we count the
+// largest captured batch's activations plus a fixed per-graph overhead (calibrated, see docs).
+int64_t CudaGraphBytes(int64_t largest_batch_act, int64_t graphs) { return largest_batch_act + graphs * 4 * kMiB; }
+
+}  // namespace
+
+void EstimateVllmEngine(const Scenario& s, Result* r, bool explain) {
+  const ModelSpec& m = s.model;
+  const InferenceConfig& inf = s.inference;
+  const int64_t tp = std::max<int64_t>(s.parallel.tp, 1);
+  const int64_t dt = ComputeDtypeBytes(inf.weights);
+  const int64_t h = m.hidden_size, V = CeilDiv(m.vocab_size, tp);
+  const int64_t capacity = s.gpu.memory_bytes;
+  const int64_t max_model_len = inf.max_model_len > 0 ? inf.max_model_len : engine_util::PromptPlusNew(s);
+  // Default token budget of the V1 scheduler for `vllm serve`: 8192 on GPUs with >= 70 GiB,
+  // 2048 below (vllm/engine/arg_utils.py EngineArgs._set_default_args).
+  int64_t mnbt = inf.max_num_batched_tokens;
+  if (mnbt <= 0) mnbt = capacity >= 70LL * 1024 * kMiB ? 8192 : 2048;
+  const int64_t max_seqs = std::max<int64_t>(1, inf.max_num_seqs);
+  const int64_t block = std::max<int64_t>(1, inf.block_size);
+
+  if (IsGguf(inf.weights)) Warn(r, explain, "inference.weights", "vLLM's GGUF support dequantizes through its own kernels; the file's tensor types are counted as stored");
+  if (inf.weights == WeightFormat::kNf4 || inf.weights == WeightFormat::kInt8) Warn(r, explain, "inference.weights", "bitsandbytes checkpoints in vLLM keep the same stored bytes; kernel workspaces are not modelled");
+  WeightBytes w = ComputeWeightBytes(m, inf.weights, tp);
+
+  KvDtype kvd = inf.kv_cache;
+  if (kvd == KvDtype::kInt8 || kvd == KvDtype::kInt4) {
+    Warn(r, explain, "inference.kv_cache", "vLLM supports kv_cache_dtype auto/fp8 only; int8/int4 counted as fp8");
+    kvd = KvDtype::kFp8;
+  }
+  KvElementSize e = ResolveKvDtype(kvd, inf.weights, Engine::kVllm);
+  std::vector<KvGroup> groups = KvGroups(m, Engine::kVllm, tp);
+
+  // Profile run activations: the fused gate_up output (2 x intermediate) and SiluAndMul output
+  // (intermediate) for every batched token, the hidden and residual streams; fused MoE caches
+  // tokens x top_k x (2I + I + h) (model_executor/layers/fused_moe/fused_moe.py fused_experts).
+  int64_t layer_act = 0;
+  for (const auto& k : m.kinds) {
+    const AttentionGeometry& a = k.attention;
+    int64_t heads = CeilDiv(a.num_heads, tp), kvh = a.mla ? 1 : std::max<int64_t>(1, CeilDiv(a.num_kv_heads, tp));
+    int64_t attn = mnbt * (2 * h + heads * a.head_dim * 2 + kvh * 2 * a.head_dim) * dt;
+    int64_t mlp;
+    if (k.mlp.num_experts > 0) {
+      int64_t inter = CeilDiv(k.mlp.intermediate, tp);
+      mlp = mnbt * (2 * h + k.mlp.experts_per_token * (3 * inter + h)) * dt + mnbt * k.mlp.num_experts * 4;
+    } else {
+      mlp = mnbt * (2 * h + 3 * CeilDiv(k.mlp.intermediate, tp)) * dt;
+    }
+    layer_act = std::max({layer_act, attn, mlp});
+  }
+  const int64_t sampler_rows = std::min(max_seqs, mnbt);
+  const int64_t sampler = sampler_rows * V * (dt + 4 + 4);  // logits, fp32 logits, probabilities
+  const int64_t non_torch = NonTorchBytes(tp) + CublasWorkspaceBytes(s);
+  const int64_t requested = static_cast<int64_t>(std::floor(inf.gpu_memory_utilization * static_cast<double>(capacity)));
+  int64_t available = requested - w.total - layer_act - sampler - non_torch;
+
+  // Page bytes per block over all layers (sliding layers are paged the same way by the hybrid allocator).
+  int64_t page_all_layers = 0;
+  for (const auto& g : groups) page_all_layers += g.layers * KvLayerBytes(g, e, block);
+  int64_t num_blocks = available > 0 && page_all_layers > 0 ? available / page_all_layers : 0;
+  int64_t kv_pool = num_blocks * page_all_layers;
+  int64_t kv_tokens = num_blocks * block;
+  // One request of max_model_len: full layers need cdiv(len, block) blocks; sliding layers
+  // cdiv(min(window - 1 + max_num_batched_tokens, len), block) + 1 (SlidingWindowSpec.max_memory_usage_bytes).
+  int64_t need_one = 0;
+  for (const auto& g : groups) {
+    int64_t blocks = g.window > 0 ? CeilDiv(std::min(g.window - 1 + mnbt, max_model_len), block) + 1 : CeilDiv(max_model_len, block);
+    need_one += g.layers * KvLayerBytes(g, e, block) * blocks;
+  }
+  const bool len_fits = available > 0 && need_one <= available;
+  const int64_t per_request_blocks = CeilDiv(max_model_len, block);
+  const int64_t concurrency = per_request_blocks > 0 ? std::min(max_seqs, num_blocks / per_request_blocks) : 0;
+
+  const int64_t graph_tokens = std::min<int64_t>(512, max_seqs);
+  const int64_t graphs = inf.cuda_graphs ? CudaGraphBytes(layer_act / std::max<int64_t>(mnbt, 1) * graph_tokens, 67) : 0;
+
+  const std::string X = " x ";
+  SetTerm(r, "weights", w.total, explain ? w.explain : "");
+  SetTerm(r, "activations", layer_act, explain ? "profile_run peak for max_num_batched_tokens = " + WithCommas(mnbt) + " tokens: " + BytesExplained(layer_act) : "");
+  SetTerm(r, "logits_and_loss", sampler, explain ? "dummy sampler: " + WithCommas(sampler_rows) + " requests x " + WithCommas(V) + " vocab x (" + std::to_string(dt) + " + 4 + 4) B = " + BytesExplained(sampler) : "");
+  SetTerm(r, "kv_cache", kv_pool,
+          explain ? "available = " + Gib(requested) + " (" + std::to_string(inf.gpu_memory_utilization) + " x " + Gib(capacity) + ") - weights - activation peak - non-torch = " +
+                        Gib(std::max<int64_t>(available, 0)) + "; " + WithCommas(num_blocks) + " blocks x " + WithCommas(block) + " tokens x " +
+                        KvExplainPerToken(groups, e) + " = " + BytesExplained(kv_pool)
+                  : "");
+  SetTerm(r, "temporary", non_torch + graphs, explain ? "non-torch memory (cuBLAS/NCCL) " + Gib(non_torch) + (graphs ? " + CUDA graphs " + Gib(graphs) + " (captured after the KV pool, outside gpu_memory_utilization)" : "") : "");
+  SetTerm(r, "allocator_overhead", 0, explain ? "vLLM sizes its KV pool to what is left of the budget; allocator slack is inside gpu_memory_utilization" : "");
+
+  r->timeline.push_back({"load", "weights", w.total});
+  r->timeline.push_back({"prefill", "profile_run (" + std::to_string(mnbt) + " tokens)", w.total + layer_act + sampler + non_torch});
+  r->timeline.push_back({"decode", "serving (KV pool allocated)", w.total + kv_pool + layer_act + sampler + non_torch + graphs});
+  r->peak_phase = "decode";
+  r->peak_at = "serving: weights + KV pool + activation budget";
+
+  InferenceCapacity& c = r->inference;
+  c.present = true;
+  c.kv_bytes_per_token = KvBytesPerToken(groups, e);
+  c.kv_token_capacity = kv_tokens;
+  c.max_concurrency = concurrency;
+  c.max_model_len_fits = len_fits;
+  if (explain) {
+    if (available <= 0) {
+      Warn(r, true, "inference.gpu_memory_utilization", "no memory left for the KV cache: weights + activations exceed " + Gib(requested) + "; vLLM would not start");
+    } else if (!len_fits) {
+      Warn(r, true, "inference.max_model_len", "one request of max_model_len " + WithCommas(max_model_len) + " needs " + Gib(need_one) + " of KV cache, more than the " + Gib(available) + " available; vLLM refuses to start");
+    }
+    int64_t need_batch = inf.batch_size * CeilDiv(engine_util::PromptPlusNew(s), block);
+    if (num_blocks > 0 && (need_batch > num_blocks || inf.batch_size > max_seqs)) {
+      Warn(r, true, "inference.batch_size", WithCommas(inf.batch_size) + " concurrent sequences do not fit the KV pool (" + WithCommas(kv_tokens) + " tokens) or max_num_seqs; the scheduler queues or preempts the rest");
+    }
+    if (inf.attention != AttentionImpl::kSdpa || inf.logits != LogitsKept::kLast) Warn(r, true, "inference.attention", "vLLM picks its own attention backend and keeps only sampled-position logits; attention/logits settings are ignored");
+    if (inf.n_ctx) Warn(r, true, "inference.n_ctx", "llama.cpp settings are ignored by the vLLM engine");
+  }
+}
+
+}  // namespace vramplan

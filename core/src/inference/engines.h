@@ -1,0 +1,37 @@
+// The three inference engines and what they share. Each engine is a pure function of the
+// scenario that fills the GPU breakdown, the CPU side, the timeline and the capacity fields;
+// inverse questions (inverse.cpp) call the same functions with modified scenarios.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "vramplan/result.h"
+#include "vramplan/scenario.h"
+
+namespace vramplan {
+
+// `explain`: build explain strings and warnings (off inside the inverse searches, for speed).
+void EstimateTransformersEngine(const Scenario& s, Result* r, bool explain);
+void EstimateVllmEngine(const Scenario& s, Result* r, bool explain);
+void EstimateLlamaCppEngine(const Scenario& s, Result* r, bool explain);
+
+// Dispatch on s.inference.engine, then the device overheads (gpu/device_overhead.cpp).
+void RunInferenceEngine(const Scenario& s, Result* r, bool explain);
+
+// Whether the scenario works on the chosen GPU: the memory fits and, for vLLM, the engine starts
+// (max_model_len fits the KV pool) and the requested batch is served concurrently.
+bool InferenceFits(const Scenario& s, const Result& r);
+
+// Fills result->inference.{max_context_fits, max_batch_fits, smallest_format_fits, min_gpus}.
+void SolveInverseQuestions(const Scenario& s, Result* r);
+
+namespace engine_util {
+
+void SetTerm(Result* r, const std::string& key, int64_t bytes, std::string explain);
+int64_t PromptPlusNew(const Scenario& s);
+void Warn(Result* r, bool explain, const std::string& field, const std::string& message);
+
+}  // namespace engine_util
+
+}  // namespace vramplan

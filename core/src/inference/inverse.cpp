@@ -1,0 +1,141 @@
+// Inverse questions, answered exactly by searching over the same pure estimate (no per-token
+// loops): each probe runs the engine without explain strings plus the device overheads.
+//  * max_context_fits: largest prompt+new length (vLLM: max_model_len; llama.cpp: n_ctx per
+//    sequence) that still fits, by binary search (memory is monotone in the length);
+//  * max_batch_fits: largest batch (concurrent sequences) at the scenario's length, by binary
+//    search (vLLM: whole-block concurrency of the KV pool, capped by max_num_seqs);
+//  * smallest_format_fits: the highest-fidelity weight format this engine runs that fits, i.e.
+//    the smallest step down from the chosen precision (formats tried from most to fewest bytes);
+//  * min_gpus: smallest tensor-parallel degree (1, 2, 4, 8, ... 64 dividing the attention heads)
+//    that fits; llama.cpp splits layers, so its GPUs are counted from the per-GPU share.
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "gpu/device_overhead.h"
+#include "inference/engines.h"
+#include "inference/weight_formats.h"
+
+namespace vramplan {
+namespace {
+
+constexpr int64_t kMaxContext = int64_t{1} << 24;
+constexpr int64_t kMaxBatch = int64_t{1} << 20;
+
+Result Probe(const Scenario& s) {
+  Result r;
+  r.gpu.capacity_bytes = s.gpu.memory_bytes;
+  RunInferenceEngine(s, &r, false);
+  ApplyDeviceOverheads(s, &r);
+  return r;
+}
+
+bool Fits(const Scenario& s) { return InferenceFits(s, Probe(s)); }
+
+Scenario WithContext(const Scenario& base, int64_t len) {
+  Scenario s = base;
+  InferenceConfig& i = s.inference;
+  if (i.engine == Engine::kVllm) {
+    i.max_model_len = len;
+  } else if (i.engine == Engine::kLlamaCpp) {
+    i.n_ctx = len * std::max<int64_t>(1, i.batch_size);
+  }
+  int64_t gen = std::min(base.inference.new_tokens, len / 2);
+  i.new_tokens = gen;
+  i.prompt_len = len - gen;
+  return s;
+}
+
+// Largest x in [1, hi] with pred(x) true, assuming monotone; 0 if pred(1) is false.
+template <typename Pred>
+int64_t LargestTrue(int64_t hi, Pred pred) {
+  if (!pred(1)) return 0;
+  int64_t lo = 1;
+  if (pred(hi)) return hi;
+  while (hi - lo > 1) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (pred(mid)) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+std::vector<WeightFormat> EngineFormats(Engine e) {
+  using W = WeightFormat;
+  if (e == Engine::kLlamaCpp) {
+    return {W::kFp16, W::kGgufQ8_0, W::kGgufQ6_K, W::kGgufQ5_K_M, W::kGgufQ5_K_S, W::kGgufQ4_K_M, W::kGgufQ4_K_S,
+            W::kGgufIq4_Xs, W::kGgufQ4_0, W::kGgufQ3_K_M, W::kGgufIq3_Xxs, W::kGgufQ2_K, W::kGgufIq2_Xxs};
+  }
+  return {W::kFp32, W::kBf16, W::kFp8, W::kInt8, W::kGptq4, W::kAwq4, W::kNf4};
+}
+
+}  // namespace
+
+void SolveInverseQuestions(const Scenario& s, Result* r) {
+  InferenceCapacity& c = r->inference;
+  const int64_t len = std::max<int64_t>(1, s.inference.prompt_len + s.inference.new_tokens);
+
+  c.max_context_fits = LargestTrue(kMaxContext, [&](int64_t L) { return Fits(WithContext(s, L)); });
+
+  if (s.inference.engine == Engine::kVllm) {
+    Scenario v = s;
+    if (v.inference.max_model_len <= 0) v.inference.max_model_len = len;
+    Result p = Probe(v);
+    int64_t block = std::max<int64_t>(1, s.inference.block_size);
+    int64_t per_req = (len + block - 1) / block;
+    int64_t blocks = p.inference.kv_token_capacity / block;
+    c.max_batch_fits = InferenceFits(v, p) ? std::min(std::max<int64_t>(1, s.inference.max_num_seqs), blocks / per_req) : 0;
+  } else {
+    c.max_batch_fits = LargestTrue(kMaxBatch, [&](int64_t b) {
+      Scenario t = s;
+      t.inference.batch_size = b;
+      if (t.inference.engine == Engine::kLlamaCpp && s.inference.n_ctx > 0) t.inference.n_ctx = s.inference.n_ctx / std::max<int64_t>(1, s.inference.batch_size) * b;
+      return Fits(t);
+    });
+  }
+
+  // Formats from most to fewest stored bytes; the first that fits is the smallest step down.
+  std::vector<std::pair<int64_t, WeightFormat>> formats;
+  for (WeightFormat f : EngineFormats(s.inference.engine)) formats.push_back({ComputeWeightBytes(s.model, f, s.parallel.tp).total, f});
+  std::stable_sort(formats.begin(), formats.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  c.smallest_format_fits.clear();
+  for (const auto& [bytes, f] : formats) {
+    Scenario t = s;
+    t.inference.weights = f;
+    if (Fits(t)) {
+      c.smallest_format_fits = WeightFormatName(f);
+      break;
+    }
+  }
+
+  c.min_gpus = 0;
+  if (s.inference.engine == Engine::kLlamaCpp) {
+    // Layer split: every GPU holds its layers' weights and KV plus its own compute buffer.
+    Result one = Probe(s);
+    int64_t cap = s.gpu.memory_bytes, total = one.gpu.device_total_bytes;
+    int64_t compute = 0;
+    for (const auto& t : one.gpu.breakdown) {
+      if (t.key == "activations" || t.key == "cuda_context") compute += t.bytes;
+    }
+    for (int64_t g = 1; g <= 64; ++g) {
+      if ((total - compute) / g + compute + (total - compute) % g <= cap) {
+        c.min_gpus = g;
+        break;
+      }
+    }
+  } else {
+    int64_t heads = s.model.kinds.empty() ? 1 : s.model.kinds[0].attention.num_heads;
+    for (int64_t tp = 1; tp <= 64; tp *= 2) {
+      if (heads % tp != 0) continue;
+      Scenario t = s;
+      t.parallel.tp = tp;
+      t.parallel.gpus = std::max(t.parallel.gpus, tp);
+      if (Fits(t)) {
+        c.min_gpus = tp;
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace vramplan

@@ -1,0 +1,107 @@
+#include "inference/kv_cache.h"
+
+#include <algorithm>
+
+#include "format.h"
+
+namespace vramplan {
+namespace {
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+KvElementSize ResolveKvDtype(KvDtype kv, WeightFormat weights, Engine engine) {
+  if (kv == KvDtype::kAuto) {
+    if (engine == Engine::kLlamaCpp) return {"f16", 2, 1, 1};  // common/common.h cache_type_k/v = F16
+    if (weights == WeightFormat::kFp32) return {"fp32", 4, 1, 1};
+    if (weights == WeightFormat::kFp16) return {"fp16", 2, 1, 1};
+    return {"bf16", 2, 1, 1};
+  }
+  switch (kv) {
+    case KvDtype::kFp32: return {engine == Engine::kLlamaCpp ? "f32" : "fp32", 4, 1, 1};
+    case KvDtype::kFp16: return {engine == Engine::kLlamaCpp ? "f16" : "fp16", 2, 1, 1};
+    case KvDtype::kBf16: return {engine == Engine::kLlamaCpp ? "bf16" : "bf16", 2, 1, 1};
+    case KvDtype::kFp8: return {"fp8", 1, 1, 1};
+    case KvDtype::kInt8:
+      if (engine == Engine::kLlamaCpp) return {"q8_0", 34, 32, 32};
+      return {"int8 (quanto, group 64)", 64 + 4, 64, 1};
+    case KvDtype::kInt4:
+      if (engine == Engine::kLlamaCpp) return {"q4_0", 18, 32, 32};
+      return {"int4 (quanto, group 64)", 32 + 4, 64, 1};
+    default: return {"bf16", 2, 1, 1};
+  }
+}
+
+std::vector<KvGroup> KvGroups(const ModelSpec& spec, Engine engine, int64_t tp) {
+  tp = std::max<int64_t>(tp, 1);
+  std::vector<int64_t> count(spec.kinds.size(), 0);
+  for (uint8_t k : spec.layer_kind) ++count[k];
+  std::vector<KvGroup> out;
+  for (size_t i = 0; i < spec.kinds.size(); ++i) {
+    if (count[i] == 0) continue;
+    const AttentionGeometry& a = spec.kinds[i].attention;
+    KvGroup g;
+    g.layers = count[i];
+    g.window = a.sliding_window;
+    if (a.mla && engine != Engine::kTransformers) {
+      g.k_elems = a.kv_lora_rank + a.qk_rope_head_dim;
+      g.v_elems = 0;
+    } else {
+      int64_t kv = a.num_kv_heads > 0 ? a.num_kv_heads : a.num_heads;
+      int64_t per_gpu = kv >= tp ? CeilDiv(kv, tp) : 1;
+      int64_t v_dim = a.v_head_dim > 0 ? a.v_head_dim : a.head_dim;
+      g.k_elems = per_gpu * a.head_dim;
+      g.v_elems = per_gpu * v_dim;
+    }
+    // Merge with an identical group (kinds that differ only in their MLP).
+    bool merged = false;
+    for (auto& o : out) {
+      if (o.k_elems == g.k_elems && o.v_elems == g.v_elems && o.window == g.window) {
+        o.layers += g.layers;
+        merged = true;
+        break;
+      }
+    }
+    if (!merged) out.push_back(g);
+  }
+  return out;
+}
+
+int64_t KvLayerBytes(const KvGroup& g, const KvElementSize& e, int64_t tokens) {
+  // ggml rows: ggml_row_size(type, n_embd) per token; other engines: elements x num/den.
+  auto row = [&](int64_t elems) { return elems == 0 ? 0 : CeilDiv(elems * e.num, e.den); };
+  return (row(g.k_elems) + row(g.v_elems)) * tokens;
+}
+
+int64_t KvBytesPerToken(const std::vector<KvGroup>& groups, const KvElementSize& e) {
+  int64_t total = 0;
+  for (const auto& g : groups) total += g.layers * KvLayerBytes(g, e, 1);
+  return total;
+}
+
+int64_t KvBytes(const std::vector<KvGroup>& groups, const KvElementSize& e, int64_t tokens, int64_t seqs) {
+  int64_t total = 0;
+  for (const auto& g : groups) {
+    int64_t t = g.window > 0 ? std::min(g.window, tokens) : tokens;
+    total += g.layers * KvLayerBytes(g, e, t) * seqs;
+  }
+  return total;
+}
+
+std::string KvExplainPerToken(const std::vector<KvGroup>& groups, const KvElementSize& e) {
+  std::string s;
+  std::string bytes = e.den == 1 ? std::to_string(e.num) + " B" : std::to_string(e.num) + "/" + std::to_string(e.den) + " B";
+  for (const auto& g : groups) {
+    if (!s.empty()) s += " + ";
+    s += std::to_string(g.layers) + " layers x ";
+    if (g.v_elems == 0) s += std::to_string(g.k_elems) + " (MLA latent)";
+    else if (g.k_elems == g.v_elems) s += "2 x " + std::to_string(g.k_elems);
+    else s += "(" + std::to_string(g.k_elems) + " + " + std::to_string(g.v_elems) + ")";
+    s += " x " + bytes;
+    if (g.window > 0) s += " (sliding " + std::to_string(g.window) + ")";
+  }
+  return s + " = " + WithCommas(KvBytesPerToken(groups, e)) + " B/token";
+}
+
+}  // namespace vramplan

@@ -1,0 +1,326 @@
+// Stored weight bytes per format. Sources are cited in weight_formats.h and docs/inference.md.
+#include "inference/weight_formats.h"
+
+#include <algorithm>
+
+#include "format.h"
+
+namespace vramplan {
+namespace {
+
+constexpr int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// sizeof(block_*) from ggml/src/ggml-common.h (QK_K = 256):
+//  q8_0: d(2) + qs[32] = 34 / 32      q4_0: d(2) + qs[16] = 18 / 32     q4_1: d,m(4) + qs[16] = 20 / 32
+//  q5_0: d(2) + qh[4] + qs[16] = 22   q5_1: d,m(4) + qh[4] + qs[16] = 24
+//  q2_K: scales[16] + qs[64] + d,dmin(4) = 84        q3_K: hmask[32] + qs[64] + scales[12] + d(2) = 110
+//  q4_K: d,dmin(4) + scales[12] + qs[128] = 144      q5_K: d,dmin(4) + scales[12] + qh[32] + qs[128] = 176
+//  q6_K: ql[128] + qh[64] + scales[16] + d(2) = 210  iq2_xxs: d(2) + qs[32] uint16 = 66
+//  iq2_s: d(2) + qs[64] + qh[8] + scales[8] = 82     iq3_xxs: d(2) + qs[96] = 98
+//  iq3_s: d(2) + qs[64] + qh[8] + signs[32] + scales[4] = 110
+//  iq4_nl: d(2) + qs[16] = 18 / 32                   iq4_xs: d(2) + scales_h(2) + scales_l[4] + qs[128] = 136
+const GgmlTypeInfo kGgmlInfo[] = {
+    {"f32", 1, 4},      {"f16", 1, 2},      {"bf16", 1, 2},     {"q8_0", 32, 34},   {"q4_0", 32, 18},
+    {"q4_1", 32, 20},   {"q5_0", 32, 22},   {"q5_1", 32, 24},   {"q2_K", 256, 84},  {"q3_K", 256, 110},
+    {"q4_K", 256, 144}, {"q5_K", 256, 176}, {"q6_K", 256, 210}, {"iq2_xxs", 256, 66}, {"iq2_s", 256, 82},
+    {"iq3_xxs", 256, 98}, {"iq3_s", 256, 110}, {"iq4_nl", 32, 18}, {"iq4_xs", 256, 136}};
+
+// llama.cpp ftype -> default ggml type (llama_model_quantize_impl, switch on ftype).
+GgmlType DefaultGgufType(WeightFormat f) {
+  switch (f) {
+    case WeightFormat::kGgufQ8_0: return GgmlType::kQ8_0;
+    case WeightFormat::kGgufQ6_K: return GgmlType::kQ6_K;
+    case WeightFormat::kGgufQ5_K_M:
+    case WeightFormat::kGgufQ5_K_S: return GgmlType::kQ5_K;
+    case WeightFormat::kGgufQ4_K_M:
+    case WeightFormat::kGgufQ4_K_S: return GgmlType::kQ4_K;
+    case WeightFormat::kGgufQ4_0: return GgmlType::kQ4_0;
+    case WeightFormat::kGgufQ3_K_M: return GgmlType::kQ3_K;
+    case WeightFormat::kGgufQ2_K: return GgmlType::kQ2_K;
+    case WeightFormat::kGgufIq4_Xs: return GgmlType::kIq4_Xs;
+    case WeightFormat::kGgufIq3_Xxs: return GgmlType::kIq3_Xxs;
+    case WeightFormat::kGgufIq2_Xxs: return GgmlType::kIq2_Xxs;
+    default: return GgmlType::kF16;
+  }
+}
+
+// llama-quant.cpp use_more_bits: the first and last eighth of the layers plus every third between.
+bool UseMoreBits(int64_t i, int64_t n) { return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2; }
+
+// tensor_type_fallback: a row length that is not a multiple of the block size.
+GgmlType Fallback(GgmlType t, int64_t cols) {
+  if (cols % GgmlInfo(t).block_elems == 0) return t;
+  GgmlType r = GgmlType::kF16;
+  switch (t) {
+    case GgmlType::kIq2_Xxs: case GgmlType::kIq2_S: case GgmlType::kIq3_Xxs: case GgmlType::kIq3_S:
+    case GgmlType::kIq4_Xs: r = GgmlType::kIq4_Nl; break;
+    case GgmlType::kQ2_K: case GgmlType::kQ3_K: r = GgmlType::kQ4_0; break;
+    case GgmlType::kQ4_K: r = GgmlType::kQ5_0; break;
+    case GgmlType::kQ5_K: r = GgmlType::kQ5_1; break;
+    case GgmlType::kQ6_K: r = GgmlType::kQ8_0; break;
+    default: r = GgmlType::kF16; break;
+  }
+  return cols % GgmlInfo(r).block_elems == 0 ? r : GgmlType::kF16;
+}
+
+GgufCategory CategoryOf(const LinearSpec& l) {
+  std::string_view n = l.name;
+  if (n == "kv_b_proj") return GgufCategory::kAttnKvB;
+  if (n == "v_proj") return GgufCategory::kAttnV;
+  if (n == "k_proj") return GgufCategory::kAttnK;
+  if (n == "q_proj") return GgufCategory::kAttnQ;
+  if (n == "c_attn" || n == "query_key_value" || n == "qkv_proj" || n == "Wqkv") return GgufCategory::kAttnQkv;
+  if (l.role == ModuleRole::kAttention) {
+    if (n == "o_proj" || n == "dense" || n == "c_proj" || n == "out_proj") return GgufCategory::kAttnOutput;
+    return GgufCategory::kOther;  // q_a_proj, kv_a_proj_with_mqa, q_b_proj ...
+  }
+  if (l.role == ModuleRole::kMlp || l.role == ModuleRole::kExperts || l.role == ModuleRole::kSharedExperts) {
+    if (n == "down_proj" || n == "w2" || n == "fc2" || n == "dense_4h_to_h" || n == "c_proj" || n == "fc_out") return GgufCategory::kFfnDown;
+    if (n == "gate_proj" || n == "w1") return GgufCategory::kFfnGate;
+    return GgufCategory::kFfnUp;  // up_proj, w3, fc1, c_fc, dense_h_to_4h, gate_up_proj
+  }
+  return GgufCategory::kOther;
+}
+
+int64_t Bytes16(int64_t params) { return params * 2; }
+
+struct LinearCost {
+  int64_t bytes = 0;
+  bool quantized = false;
+};
+
+// One linear (all its copies), in `format`, sharded by tp. `gguf_type` is used for GGUF formats.
+LinearCost LinearBytes(const LinearSpec& l, WeightFormat f, GgmlType gguf_type, const std::string& model_type) {
+  const int64_t in = l.in_features, out = l.out_features, n = in * out;
+  const int64_t bias = l.bias ? out : 0;
+  LinearCost c;
+  bool quantizable = l.role != ModuleRole::kRouter;
+  switch (f) {
+    case WeightFormat::kFp32: c.bytes = (n + bias) * 4; break;
+    case WeightFormat::kFp16:
+    case WeightFormat::kBf16: c.bytes = Bytes16(n + bias); break;
+    case WeightFormat::kFp8:
+      if (!quantizable) { c.bytes = Bytes16(n + bias); break; }
+      c.quantized = true;
+      if (model_type == "deepseek_v3") {
+        c.bytes = n + CeilDiv(out, 128) * CeilDiv(in, 128) * 4 + Bytes16(bias);  // weight_scale_inv per 128x128 block
+      } else {
+        c.bytes = n + 4 + 4 + Bytes16(bias);  // weight_scale + input_scale (per tensor, fp32)
+      }
+      break;
+    case WeightFormat::kInt8:
+      // bnb replaces every nn.Linear (routers too); fused expert tensors that are not nn.Linear stay 16-bit.
+      if (!l.lora_targetable) { c.bytes = Bytes16(n + bias); break; }
+      c.quantized = true;
+      c.bytes = n + out * 4 + Bytes16(bias);
+      break;
+    case WeightFormat::kNf4: {
+      if (!l.lora_targetable) { c.bytes = Bytes16(n + bias); break; }
+      c.quantized = true;
+      int64_t blocks = CeilDiv(n, 64);
+      c.bytes = CeilDiv(n, 2) + blocks + CeilDiv(blocks, 256) * 4 + 256 * 4 + 16 * 4 + 4 + Bytes16(bias);
+      break;
+    }
+    case WeightFormat::kGptq4:
+    case WeightFormat::kAwq4: {
+      if (!quantizable) { c.bytes = Bytes16(n + bias); break; }
+      c.quantized = true;
+      int64_t groups = CeilDiv(in, 128);
+      c.bytes = n / 2 + groups * out / 2 + groups * out * 2 + Bytes16(bias);
+      if (f == WeightFormat::kGptq4) c.bytes += in * 4;  // g_idx
+      break;
+    }
+    default: {  // GGUF: 2-D weight in the recipe's type, bias in f32
+      if (!quantizable) { c.bytes = (n + bias) * 4; break; }
+      c.quantized = gguf_type != GgmlType::kF16 && gguf_type != GgmlType::kF32 && gguf_type != GgmlType::kBF16;
+      c.bytes = GgmlTensorBytes(gguf_type, out, in) + bias * 4;
+      break;
+    }
+  }
+  c.bytes *= l.copies;
+  return c;
+}
+
+}  // namespace
+
+const GgmlTypeInfo& GgmlInfo(GgmlType type) { return kGgmlInfo[static_cast<int>(type)]; }
+
+int64_t GgmlTensorBytes(GgmlType type, int64_t rows, int64_t cols) {
+  const GgmlTypeInfo& t = GgmlInfo(type);
+  return rows * (cols / t.block_elems) * t.block_bytes;
+}
+
+bool IsGguf(WeightFormat f) { return static_cast<int>(f) >= static_cast<int>(WeightFormat::kGgufQ8_0); }
+
+bool IsQuantized(WeightFormat f) {
+  return f != WeightFormat::kFp32 && f != WeightFormat::kFp16 && f != WeightFormat::kBf16;
+}
+
+std::string WeightFormatName(WeightFormat f) {
+  static const char* kNames[] = {"fp32",        "fp16",        "bf16",        "fp8",          "int8",
+                                 "nf4",         "gptq_4bit",   "awq_4bit",    "gguf_q8_0",    "gguf_q6_k",
+                                 "gguf_q5_k_m", "gguf_q5_k_s", "gguf_q4_k_m", "gguf_q4_k_s",  "gguf_q4_0",
+                                 "gguf_q3_k_m", "gguf_q2_k",   "gguf_iq4_xs", "gguf_iq3_xxs", "gguf_iq2_xxs"};
+  return kNames[static_cast<int>(f)];
+}
+
+int64_t ComputeDtypeBytes(WeightFormat f) { return f == WeightFormat::kFp32 ? 4 : 2; }
+
+GgmlType GgufTensorType(WeightFormat f, GgufCategory cat, int64_t i, int64_t n, int64_t cols, const GgufRecipeContext& ctx) {
+  const GgmlType def = DefaultGgufType(f);
+  using W = WeightFormat;
+  using T = GgmlType;
+  const bool iq2 = f == W::kGgufIq2_Xxs, iq3 = f == W::kGgufIq3_Xxs;
+  T t = def;
+  if (cat == GgufCategory::kOutput || (ctx.tied_embeddings && cat == GgufCategory::kTokenEmbd)) {
+    if (ctx.falcon || cols % GgmlInfo(def).block_elems != 0) t = T::kQ8_0;
+    else if (iq2 || iq3) t = T::kQ5_K;
+    else if (def != T::kQ8_0) t = T::kQ6_K;
+  } else if (cat == GgufCategory::kTokenEmbd) {
+    if (iq2) t = T::kQ2_K;
+    else if (iq3) t = T::kIq3_S;
+  } else if (iq2) {
+    if (cat == GgufCategory::kAttnV || cat == GgufCategory::kAttnQkv || cat == GgufCategory::kAttnKvB) {
+      t = (ctx.n_gqa >= 4 || ctx.n_expert >= 4) ? T::kQ4_K : T::kQ2_K;
+    } else if (ctx.n_expert == 8 && cat == GgufCategory::kAttnK) {
+      t = T::kQ4_K;
+    } else if (cat == GgufCategory::kFfnDown) {
+      if (i < n / 8) t = T::kQ2_K;
+    } else if (cat == GgufCategory::kAttnOutput && ctx.n_expert == 8) {
+      t = T::kQ5_K;
+    }
+  } else if (cat == GgufCategory::kAttnV || cat == GgufCategory::kAttnQkv || cat == GgufCategory::kAttnKvB) {
+    // category_is_attn_v; the QKV branch below is unreachable in llama.cpp for the same reason.
+    if (f == W::kGgufQ2_K) t = ctx.n_gqa >= 4 ? T::kQ4_K : T::kQ3_K;
+    else if (iq3) t = ctx.n_gqa >= 4 ? T::kQ4_K : T::kIq3_Xxs;  // imatrix assumed for IQ types
+    else if (f == W::kGgufIq4_Xs && ctx.n_gqa >= 4) t = T::kQ5_K;
+    else if (f == W::kGgufQ3_K_M) t = i < 2 ? T::kQ5_K : T::kQ4_K;
+    else if ((f == W::kGgufQ4_K_M || f == W::kGgufQ5_K_M) && UseMoreBits(i, n)) t = T::kQ6_K;
+    else if (f == W::kGgufQ4_K_S && i < 4) t = T::kQ5_K;
+    if (ctx.is_70b && (t == T::kQ3_K || t == T::kQ4_K)) t = T::kQ5_K;
+    if (ctx.n_expert == 8) t = T::kQ8_0;
+  } else if (cat == GgufCategory::kAttnK) {
+    if (ctx.n_expert == 8) t = T::kQ8_0;
+    else if (iq3) t = T::kIq2_S;
+  } else if (cat == GgufCategory::kAttnQ) {
+    if (iq3) t = T::kIq2_S;
+  } else if (cat == GgufCategory::kFfnDown) {
+    if (f == W::kGgufQ2_K) t = T::kQ3_K;
+    else if (f == W::kGgufQ3_K_M) t = i < n / 16 ? T::kQ5_K : (!ctx.falcon || UseMoreBits(i, n)) ? T::kQ4_K : T::kQ3_K;
+    else if (f == W::kGgufQ4_K_M) {
+      if (ctx.falcon) t = i < n / 16 ? T::kQ6_K : UseMoreBits(i, n) ? T::kQ5_K : T::kQ4_K;
+      else if (UseMoreBits(i, n)) t = T::kQ6_K;
+    } else if (f == W::kGgufQ5_K_M && UseMoreBits(i, n)) t = T::kQ6_K;
+    else if (f == W::kGgufQ4_K_S && !ctx.falcon && i < n / 8) t = T::kQ5_K;
+  } else if (cat == GgufCategory::kAttnOutput) {
+    if (!ctx.falcon) {
+      if (ctx.n_expert == 8) {
+        if (f == W::kGgufQ2_K || iq3 || f == W::kGgufQ3_K_M || f == W::kGgufQ4_K_S || f == W::kGgufQ4_K_M || f == W::kGgufIq4_Xs) t = T::kQ5_K;
+      } else if (f == W::kGgufQ2_K) t = T::kQ3_K;
+      else if (iq3) t = T::kIq3_S;
+      else if (f == W::kGgufQ3_K_M) t = T::kQ4_K;
+    }
+  }
+  return Fallback(t, cols);
+}
+
+WeightBytes ComputeWeightBytes(const ModelSpec& spec, WeightFormat f, int64_t tp) {
+  WeightBytes w;
+  tp = std::max<int64_t>(tp, 1);
+  const bool gguf = IsGguf(f);
+  const int64_t scalar = f == WeightFormat::kFp32 || gguf ? 4 : 2;  // norms, biases, sinks (GGUF keeps 1-D tensors in f32)
+  auto shard = [tp](int64_t bytes) { return CeilDiv(bytes, tp); };
+
+  GgufRecipeContext ctx;
+  ctx.tied_embeddings = spec.tied_embeddings;
+  ctx.falcon = spec.model_type == "falcon";
+  ctx.is_70b = spec.num_layers == 80 && (spec.model_type == "llama" || spec.model_type == "qwen2");
+  if (!spec.kinds.empty()) {
+    const AttentionGeometry& a = spec.kinds[spec.layer_kind.empty() ? 0 : spec.layer_kind[0]].attention;
+    ctx.n_gqa = a.num_kv_heads > 0 ? a.num_heads / a.num_kv_heads : 1;
+    for (const auto& k : spec.kinds) ctx.n_expert = std::max(ctx.n_expert, k.mlp.num_experts);
+  }
+
+  // Embeddings and lm_head.
+  const int64_t emb_params = spec.vocab_size * spec.hidden_size;
+  const int64_t pos_params = spec.position_embedding_rows * spec.hidden_size;
+  int64_t quantized = 0, unquantized = 0;
+  if (gguf) {
+    GgmlType et = GgufTensorType(f, GgufCategory::kTokenEmbd, 0, 1, spec.hidden_size, ctx);
+    w.token_embedding = GgmlTensorBytes(et, spec.vocab_size, spec.hidden_size) + pos_params * 4;
+    (et == GgmlType::kF16 ? unquantized : quantized) += emb_params;
+    unquantized += pos_params;
+    if (!spec.tied_embeddings) {
+      GgmlType ot = GgufTensorType(f, GgufCategory::kOutput, 0, 1, spec.hidden_size, ctx);
+      w.output = GgmlTensorBytes(ot, spec.vocab_size, spec.hidden_size) + (spec.lm_head_bias ? spec.vocab_size * 4 : 0);
+      quantized += emb_params;
+    }
+  } else {
+    int64_t b = f == WeightFormat::kFp32 ? 4 : 2;  // every format keeps embeddings and lm_head in 16-bit
+    w.token_embedding = shard((emb_params + pos_params) * b);
+    unquantized += emb_params + pos_params;
+    if (!spec.tied_embeddings) {
+      w.output = shard((emb_params + (spec.lm_head_bias ? spec.vocab_size : 0)) * b);
+      unquantized += emb_params;
+    }
+  }
+  w.final_norm = spec.final_norm.Params() * scalar;
+  unquantized += spec.final_norm.Params();
+
+  // Per-tensor counters of the llama.cpp recipe: attn_v and ffn_down tensors in file order.
+  int64_t n_attn_v = 0, n_ffn_down = 0;
+  if (gguf) {
+    for (uint8_t idx : spec.layer_kind) {
+      for (const auto& l : spec.kinds[idx].linears) {
+        GgufCategory c = CategoryOf(l);
+        if (c == GgufCategory::kAttnV || c == GgufCategory::kAttnQkv || c == GgufCategory::kAttnKvB) ++n_attn_v;
+        if (c == GgufCategory::kFfnDown) ++n_ffn_down;
+      }
+    }
+  }
+  int64_t i_attn_v = 0, i_ffn_down = 0;
+  w.per_layer.reserve(spec.layer_kind.size());
+  for (size_t layer = 0; layer < spec.layer_kind.size(); ++layer) {
+    const LayerKind& k = spec.kinds[spec.layer_kind[layer]];
+    int64_t bytes = 0;
+    for (const auto& l : k.linears) {
+      GgmlType t = GgmlType::kF16;
+      if (gguf) {
+        GgufCategory c = CategoryOf(l);
+        int64_t i = 0, n = 1;
+        if (c == GgufCategory::kAttnV || c == GgufCategory::kAttnQkv || c == GgufCategory::kAttnKvB) { i = i_attn_v++; n = n_attn_v; }
+        if (c == GgufCategory::kFfnDown) {
+          // MoE: layer_info parses the layer index from the name (blk.N.) but keeps n = all ffn_down tensors.
+          i = ctx.n_expert > 1 ? static_cast<int64_t>(layer) : i_ffn_down;
+          ++i_ffn_down;
+          n = n_ffn_down;
+        }
+        t = GgufTensorType(f, c, i, n, l.in_features, ctx);
+      }
+      LinearCost c = LinearBytes(l, f, t, spec.model_type);
+      bytes += gguf ? c.bytes : shard(c.bytes);
+      (c.quantized ? quantized : unquantized) += l.Params();
+    }
+    int64_t extras = k.extra_attention_params + k.extra_router_params;
+    for (const auto& nm : k.norms) extras += nm.Params();
+    bytes += extras * scalar;
+    unquantized += extras;
+    w.per_layer.push_back(bytes);
+    w.layers += bytes;
+  }
+  w.total = w.token_embedding + w.output + w.final_norm + w.layers;
+  w.quantized_params = quantized;
+  w.unquantized_params = unquantized;
+  std::string fmt = WeightFormatName(f);
+  if (!IsQuantized(f)) {
+    w.explain = WithCommas(quantized + unquantized) + " params x " + std::to_string(scalar == 4 ? 4 : 2) + " B (" + fmt + ")";
+  } else {
+    w.explain = WithCommas(quantized) + " params in " + fmt + " + " + WithCommas(unquantized) + " params kept in " +
+                (gguf ? "f16/f32" : "16-bit") + " (embeddings, norms" + (gguf ? "" : ", lm_head") + ")";
+  }
+  if (tp > 1 && !gguf) w.explain += ", sharded over tp=" + std::to_string(tp);
+  w.explain += " = " + BytesExplained(w.total);
+  return w;
+}
+
+}  // namespace vramplan

@@ -1,0 +1,112 @@
+// Weight bytes per format: ggml block sizes, llama.cpp recipe rules, per-linear formulas worked by
+// hand from the libraries' tensor layouts, and real checkpoint sizes (llama-bench / engine logs).
+#include <gtest/gtest.h>
+
+#include "inference/weight_formats.h"
+#include "model/catalog.h"
+#include "vramplan/model_spec.h"
+
+namespace vramplan {
+namespace {
+
+const ModelSpec& Preset(const char* id) {
+  const PresetEntry* p = FindPreset(id);
+  EXPECT_NE(p, nullptr) << id;
+  static ModelSpec empty;
+  return p ? p->spec : empty;
+}
+
+// sizeof(block_*) in ggml/src/ggml-common.h, element counts QK4_0 = QK8_0 = 32, QK_K = 256.
+TEST(WeightFormats, GgmlBlockSizesMatchGgmlStructs) {
+  struct Row { GgmlType t; int64_t elems, bytes; };
+  const Row rows[] = {{GgmlType::kQ8_0, 32, 34},   {GgmlType::kQ4_0, 32, 18},     {GgmlType::kQ5_0, 32, 22},
+                      {GgmlType::kQ6_K, 256, 210}, {GgmlType::kQ5_K, 256, 176},   {GgmlType::kQ4_K, 256, 144},
+                      {GgmlType::kQ3_K, 256, 110}, {GgmlType::kQ2_K, 256, 84},    {GgmlType::kIq4_Xs, 256, 136},
+                      {GgmlType::kIq3_Xxs, 256, 98}, {GgmlType::kIq2_Xxs, 256, 66}, {GgmlType::kIq4_Nl, 32, 18}};
+  for (const auto& r : rows) {
+    EXPECT_EQ(GgmlInfo(r.t).block_elems, r.elems) << GgmlInfo(r.t).name;
+    EXPECT_EQ(GgmlInfo(r.t).block_bytes, r.bytes) << GgmlInfo(r.t).name;
+  }
+  // 4096 x 4096 in Q4_K: 65,536 blocks x 144 B = 4.5 bits per weight.
+  EXPECT_EQ(GgmlTensorBytes(GgmlType::kQ4_K, 4096, 4096), 9437184);
+}
+
+// llama-quant.cpp: Q4_K_M gives attn_v and ffn_down Q6_K on use_more_bits layers (16 of 32 for a
+// 32-layer model), output.weight Q6_K, token_embd the base type; rows not divisible by 256 fall back.
+TEST(WeightFormats, GgufQ4KMRecipe) {
+  GgufRecipeContext ctx;
+  ctx.n_gqa = 4;
+  int q6 = 0;
+  for (int i = 0; i < 32; ++i) {
+    if (GgufTensorType(WeightFormat::kGgufQ4_K_M, GgufCategory::kAttnV, i, 32, 4096, ctx) == GgmlType::kQ6_K) ++q6;
+    EXPECT_EQ(GgufTensorType(WeightFormat::kGgufQ4_K_M, GgufCategory::kAttnQ, i, 32, 4096, ctx), GgmlType::kQ4_K);
+  }
+  EXPECT_EQ(q6, 16);
+  EXPECT_EQ(GgufTensorType(WeightFormat::kGgufQ4_K_M, GgufCategory::kOutput, 0, 1, 4096, ctx), GgmlType::kQ6_K);
+  EXPECT_EQ(GgufTensorType(WeightFormat::kGgufQ4_K_M, GgufCategory::kTokenEmbd, 0, 1, 4096, ctx), GgmlType::kQ4_K);
+  EXPECT_EQ(GgufTensorType(WeightFormat::kGgufQ8_0, GgufCategory::kOutput, 0, 1, 4096, ctx), GgmlType::kQ8_0);
+  // Qwen2.5-0.5B rows of 896 are not a multiple of 256: Q4_K -> Q5_0, Q6_K -> Q8_0 (tensor_type_fallback).
+  EXPECT_EQ(GgufTensorType(WeightFormat::kGgufQ4_K_M, GgufCategory::kAttnQ, 0, 24, 896, ctx), GgmlType::kQ5_0);
+  EXPECT_EQ(GgufTensorType(WeightFormat::kGgufQ4_K_M, GgufCategory::kAttnV, 0, 24, 896, ctx), GgmlType::kQ8_0);
+  // Mixtral-style 8 experts: attn_v Q8_0.
+  ctx.n_expert = 8;
+  EXPECT_EQ(GgufTensorType(WeightFormat::kGgufQ4_K_M, GgufCategory::kAttnV, 5, 32, 4096, ctx), GgmlType::kQ8_0);
+}
+
+// One 4096 x 4096 linear without bias, bytes worked out from each library's tensor layout.
+TEST(WeightFormats, PerLinearLayouts) {
+  ModelSpec m;
+  m.vocab_size = 0;
+  m.hidden_size = 4096;
+  m.num_layers = 1;
+  m.tied_embeddings = true;
+  LayerKind k;
+  k.linears.push_back(LinearSpec{"q_proj", 4096, 4096, false, 1, ModuleRole::kAttention, true});
+  m.kinds.push_back(k);
+  m.layer_kind = {0};
+  const int64_t n = 4096LL * 4096;
+  EXPECT_EQ(ComputeWeightBytes(m, WeightFormat::kBf16).total, 2 * n);
+  EXPECT_EQ(ComputeWeightBytes(m, WeightFormat::kFp32).total, 4 * n);
+  // LLM.int8: int8 weight + fp32 SCB per output row.
+  EXPECT_EQ(ComputeWeightBytes(m, WeightFormat::kInt8).total, n + 4096 * 4);
+  // NF4 + double quant: n/2 packed + n/64 uint8 absmax + (n/64)/256 fp32 absmax2 + 256 fp32 code + 16 fp32 NF4 code + fp32 offset.
+  EXPECT_EQ(ComputeWeightBytes(m, WeightFormat::kNf4).total, n / 2 + n / 64 + (n / 64) / 256 * 4 + 1024 + 64 + 4);
+  // GPTQ g128: qweight n/2 + qzeros 32 groups x 4096 / 2 + scales 32 x 4096 x 2 + g_idx 4096 x 4.
+  EXPECT_EQ(ComputeWeightBytes(m, WeightFormat::kGptq4).total, n / 2 + 32 * 4096 / 2 + 32 * 4096 * 2 + 4096 * 4);
+  EXPECT_EQ(ComputeWeightBytes(m, WeightFormat::kAwq4).total, n / 2 + 32 * 4096 / 2 + 32 * 4096 * 2);
+  EXPECT_EQ(ComputeWeightBytes(m, WeightFormat::kFp8).total, n + 8);
+  EXPECT_EQ(ComputeWeightBytes(m, WeightFormat::kGgufQ8_0).total, n / 32 * 34);
+}
+
+// Formats order by size for a real model, and tp shards.
+TEST(WeightFormats, OrderingAndTensorParallel) {
+  const ModelSpec& m = Preset("meta-llama/Llama-3.1-8B");
+  int64_t bf16 = ComputeWeightBytes(m, WeightFormat::kBf16).total;
+  EXPECT_EQ(bf16, 2 * CountParams(m).total);
+  EXPECT_LT(ComputeWeightBytes(m, WeightFormat::kFp8).total, bf16);
+  EXPECT_LT(ComputeWeightBytes(m, WeightFormat::kNf4).total, ComputeWeightBytes(m, WeightFormat::kInt8).total);
+  EXPECT_LT(ComputeWeightBytes(m, WeightFormat::kGgufQ4_K_M).total, ComputeWeightBytes(m, WeightFormat::kGgufQ5_K_M).total);
+  EXPECT_LT(ComputeWeightBytes(m, WeightFormat::kGgufIq2_Xxs).total, ComputeWeightBytes(m, WeightFormat::kGgufQ2_K).total);
+  int64_t tp2 = ComputeWeightBytes(m, WeightFormat::kBf16, 2).total;
+  EXPECT_NEAR(static_cast<double>(tp2), bf16 / 2.0, bf16 * 0.001);
+}
+
+// Real GGUF model sizes as llama-bench prints them (sum of tensor bytes, GiB with 2 decimals).
+TEST(WeightFormats, RealGgufSizesWithinOnePercent) {
+  struct Row { const char* model; WeightFormat f; double gib; const char* source; };
+  const Row rows[] = {
+      {"meta-llama/Llama-2-7b-hf", WeightFormat::kFp16, 12.55, "llama.cpp #2850 'LLaMA 7B mostly F16 | 12.55 GiB'"},
+      {"meta-llama/Llama-2-7b-hf", WeightFormat::kGgufQ8_0, 6.64, "llama.cpp #2850 'LLaMA 7B mostly Q8_0 | 6.64 GiB'"},
+      {"meta-llama/Llama-2-7b-hf", WeightFormat::kGgufQ4_0, 3.56, "llama.cpp #2850 'LLaMA 7B mostly Q4_0 | 3.56 GiB'"},
+      {"meta-llama/Meta-Llama-3-8B-Instruct", WeightFormat::kGgufQ4_K_M, 4.58, "llama-bench 'llama 8B Q4_K - Medium | 4.58 GiB'"},
+  };
+  for (const auto& r : rows) {
+    const ModelSpec& m = Preset(r.model);
+    WeightFormat f = r.f == WeightFormat::kFp16 ? WeightFormat::kFp16 : r.f;
+    double got = ComputeWeightBytes(m, f).total / double(1LL << 30);
+    EXPECT_NEAR(got, r.gib, r.gib * 0.01) << r.model << " " << WeightFormatName(r.f) << " (" << r.source << ")";
+  }
+}
+
+}  // namespace
+}  // namespace vramplan
