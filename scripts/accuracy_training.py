@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""Scores vramplan's training estimates against published GPU measurements.
+
+Reads tests/fixtures/gpu/training_rows.json, runs `vramplan estimate -` on every representable row,
+compares the predicted figure that matches the row's metric with the measured bytes, and prints a
+markdown table plus median / worst absolute error, overall and per source_group.
+
+  metric allocated / active -> gpu.peak_allocated_bytes
+  metric reserved / unknown -> gpu.reserved_bytes
+  metric device_total       -> gpu.device_total_bytes (nvidia-smi)
+
+Usage: accuracy_training.py [VRAMPLAN] [--rows FILE] [--out FILE] [--json FILE|-] [--all]
+  VRAMPLAN   path to the CLI (default build/bin/vramplan, relative to the repository root)
+  --all      also run rows marked representable=false (listed separately, not in the statistics)
+  --json     per-row numbers for regression tests ('-' = stdout instead of the markdown)
+Python 3 standard library only.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GIB = 2 ** 30
+PREDICTED_FIELD = {
+    "allocated": "peak_allocated_bytes",
+    "active": "peak_allocated_bytes",
+    "reserved": "reserved_bytes",
+    "unknown": "reserved_bytes",
+    "device_total": "device_total_bytes",
+}
+
+
+def model_label(row):
+    m = row["scenario"]["model"]
+    if isinstance(m, str):
+        return m.split("/")[-1]
+    return row.get("model_name", "inline").split(" ")[0].split("/")[-1] + "*"  # * = inline approximation
+
+
+def method_label(row):
+    sc = row["scenario"]
+    if sc.get("mode") == "inference":
+        return "load-only"
+    t = sc.get("train", {})
+    s = t.get("method", "lora")
+    if s in ("lora", "qlora") and "lora" in t:
+        s += " r%s" % t["lora"].get("rank", 16)
+    return s
+
+
+def run_cli(cli, scenario):
+    p = subprocess.run([cli, "estimate", "-"], input=json.dumps(scenario), capture_output=True, text=True, timeout=120)
+    try:
+        out = json.loads(p.stdout)
+    except ValueError:
+        raise RuntimeError("vramplan failed (exit %d): %s %s" % (p.returncode, p.stdout[:300], p.stderr[:300]))
+    if not out.get("ok", False):
+        raise RuntimeError("vramplan error: %s" % json.dumps(out.get("errors", out))[:500])
+    return out
+
+
+def score(cli, rows):
+    results = []
+    for row in rows:
+        rec = {"id": row["id"], "source_group": row.get("source_group", ""), "model": model_label(row),
+               "method": method_label(row), "gpu": row["scenario"].get("gpu") if isinstance(row["scenario"].get("gpu"), str)
+               else row["scenario"].get("gpu", {}).get("name", ""), "metric": row["metric"],
+               "reliability": row.get("reliability", ""), "representable": row.get("representable", True)}
+        measured = row.get("measured_bytes_per_gpu", row["measured_bytes"])
+        rec["measured_bytes"] = measured
+        try:
+            out = run_cli(cli, row["scenario"])
+        except Exception as e:  # keep going: one bad row must not hide the others
+            rec["error"] = str(e)
+            results.append(rec)
+            continue
+        g = out["gpu"]
+        field = PREDICTED_FIELD[row["metric"]]
+        pred = g[field]
+        rec.update({
+            "predicted_field": field, "predicted_bytes": pred,
+            "error_pct": 100.0 * (pred - measured) / measured,
+            "peak_phase": out.get("peak_phase", ""), "peak_at": out.get("peak_at", ""),
+            "peak_allocated_bytes": g["peak_allocated_bytes"], "reserved_bytes": g["reserved_bytes"],
+            "device_total_bytes": g["device_total_bytes"],
+            "breakdown": dict(g["breakdown"]) if isinstance(g["breakdown"], dict) else {t["key"]: t["bytes"] for t in g["breakdown"]},
+        })
+        results.append(rec)
+    return results
+
+
+def stats(recs):
+    errs = [abs(r["error_pct"]) for r in recs if "error_pct" in r]
+    if not errs:
+        return None
+    signed = [r["error_pct"] for r in recs if "error_pct" in r]
+    worst = max((r for r in recs if "error_pct" in r), key=lambda r: abs(r["error_pct"]))
+    return {"n": len(errs), "median_abs_pct": statistics.median(errs), "mean_abs_pct": statistics.mean(errs),
+            "median_signed_pct": statistics.median(signed), "worst_abs_pct": abs(worst["error_pct"]), "worst_id": worst["id"],
+            "within_10pct": sum(e <= 10 for e in errs), "within_20pct": sum(e <= 20 for e in errs)}
+
+
+def fmt_table(recs):
+    lines = ["| id | model | method | GPU | metric | rel. | measured GiB | predicted GiB | error % | peak phase |",
+             "|---|---|---|---|---|---|---:|---:|---:|---|"]
+    for r in recs:
+        if "error" in r:
+            lines.append("| %s | %s | %s | %s | %s | %s | %.2f | ERROR | | %s |" % (
+                r["id"], r["model"], r["method"], r["gpu"], r["metric"], r["reliability"], r["measured_bytes"] / GIB, r["error"][:80].replace("|", "/")))
+            continue
+        lines.append("| %s | %s | %s | %s | %s | %s | %.2f | %.2f | %+.1f | %s |" % (
+            r["id"], r["model"], r["method"], r["gpu"], r["metric"], r["reliability"], r["measured_bytes"] / GIB,
+            r["predicted_bytes"] / GIB, r["error_pct"], r["peak_phase"]))
+    return lines
+
+
+def fmt_stats(title, s):
+    if s is None:
+        return "| %s | 0 | | | | | |" % title
+    return "| %s | %d | %.1f | %+.1f | %.1f (%s) | %d | %d |" % (
+        title, s["n"], s["median_abs_pct"], s["median_signed_pct"], s["worst_abs_pct"], s["worst_id"], s["within_10pct"], s["within_20pct"])
+
+
+def report(scored, extra):
+    out = ["# vramplan training estimates vs published GPU measurements", "",
+           "Predicted figure per metric: allocated/active -> peak allocated, reserved/unknown -> reserved, device_total -> nvidia-smi total. "
+           "error % = (predicted - measured) / measured. `*` after a model = inline approximation of an unsupported architecture.", "",
+           "## Representable rows (%d)" % len(scored), ""]
+    out += fmt_table(scored)
+    out += ["", "## Error summary (absolute %)", "",
+            "| subset | n | median | median signed | worst (id) | <=10% | <=20% |", "|---|---:|---:|---:|---|---:|---:|"]
+    out.append(fmt_stats("all", stats(scored)))
+    for rel in ("high", "medium", "low"):
+        sub = [r for r in scored if r["reliability"] == rel]
+        if sub:
+            out.append(fmt_stats("reliability " + rel, stats(sub)))
+    for grp in sorted({r["source_group"] for r in scored}):
+        out.append(fmt_stats(grp, stats([r for r in scored if r["source_group"] == grp])))
+    for m in sorted({r["metric"] for r in scored}):
+        out.append(fmt_stats("metric " + m, stats([r for r in scored if r["metric"] == m])))
+    errors = [r for r in scored if "error" in r]
+    if errors:
+        out += ["", "%d row(s) failed to run: %s" % (len(errors), ", ".join(r["id"] for r in errors))]
+    if extra:
+        out += ["", "## Not representable (information only, not in the statistics) (%d)" % len(extra), ""]
+        out += fmt_table(extra)
+    return "\n".join(out) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("cli", nargs="?", default=os.path.join(ROOT, "build", "bin", "vramplan"))
+    ap.add_argument("--rows", default=os.path.join(ROOT, "tests", "fixtures", "gpu", "training_rows.json"))
+    ap.add_argument("--out", help="also write the markdown report to FILE")
+    ap.add_argument("--json", help="write per-row numbers as JSON to FILE ('-' = stdout)")
+    ap.add_argument("--all", action="store_true", help="also run representable=false rows (reported separately)")
+    ap.add_argument("--only", help="comma-separated ids or source_group names to run")
+    a = ap.parse_args()
+    rows = json.load(open(a.rows))["rows"]
+    if a.only:
+        keep = set(a.only.split(","))
+        rows = [r for r in rows if r["id"] in keep or r.get("source_group") in keep]
+    rep = [r for r in rows if r.get("representable", True)]
+    non = [r for r in rows if not r.get("representable", True)]
+    scored = score(a.cli, rep)
+    extra = score(a.cli, non) if a.all else []
+    md = report(scored, extra)
+    payload = {"cli": a.cli, "rows_file": a.rows, "summary": stats(scored),
+               "per_source_group": {g: stats([r for r in scored if r["source_group"] == g]) for g in sorted({r["source_group"] for r in scored})},
+               "rows": scored, "not_representable": extra}
+    if a.json == "-":
+        json.dump(payload, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(md)
+        if a.json:
+            with open(a.json, "w") as f:
+                json.dump(payload, f, indent=1)
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write(md)
+    return 1 if any("error" in r for r in scored) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
