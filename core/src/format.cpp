@@ -7,21 +7,29 @@ namespace vramplan {
 std::string WithCommas(int64_t n) {
   bool negative = n < 0;
   uint64_t u = negative ? 0 - static_cast<uint64_t>(n) : static_cast<uint64_t>(n);
-  std::string digits = std::to_string(u);
+  const std::string digits = std::to_string(u);
   std::string out;
-  int count = 0;
-  for (auto it = digits.rbegin(); it != digits.rend(); ++it) {
-    if (count > 0 && count % 3 == 0) out.insert(out.begin(), ',');
-    out.insert(out.begin(), *it);
-    ++count;
+  out.reserve(digits.size() + digits.size() / 3 + 1);
+  if (negative) out += '-';
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
   }
-  return negative ? "-" + out : out;
+  return out;
 }
 
 std::string Gib(int64_t bytes) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
-  return buf;
+  // Integer formatting (snprintf("%.2f") dominated the estimate's cost): hundredths of a GiB, rounded.
+  const bool negative = bytes < 0;
+  const uint64_t mag = negative ? 0 - static_cast<uint64_t>(bytes) : static_cast<uint64_t>(bytes);
+  const uint64_t hundredths = (mag / 1024 * 100 + 512 * 1024 * 1024 / 1024) / (1024 * 1024);
+  std::string out = negative ? "-" : "";
+  out += std::to_string(hundredths / 100);
+  out += '.';
+  out += static_cast<char>('0' + (hundredths / 10) % 10);
+  out += static_cast<char>('0' + hundredths % 10);
+  out += " GiB";
+  return out;
 }
 
 std::string BytesExplained(int64_t bytes) { return WithCommas(bytes) + " B (" + Gib(bytes) + ")"; }

@@ -44,16 +44,24 @@ TrainPlan MakeTrainPlan(const ModelSpec& model, const TrainConfig& train, const 
   if (model.tied_embeddings && !plan.lm_head_copy && !plan.embed_copy && (plan.embedding_trainable || plan.lm_head_trainable)) {
     plan.embedding_trainable = plan.lm_head_trainable = true;  // one shared tensor
   }
+  // Which linears of each layer kind carry adapters (matched once per kind, not per layer).
+  std::vector<std::vector<char>> kind_targets(model.kinds.size());
+  std::vector<char> kind_has_lora(model.kinds.size(), 0);
+  for (size_t k = 0; k < model.kinds.size(); ++k) {
+    for (const auto& l : model.kinds[k].linears) {
+      const bool t = adapters && IsLoraTarget(l, train.lora);
+      kind_targets[k].push_back(t ? 1 : 0);
+      kind_has_lora[k] = static_cast<char>(kind_has_lora[k] || t);
+    }
+  }
+  plan.trainable_tensors.reserve(static_cast<size_t>(L) * 12 + 8);
   bool upstream_trainable = plan.embedding_trainable;
   const int64_t first_frozen_free = L - train.freeze.trainable_layers;
   for (int64_t i = 0; i < L; ++i) {
     LayerPlan& lp = plan.layers[static_cast<size_t>(i)];
     lp.input_requires_grad = upstream_trainable;
     lp.weights_trainable = train.method == TrainMethod::kFull || (train.method == TrainMethod::kFreeze && i >= first_frozen_free);
-    lp.lora = false;
-    if (adapters) {
-      for (const auto& l : model.kinds[model.layer_kind[static_cast<size_t>(i)]].linears) lp.lora |= IsLoraTarget(l, train.lora);
-    }
+    lp.lora = kind_has_lora[model.layer_kind[static_cast<size_t>(i)]] != 0;
     upstream_trainable = upstream_trainable || lp.weights_trainable || lp.lora;
   }
 
@@ -71,12 +79,14 @@ TrainPlan MakeTrainPlan(const ModelSpec& model, const TrainConfig& train, const 
   }
   for (int64_t i = 0; i < L; ++i) {
     const LayerPlan& lp = plan.layers[static_cast<size_t>(i)];
-    const LayerKind& kind = model.kinds[model.layer_kind[static_cast<size_t>(i)]];
-    for (const auto& l : kind.linears) {
+    const uint8_t kind_index = model.layer_kind[static_cast<size_t>(i)];
+    const LayerKind& kind = model.kinds[kind_index];
+    for (size_t j = 0; j < kind.linears.size(); ++j) {
+      const LinearSpec& l = kind.linears[j];
       if (lp.weights_trainable) {
         add2(l.out_features, l.in_features, l.copies);
         if (l.bias) add(l.out_features, l.copies);
-      } else if (adapters && IsLoraTarget(l, train.lora)) {
+      } else if (kind_targets[kind_index][j]) {
         const int64_t ab = train.lora.adapter_dtype == AdapterDtype::kFp32 ? 4 : prec.state;
         add2(train.lora.rank, l.in_features, l.copies, ab);   // lora_A
         add2(l.out_features, train.lora.rank, l.copies, ab);  // lora_B

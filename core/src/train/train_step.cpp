@@ -204,6 +204,8 @@ void EstimateTraining(const Scenario& sc, Result* r) {
   const int64_t base = weights.bytes + opt.state_bytes + batch_bytes + workspace;
 
   std::vector<Moment> moments;
+  moments.reserve(static_cast<size_t>(3 * L + 8));
+  r->timeline.reserve(40);
   // -- forward: the loss op (logits, fp32 upcast, log-probs) on top of everything saved.
   {
     Moment m{"forward", At::kCrossEntropy};
@@ -326,9 +328,9 @@ void EstimateTraining(const Scenario& sc, Result* r) {
   for (const auto& m : moments) {
     if (m.Variable() > peak->Variable()) peak = &m;
     int64_t total = base + m.Variable();
-    std::string phase = m.phase;
-    if (phase == "forward") r->gpu.phase_peaks.forward = std::max(r->gpu.phase_peaks.forward, total);
-    else if (phase == "backward") r->gpu.phase_peaks.backward = std::max(r->gpu.phase_peaks.backward, total);
+    const char c = m.phase[0];  // "forward", "backward", "optimizer_step"
+    if (c == 'f') r->gpu.phase_peaks.forward = std::max(r->gpu.phase_peaks.forward, total);
+    else if (c == 'b') r->gpu.phase_peaks.backward = std::max(r->gpu.phase_peaks.backward, total);
     else r->gpu.phase_peaks.optimizer_step = std::max(r->gpu.phase_peaks.optimizer_step, total);
   }
   r->peak_phase = peak->phase;
