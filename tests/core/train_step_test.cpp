@@ -56,7 +56,12 @@ TEST_P(MeasuredStep, MatchesFixtures) {
   EXPECT_GT(count, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, MeasuredStep, ::testing::Values("measured_cpu.json"));
+TEST(MeasuredStepTable, AtLeastEightyFixtures) {
+  size_t rows = Load("measured_cpu.json")["rows"].size() + Load("measured_cpu_ext.json")["rows"].size();
+  EXPECT_GE(rows, 80u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, MeasuredStep, ::testing::Values("measured_cpu.json", "measured_cpu_ext.json"));
 
 }  // namespace
 }  // namespace vramplan

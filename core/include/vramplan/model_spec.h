@@ -87,6 +87,11 @@ struct ModelSpec {
   NormKind norm_kind = NormKind::kRmsNorm;
   NormSpec final_norm;
   double rope_fraction = 1.0;  // partial rotary factor
+  // Training-time dropout probabilities from the config (GPT-2 family defaults to 0.1; most
+  // current LLMs to 0). Each active dropout saves a 1-byte mask per element for backward.
+  double attention_dropout = 0.0;  // on the attention probabilities
+  double hidden_dropout = 0.0;     // on the attention and MLP outputs
+  double embedding_dropout = 0.0;
   std::vector<LayerKind> kinds;
   std::vector<uint8_t> layer_kind;  // size num_layers: index into kinds
   std::vector<std::string> notes;   // facts worth telling the user (e.g. MTP layer not counted)

@@ -122,6 +122,7 @@ struct FrameworkConfig {
   bool use_cache = false;                    // model returns a KV cache during training
   bool attention_mask = true;                // a 2-D attention mask is passed (HF expands it to b*1*s*s)
   bool batch_on_device = true;               // input_ids/labels/attention_mask (int64) live on the GPU
+  bool cuda_lazy_loading = true;             // CUDA >= 11.7 lazy module loading (PyTorch >= 1.13 default)
 };
 
 struct Scenario {

@@ -44,12 +44,13 @@ int64_t CudaContextBytes(const Scenario& s) {
   if (s.framework.device != Device::kCuda) return 0;
   const GpuEntry* gpu = FindGpu(s.gpu.id);
   if (gpu != nullptr && gpu->vendor == "apple") return 0;  // MPS has no separate context reservation
-  return kCudaContextMiB * kMiB;
+  return (s.framework.cuda_lazy_loading ? kCudaContextMiB : kCudaContextEagerMiB) * kMiB;
 }
 
-int64_t AllocatorOverheadBytes(const Scenario& s, int64_t peak_allocated) {
+int64_t AllocatorOverheadBytes(const Scenario& s, int64_t static_bytes, int64_t dynamic_bytes) {
   if (s.framework.device != Device::kCuda) return 0;
-  return static_cast<int64_t>(std::llround(kFragmentationFraction * static_cast<double>(peak_allocated)));
+  return static_cast<int64_t>(std::llround(kStaticReserveFraction * static_cast<double>(static_bytes) +
+                                           kDynamicReserveFraction * static_cast<double>(dynamic_bytes)));
 }
 
 void ApplyDeviceOverheads(const Scenario& scenario, Result* result) {
@@ -70,12 +71,13 @@ void ApplyDeviceOverheads(const Scenario& scenario, Result* result) {
   }
   g.peak_allocated_bytes = allocated;
   if (!has_allocator) {
+    const int64_t static_bytes = FindTerm(&g.breakdown, "weights")->bytes + FindTerm(&g.breakdown, "optimizer_states")->bytes;
     Term* a = FindTerm(&g.breakdown, "allocator_overhead");
-    a->bytes = AllocatorOverheadBytes(scenario, allocated);
+    a->bytes = AllocatorOverheadBytes(scenario, static_bytes, allocated - static_bytes);
     a->explain = a->bytes == 0 ? "no caching allocator on this device"
-                               : "caching allocator reserve (rounding, cached free segments) = " +
-                                     std::to_string(static_cast<int>(kFragmentationFraction * 100)) + "% of peak allocated " +
-                                     Gib(allocated) + " = " + Gib(a->bytes) + " (calibrated, docs/accuracy.md)";
+                               : "caching allocator reserve (block rounding, cached free segments): 1% of weights + states " +
+                                     Gib(static_bytes) + " + 10% of the rest of the peak " + Gib(allocated - static_bytes) +
+                                     " = " + Gib(a->bytes) + " (calibrated on published reserved/allocated pairs, docs/accuracy.md)";
   }
   if (!has_context) {
     Term* c = FindTerm(&g.breakdown, "cuda_context");

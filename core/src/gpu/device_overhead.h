@@ -10,13 +10,15 @@
 namespace vramplan {
 
 // Calibrated constants (docs/accuracy.md, "GPU overheads").
-inline constexpr int64_t kCudaContextMiB = 500;
-inline constexpr double kFragmentationFraction = 0.05;
+inline constexpr int64_t kCudaContextMiB = 500;          // CUDA >= 11.7, lazy module loading
+inline constexpr int64_t kCudaContextEagerMiB = 1343;    // all kernels loaded (HF docs, V100, 2022: measured)
+inline constexpr double kStaticReserveFraction = 0.01;   // weights, optimizer states: allocated once
+inline constexpr double kDynamicReserveFraction = 0.10;  // activations, logits, grads, temporaries: churn
 
 // cuBLAS workspace allocated through the caching allocator (counted in allocated bytes).
 int64_t CublasWorkspaceBytes(const Scenario& scenario);
 int64_t CudaContextBytes(const Scenario& scenario);
-int64_t AllocatorOverheadBytes(const Scenario& scenario, int64_t peak_allocated);
+int64_t AllocatorOverheadBytes(const Scenario& scenario, int64_t static_bytes, int64_t dynamic_bytes);
 
 // Fills cuda_context / allocator_overhead terms, reserved/device totals, headroom and fits.
 void ApplyDeviceOverheads(const Scenario& scenario, Result* result);

@@ -110,7 +110,8 @@ Json ScenarioToJsonValue(const Scenario& s) {
                     {"keep_outputs", f.keep_outputs},
                     {"use_cache", f.use_cache},
                     {"attention_mask", f.attention_mask},
-                    {"batch_on_device", f.batch_on_device}};
+                    {"batch_on_device", f.batch_on_device},
+                    {"cuda_lazy_loading", f.cuda_lazy_loading}};
   return j;
 }
 

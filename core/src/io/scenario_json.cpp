@@ -236,6 +236,7 @@ void ParseFramework(const Json& v, FrameworkConfig* f, Issues* errors) {
   r.Bool("use_cache", &f->use_cache);
   r.Bool("attention_mask", &f->attention_mask);
   r.Bool("batch_on_device", &f->batch_on_device);
+  r.Bool("cuda_lazy_loading", &f->cuda_lazy_loading);
   r.RejectUnknownKeys();
 }
 

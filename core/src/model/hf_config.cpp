@@ -346,6 +346,7 @@ Expected<ModelSpec> BuildLlamaLike(ConfigReader& c, const std::string& type, Mod
   }
   if (!c.errors()->empty()) return *c.errors();
   ActivationFn act = ParseActivation(act_name);
+  spec.attention_dropout = c.Number("attention_dropout", 0.0);
   std::vector<bool> sliding = SlidingFlags(c, m.layers, sliding_rule);
   if (!c.errors()->empty()) return *c.errors();
   FinishCommon(&spec, m, c.Bool("tie_word_embeddings", tied_default), NormKind::kRmsNorm, false);
@@ -536,6 +537,9 @@ Expected<ModelSpec> BuildPhi(ConfigReader& c, ModelSpec spec) {
   if (!c.errors()->empty()) return *c.errors();
   FinishCommon(&spec, m, c.Bool("tie_word_embeddings", false), NormKind::kLayerNorm, true, "final_layernorm");
   spec.lm_head_bias = true;  // PhiForCausalLM: nn.Linear(hidden, vocab, bias=True)
+  spec.attention_dropout = c.Number("attention_dropout", 0.0);
+  spec.hidden_dropout = c.Number("resid_pdrop", 0.0);
+  spec.embedding_dropout = c.Number("embd_pdrop", 0.0);
   spec.rope_fraction = c.Number("partial_rotary_factor", 0.5);
   BuildLayers(&spec, m.layers, [&](int64_t) {
     LayerKind k;
@@ -568,6 +572,10 @@ Expected<ModelSpec> BuildGpt2(ConfigReader& c, ModelSpec spec) {
   FinishCommon(&spec, m, c.Bool("tie_word_embeddings", true), NormKind::kLayerNorm, true, "ln_f");
   spec.position_embedding_rows = positions;
   spec.rope_fraction = 0.0;
+  // GPT2Config defaults: attn_pdrop = resid_pdrop = embd_pdrop = 0.1.
+  spec.attention_dropout = c.Number("attn_pdrop", 0.1);
+  spec.hidden_dropout = c.Number("resid_pdrop", 0.1);
+  spec.embedding_dropout = c.Number("embd_pdrop", 0.1);
   BuildLayers(&spec, m.layers, [&](int64_t) {
     LayerKind k;
     AddLinear(&k, "c_attn", m.h, 3 * m.h, true, ModuleRole::kAttention);
@@ -592,6 +600,8 @@ Expected<ModelSpec> BuildGptNeox(ConfigReader& c, ModelSpec spec) {
   if (!c.errors()->empty()) return *c.errors();
   FinishCommon(&spec, m, c.Bool("tie_word_embeddings", false), NormKind::kLayerNorm, true, "final_layer_norm");
   spec.rope_fraction = c.Number("rotary_pct", c.Number("partial_rotary_factor", 0.25));
+  spec.attention_dropout = c.Number("attention_dropout", 0.0);
+  spec.hidden_dropout = c.Number("hidden_dropout", 0.0);
   BuildLayers(&spec, m.layers, [&](int64_t) {
     LayerKind k;
     AddLinear(&k, "query_key_value", m.h, 3 * m.h, bias, ModuleRole::kAttention);

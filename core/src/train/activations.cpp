@@ -222,15 +222,27 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
         // matmul(q, k^T) saves q' and k' (repeat_kv'd, reshaped copies), / sqrt(d) a float64 scalar,
         // softmax(dtype=float32) its fp32 result, probs.to(dtype) a 16-bit copy (amp: autocast cast),
         // matmul(probs, v) saves probs and v'.
+        // MQA at b = 1: the repeated k/v are expand() views of the kv-head tensors; under autocast the
+        // fp32 k_embed is cast (materializing all heads) while the 16-bit v stays a view.
         const bool mqa_views = g.num_kv_heads == 1 && b == 1 && !p.autocast;
+        const bool mqa_v_view = g.num_kv_heads == 1 && b == 1;
+        const int64_t core_start = w.out.total;
+        w.out.core_inputs = p.q_after_rope * T * (a * d + g.num_kv_heads * d) + mm * T * g.num_kv_heads * dv;
         if (k_req) w.Save(mm * T * a * d);                           // q' (for k's gradient)
         if (q_req) w.Save(mqa_views ? mm * T * d : mm * T * a * d);  // k' (for q's gradient)
         w.Save(8);
         w.out.before_scores = w.out.total;
         w.Save(4 * b * a * s * s);  // softmax output (fp32)
         w.out.through_attention = w.out.total;
-        if (p.half && v_req) w.Save(2 * b * a * s * s);     // 16-bit probs for the second bmm
-        w.Save(mqa_views ? mm * T * dv : mm * T * a * dv);  // v' (the probabilities need a gradient)
+        if (ctx.attention_dropout > 0) {
+          // native_dropout saves its bool mask; bmm(probs, v) then keeps the dropped copy.
+          w.Save(b * a * s * s);
+          if (v_req) w.Save(mm * b * a * s * s);
+        } else if (p.half && v_req) {
+          w.Save(2 * b * a * s * s);  // 16-bit probs for the second bmm
+        }
+        w.Save(mqa_v_view ? mm * T * dv : mm * T * a * dv);  // v' (the probabilities need a gradient)
+        w.out.attention_core = w.out.total - core_start;
         // Forward scratch at the score computation: the scores before softmax and their masked sum.
         w.out.attention_transient = (p.half ? 6 : 4) * b * a * s * s;
         break;
@@ -252,6 +264,7 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
   }
   if (!qkv_req) w.out.before_scores = w.out.through_attention = w.out.total;
   bool attn_out_req = w.Linears(attn_out, qkv_req, mm);
+  if (ctx.hidden_dropout > 0 && attn_out_req) w.Save(T * kind.linears.front().in_features);  // residual dropout mask
 
   // ---- MLP block
   bool h_req = x_req || attn_out_req;
@@ -290,6 +303,9 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
     mlp(experts_in, experts_down, true, routed, kind.mlp.intermediate);
     if (!router.empty()) w.Save(mm * routed * router[0]->in_features);  // weighted expert outputs
     if (!shared_in.empty()) mlp(shared_in, shared_down, n2_req, T, kind.mlp.shared_intermediate);
+  }
+  if (ctx.hidden_dropout > 0 && (h_req || plan.weights_trainable || plan.lora)) {
+    w.Save(T * kind.linears.front().in_features);  // MLP output dropout mask
   }
   w.out.output_requires_grad = h_req || plan.weights_trainable || plan.lora;
   return w.out;

@@ -24,6 +24,8 @@ struct ActivationContext {
   int qlora_bits = 4;
   const LoraConfig* lora = nullptr;
   int64_t adapter_bytes = 4;
+  double attention_dropout = 0.0;
+  double hidden_dropout = 0.0;
   int64_t Tokens() const { return batch * seq; }
 };
 
@@ -32,6 +34,8 @@ struct LayerSaved {
   int64_t before_scores = 0;      // ... up to q', k' (eager: before the score matrix exists)
   int64_t through_attention = 0;  // ... up to and including the attention probabilities / kernel
   int64_t weight_casts = 0;       // amp: 16-bit weight copies saved as mm's mat2 (inside total)
+  int64_t attention_core = 0;     // eager core's own saves (q', k', scalar, softmax, probs, v'): dropped by selective
+  int64_t core_inputs = 0;        // what a checkpointed core keeps instead: q_embed, k_embed, v
   bool output_requires_grad = false;
   bool qk_require_grad = false;   // uses the shared cos/sin
   int64_t attention_transient = 0;  // forward scratch inside the attention core beyond what it saves

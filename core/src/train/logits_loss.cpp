@@ -35,11 +35,14 @@ LossHead ComputeLossHead(const TrainConfig& train, const FrameworkConfig& fw, co
       break;
     }
     case LossImpl::kChunked: {
+      // torchtune CEWithChunkedOutputLoss (8 chunks), compiled as in the recipes: each chunk's
+      // cross-entropy keeps its 16-bit logits and recomputes the fp32 log-softmax in backward.
       const int64_t chunk = (T * V + 7) / 8;
-      head.saved = 4 * T * V + 8 * T + 4;
-      head.forward_extra = logits_bytes + 4 * chunk + 4;
-      head.backward_extra = 8 * chunk + logits_bytes;
-      head.explain = "chunked CE (8 chunks): 16-bit logits + one fp32 chunk; log-probs 4·b·s·V still saved";
+      head.saved = logits_bytes + 8 * T + 4;
+      head.forward_extra = 2 * 4 * chunk + 4;
+      head.backward_extra = 3 * 4 * chunk;
+      head.keep_outputs = 0;
+      head.explain = "chunked CE (8 chunks, compiled): 16-bit logits kept + one chunk's fp32 upcast and log-softmax";
       break;
     }
     case LossImpl::kFusedLinear: {

@@ -116,7 +116,8 @@ OptimizerMemory ComputeOptimizerMemory(const TrainConfig& train, const Precision
       break;
     case Optimizer::kLion:
       m.state_bytes = total_state_bytes + master;
-      m.step_temporary = ForLoopPeak(tensors, 2, 0);
+      // update = exp_avg.clone().lerp_(grad).sign_(): one clone, referenced until the next tensor's.
+      m.step_temporary = ForLoopPeak(tensors, 1, 1);
       m.explain_states = "Lion exp_avg: " + std::to_string(sb) + " B x " + WithCommas(total) + master_note;
       m.explain_temporary = "Lion (single tensor): interpolation and sign of the largest tensor";
       break;

@@ -94,12 +94,19 @@ TrainPlan MakeTrainPlan(const ModelSpec& model, const TrainConfig& train, const 
       }
     }
     if (lp.weights_trainable) {
-      for (const auto& n : kind.norms) add(n.Params());
+      for (const auto& n : kind.norms) {
+        if (!n.has_weight) continue;
+        add(n.dim);
+        if (n.bias) add(n.dim);  // LayerNorm bias is its own tensor
+      }
       add(kind.extra_attention_params);
       add(kind.extra_router_params);
     }
   }
-  if (plan.final_norm_trainable) add(model.final_norm.Params());
+  if (plan.final_norm_trainable && model.final_norm.has_weight) {
+    add(model.final_norm.dim);
+    if (model.final_norm.bias) add(model.final_norm.dim);
+  }
   if (plan.lm_head_trainable && (!model.tied_embeddings || plan.lm_head_copy)) {
     add2(model.vocab_size, model.hidden_size);
     if (model.lm_head_bias) add(model.vocab_size);

@@ -91,6 +91,8 @@ void EstimateTraining(const Scenario& sc, Result* r) {
   ctx.qlora_bits = train.qlora_bits;
   ctx.lora = &train.lora;
   ctx.adapter_bytes = plan.adapter_bytes_per_param;
+  ctx.attention_dropout = train.attention == AttentionImpl::kEager ? model.attention_dropout : 0.0;  // fused kernels regenerate it
+  ctx.hidden_dropout = model.hidden_dropout;
 
   // ---- persistent memory
   const WeightMemory weights = ComputeWeightMemory(model, train, plan, prec);
@@ -115,6 +117,7 @@ void EstimateTraining(const Scenario& sc, Result* r) {
   std::vector<Memo> memo;
   bool any_qk_grad = false;
   int64_t ckpt_layers = 0;
+  int64_t selective_layers = 0;
   int64_t autocast_cache = 0;  // amp: cached 16-bit casts of trainable layer weights (alive until forward ends)
   for (int64_t i = 0; i < L; ++i) {
     const uint8_t k = model.layer_kind[static_cast<size_t>(i)];
@@ -152,10 +155,11 @@ void EstimateTraining(const Scenario& sc, Result* r) {
     if (ckpt == Checkpointing::kFull) {
       li.kept_forward = participates ? prec.residual * T * h : 0;
       ckpt_layers += participates ? 1 : 0;
-    } else if (ckpt == Checkpointing::kSelective && eager && li.saved.qk_require_grad) {
-      // Attention core recomputed: the score/probability matrices are not kept.
-      const int64_t a = model.kinds[k].attention.num_heads;
-      li.kept_forward = li.saved.total - 4 * b * a * s * s - (prec.half ? 2 * b * a * s * s : 0);
+    } else if (ckpt == Checkpointing::kSelective && eager && li.saved.attention_core > 0) {
+      // The attention core (repeat_kv, q k^T, softmax, probs v) is recomputed in backward: its own saves
+      // vanish and the checkpoint keeps its arguments q_embed, k_embed, v (fixtures *.selective).
+      li.kept_forward = li.saved.total - li.saved.attention_core + li.saved.core_inputs;
+      ++selective_layers;
     } else {
       li.kept_forward = li.saved.total;
     }
@@ -171,7 +175,9 @@ void EstimateTraining(const Scenario& sc, Result* r) {
   const int64_t mask_bytes = eager ? (fw.attention_mask ? b * s * s * prec.rope : s * (s + 1) * prec.rope) : 0;
   int64_t ckpt_shared = 0;
   if (ckpt == Checkpointing::kFull && ckpt_layers > 0) ckpt_shared = mask_bytes + 8 * s;
-  const int64_t rng_states = (ckpt == Checkpointing::kFull && on_cpu) ? 5056 * ckpt_layers : 0;
+  if (ckpt == Checkpointing::kSelective && selective_layers > 0) ckpt_shared = mask_bytes;  // the mask is a core argument
+  // torch.utils.checkpoint stores torch.get_rng_state() (5056 B, a CPU tensor: host memory on CUDA).
+  const int64_t rng_states = on_cpu ? 5056 * (ckpt == Checkpointing::kFull ? ckpt_layers : selective_layers) : 0;
 
   bool final_req = plan.embedding_trainable;
   for (const auto& lp : plan.layers) final_req = final_req || lp.weights_trainable || lp.lora;
@@ -187,7 +193,8 @@ void EstimateTraining(const Scenario& sc, Result* r) {
 
   int64_t layers_kept = 0;
   for (const auto& li : layers) layers_kept += li.kept_forward;
-  const int64_t saved_total = cos_sin + ckpt_shared + layers_kept + head_saved + loss.saved;
+  const int64_t embedding_dropout_mask = (model.embedding_dropout > 0 && any_qk_grad) ? T * h : 0;
+  const int64_t saved_total = cos_sin + ckpt_shared + layers_kept + head_saved + loss.saved + embedding_dropout_mask;
   r->gpu.saved_activation_bytes = saved_total;
 
   // KV cache returned by the model during training (use_cache=True without checkpointing).
