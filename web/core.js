@@ -1,0 +1,17 @@
+// Loads the WASM core once (shared by the app and the embed widget) and wraps its string API in
+// JSON. The module and its .wasm are resolved relative to this file, so the widget works from any
+// page that loads embed.js from the site directory.
+let pending;
+
+export function loadCore() {
+  pending ??= import('./vramplan.mjs').then((m) => m.default()).then((raw) => ({
+    raw,
+    estimate: (scenario) => JSON.parse(raw.estimate(JSON.stringify(scenario))),
+    presets: () => JSON.parse(raw.listPresets()),
+    gpus: () => JSON.parse(raw.listGpus()),
+    parseHfConfig: (text) => JSON.parse(raw.parseHfConfig(text)),
+    schema: () => JSON.parse(raw.schema()),
+    version: () => raw.version(),
+  }));
+  return pending;
+}

@@ -1,0 +1,155 @@
+// <vramplan-estimate>: a compact, live GPU-memory estimate for any page (docs/embed.md).
+//
+//   <script type="module" src="https://HOST/vramplan/embed.js"></script>
+//   <vramplan-estimate model="meta-llama/Llama-3.1-8B" method="lora" seq-len="2048" gpu="rtx-4090-24gb"></vramplan-estimate>
+//
+// Loads the WASM core from the same directory as this file, recomputes whenever an attribute
+// changes, and links to the full calculator with the same scenario. Renders into a shadow root
+// with text only (attribute values are never parsed as HTML).
+import { loadCore } from './core.js';
+import { encodeScenario, convert } from './state.js';
+import { schemaNode, setPath } from './fields.js';
+import { gib, exactBytes, orderedTerms, termLabel, percent, count } from './format.js';
+import { stackedBar } from './charts.js';
+
+// Attribute -> scenario path. Any other scenario field can be given with the `scenario` attribute
+// (a JSON object); the attributes below override it.
+export const ATTRIBUTES = {
+  model: 'model', mode: 'mode', gpu: 'gpu',
+  method: 'train.method', precision: 'train.precision', optimizer: 'train.optimizer',
+  'micro-batch-size': 'train.micro_batch_size', 'seq-len': 'train.seq_len', 'grad-accum-steps': 'train.grad_accum_steps',
+  'gradient-checkpointing': 'train.gradient_checkpointing', attention: 'train.attention', loss: 'train.loss',
+  'lora-rank': 'train.lora.rank', 'lora-targets': 'train.lora.targets', 'qlora-bits': 'train.qlora_bits',
+  'batch-size': 'inference.batch_size', 'prompt-len': 'inference.prompt_len', 'new-tokens': 'inference.new_tokens',
+  weights: 'inference.weights', 'kv-cache': 'inference.kv_cache', engine: 'inference.engine',
+  gpus: 'parallel.gpus', tp: 'parallel.tp', pp: 'parallel.pp', zero: 'parallel.zero', fsdp: 'parallel.fsdp',
+};
+
+const APP_URL = new URL('./index.html', import.meta.url);
+
+const CSS = `
+:host { display: block; font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1b1d22;
+  --bg: #fff; --line: #d9dce3; --muted: #5c6370; --ok: #17803d; --ok-bg: #e3f5e8; --bad: #b42318; --bad-bg: #fde8e6; --band0: #f1f3f7;
+  --c-weights: #3b6fd8; --c-gradients: #d8893b; --c-optimizer_states: #c0463c; --c-activations: #3aa57a; --c-logits_and_loss: #8f5bd1;
+  --c-kv_cache: #1ea0b7; --c-temporary: #c7a128; --c-cuda_context: #7b8394; --c-allocator_overhead: #b6bcc8; }
+@media (prefers-color-scheme: dark) { :host { color: #e6e8ee; --bg: #181b22; --line: #2c313b; --muted: #9aa3b2; --ok: #5fd38a; --ok-bg: #12301e;
+  --bad: #ff8b7e; --bad-bg: #3a1714; --band0: #1c2029; --c-allocator_overhead: #5b6272; } }
+.card { border: 1px solid var(--line); border-radius: 10px; padding: .7rem .9rem; background: var(--bg); max-width: 34rem; }
+.head { display: flex; flex-wrap: wrap; gap: .3rem .6rem; align-items: baseline; }
+.badge { font-weight: 700; padding: 0 .5rem; border-radius: 99px; }
+.fits .badge { background: var(--ok-bg); color: var(--ok); } .nofit .badge { background: var(--bad-bg); color: var(--bad); }
+.total { font-size: 1.3rem; font-weight: 700; }
+.muted { color: var(--muted); font-size: .85rem; }
+ul { list-style: none; margin: .4rem 0; padding: 0; display: grid; grid-template-columns: 1fr auto auto; gap: 0 .8rem; font-size: .85rem; }
+li { display: contents; } .n { text-align: right; font-variant-numeric: tabular-nums; }
+svg { display: block; width: 100%; height: auto; margin-top: .4rem; }
+.bar-bg { fill: var(--band0); } .cap-line { stroke: currentColor; stroke-width: 2; stroke-dasharray: 4 3; } .cap-label { fill: var(--muted); font-size: 11px; }
+${Object.keys({ weights: 1, gradients: 1, optimizer_states: 1, activations: 1, logits_and_loss: 1, kv_cache: 1, temporary: 1, cuda_context: 1, allocator_overhead: 1 })
+    .map((k) => `.t-${k} { fill: var(--c-${k}); }`).join('\n')}
+.err { color: var(--bad); font-size: .85rem; }
+a { color: inherit; font-size: .85rem; }
+`;
+
+let sheet;
+function styles() {
+  if (!sheet) { sheet = new CSSStyleSheet(); sheet.replaceSync(CSS); }
+  return sheet;
+}
+
+function h(tag, attrs = {}, ...kids) {
+  const n = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== undefined) (k === 'text' ? (n.textContent = v) : n.setAttribute(k, v));
+  n.append(...kids.filter((k) => k != null));
+  return n;
+}
+
+export class VramplanEstimate extends HTMLElement {
+  static get observedAttributes() { return ['scenario', ...Object.keys(ATTRIBUTES)]; }
+
+  constructor() {
+    super();
+    this.attachShadow({ mode: 'open' }).adoptedStyleSheets = [styles()];
+    this.shadowRoot.append(h('div', { class: 'card muted', text: 'Loading the estimate…' }));
+    this.result = null;
+    this._queued = false;
+  }
+
+  connectedCallback() { this._schedule(); }
+  attributeChangedCallback() { this._schedule(); }
+
+  _schedule() {
+    if (this._queued || !this.isConnected) return;
+    this._queued = true;
+    queueMicrotask(() => { this._queued = false; this._update(); });
+  }
+
+  // The scenario the attributes describe (values typed by the core's schema).
+  scenarioFrom(schema) {
+    const problems = [];
+    let s = {};
+    const raw = this.getAttribute('scenario');
+    if (raw) {
+      try { s = JSON.parse(raw); } catch { problems.push({ field_path: 'scenario', message: 'the scenario attribute is not valid JSON' }); }
+      if (typeof s !== 'object' || s === null || Array.isArray(s)) s = {};
+    }
+    for (const [attr, path] of Object.entries(ATTRIBUTES)) {
+      const text = this.getAttribute(attr);
+      if (text === null) continue;
+      setPath(s, path, path === 'model' || path === 'gpu' ? text : convert(schemaNode(schema, path), text));
+    }
+    if (s.model === undefined) s.model = 'meta-llama/Llama-3.1-8B';
+    if (s.train?.method && s.mode === undefined) s.mode = 'train';
+    return { s, problems };
+  }
+
+  async _update() {
+    let core;
+    try { core = await loadCore(); } catch (e) {
+      this.shadowRoot.replaceChildren(h('div', { class: 'card err', text: `vramplan could not load (${e?.message ?? e})` }));
+      return;
+    }
+    const started = performance.now();
+    const { s, problems } = this.scenarioFrom(core.schema());
+    const r = core.estimate(s);
+    this.result = r;
+    const card = h('div', { class: 'card', part: 'card' });
+    if (!r.ok || problems.length) {
+      card.classList.add('err');
+      card.append(h('strong', { text: 'vramplan: this scenario was not accepted' }));
+      const ul = h('div');
+      for (const e of [...problems, ...(r.errors ?? [])]) ul.append(h('div', { text: `${e.field_path ? `${e.field_path}: ` : ''}${e.message}` }));
+      card.append(ul);
+    }
+    if (r.ok) {
+      const g = r.gpu;
+      const gpus = r.scenario.parallel?.gpus ?? 1;
+      card.classList.add(g.fits ? 'fits' : 'nofit');
+      const what = r.scenario.mode === 'inference' ? `inference, ${r.scenario.inference.weights}` : r.scenario.train.method;
+      card.append(
+        h('div', { class: 'head' },
+          h('span', { class: 'badge', text: g.fits ? 'Fits' : 'Does not fit' }),
+          h('span', { class: 'total', title: exactBytes(g.device_total_bytes), text: gib(g.device_total_bytes) }),
+          h('span', { class: 'muted', text: `${gpus > 1 ? `per GPU (× ${gpus}) ` : ''}of ${gib(g.capacity_bytes)} on ${g.name}` })),
+        h('div', { class: 'muted', text: `${r.model.name} (${count(r.params.total)} params) · ${what}` }),
+        stackedBar(g, 480),
+      );
+      const top = orderedTerms(g.breakdown).filter(([, b]) => b > 0).sort((a, b) => b[1] - a[1]).slice(0, 4);
+      const ul = h('ul');
+      for (const [k, b] of top) ul.append(h('li', {}, h('span', { text: termLabel(k) }), h('span', { class: 'n', title: exactBytes(b), text: gib(b) }), h('span', { class: 'n muted', text: percent(b, g.device_total_bytes) })));
+      card.append(ul);
+      const link = h('a', { target: '_blank', rel: 'noopener', part: 'link', text: 'Open in vramplan →' });
+      encodeScenario(s, null).then((q) => { link.href = `${APP_URL.href}?${q}`; });
+      card.append(link);
+      this.dataset.totalBytes = String(g.device_total_bytes);
+      this.dataset.fits = String(g.fits);
+    } else {
+      delete this.dataset.totalBytes;
+      delete this.dataset.fits;
+    }
+    this.shadowRoot.replaceChildren(card);
+    this.lastRenderMs = performance.now() - started;
+    this.dispatchEvent(new CustomEvent('vramplan-estimate', { detail: r }));
+  }
+}
+
+if (!customElements.get('vramplan-estimate')) customElements.define('vramplan-estimate', VramplanEstimate);

@@ -1,0 +1,139 @@
+// Form metadata: which scenario fields the calculator shows, grouped the way users think, with a
+// label and a one-line note on what the option does to memory. Types, allowed values and ranges
+// are NOT repeated here: they come from the core's JSON Schema (core.schema()) at run time.
+
+const train = (s) => s.mode !== 'inference';
+const infer = (s) => s.mode === 'inference';
+const adapters = (s) => train(s) && (s.train?.method === 'lora' || s.train?.method === 'qlora');
+const vllm = (s) => infer(s) && s.inference?.engine === 'vllm';
+const llamacpp = (s) => infer(s) && s.inference?.engine === 'llama_cpp';
+
+export const GROUPS = [
+  { id: 'task', title: 'Task & method' },
+  { id: 'batch', title: 'Batch & sequence' },
+  { id: 'precision', title: 'Precision & optimizer' },
+  { id: 'savers', title: 'Memory savers' },
+  { id: 'parallel', title: 'Parallelism' },
+  { id: 'engine', title: 'Serving engine', show: infer },
+  { id: 'framework', title: 'Framework details', collapsed: true },
+];
+
+// Option labels shown instead of raw enum values (the raw value stays in the URL and the JSON).
+export const OPTION_LABELS = {
+  'train.method': { full: 'Full fine-tuning', freeze: 'Freeze (train last layers)', lora: 'LoRA', qlora: 'QLoRA' },
+  'train.precision': {
+    fp32: 'fp32', fp16: 'fp16 (pure)', bf16: 'bf16 (pure 16-bit)', amp_fp16: 'AMP fp16 (fp32 master)',
+    amp_bf16: 'AMP bf16 (fp32 master)', mixed_fp16: 'mixed fp16 (16-bit + fp32 copy)', mixed_bf16: 'mixed bf16 (16-bit + fp32 copy)',
+  },
+  'train.optimizer': {
+    adamw: 'AdamW', adamw_8bit: 'AdamW 8-bit', paged_adamw_8bit: 'Paged AdamW 8-bit', adafactor: 'Adafactor',
+    sgd: 'SGD', sgd_momentum: 'SGD + momentum', lion: 'Lion',
+  },
+  'train.gradient_checkpointing': { false: 'off', true: 'full', selective: 'selective' },
+  'train.qlora_bits': { 2: '2-bit', 4: '4-bit (NF4)', 8: '8-bit (LLM.int8)' },
+  'parallel.zero': { 0: 'off', 1: 'ZeRO-1 (optimizer)', 2: 'ZeRO-2 (+ gradients)', 3: 'ZeRO-3 (+ weights)' },
+  'mode': { train: 'Training / fine-tuning', inference: 'Inference / serving' },
+};
+
+export const FIELDS = [
+  // Task & method
+  { path: 'mode', group: 'task', label: 'Task', help: 'Training keeps gradients, optimizer states and activations; inference keeps weights and the KV cache.' },
+  { path: 'train.method', group: 'task', show: train, label: 'Method', help: 'Full trains every weight (gradients + optimizer states for all); Freeze, LoRA and QLoRA train a small part.' },
+  { path: 'train.qlora_bits', group: 'task', show: (s) => train(s) && s.train?.method === 'qlora', label: 'QLoRA base bits', help: 'Bits per frozen base weight: 4-bit needs about a quarter of bf16.' },
+  { path: 'train.qlora_double_quant', group: 'task', show: (s) => train(s) && s.train?.method === 'qlora', label: 'Double quantization', help: 'Quantizes the quantization constants too: saves ~0.4 bit per weight.' },
+  { path: 'train.lora.rank', group: 'task', show: adapters, label: 'LoRA rank', help: 'Adapter size: trainable params, their gradients and optimizer states grow linearly with rank.' },
+  { path: 'train.lora.alpha', group: 'task', show: adapters, label: 'LoRA alpha', help: 'Scaling only: no effect on memory.' },
+  { path: 'train.lora.targets', group: 'task', show: adapters, label: 'LoRA targets', help: '"all-linear" or comma-separated module names; more targets, more adapter params and saved inputs.' },
+  { path: 'train.lora.modules_to_save', group: 'task', show: adapters, label: 'Fully trained modules', help: 'Full trainable copies (e.g. when adding tokens): large gradients and optimizer states.' },
+  { path: 'train.lora.dropout', group: 'task', show: adapters, label: 'LoRA dropout', help: 'Above 0 saves a dropout mask and a dropped copy of each adapter input.' },
+  { path: 'train.lora.adapter_dtype', group: 'task', show: adapters, label: 'Adapter dtype', help: 'fp32 adapters (PEFT default) cost 4 B per adapter param; "base" uses the base dtype.' },
+  { path: 'train.freeze.trainable_layers', group: 'task', show: (s) => train(s) && s.train?.method === 'freeze', label: 'Trainable layers', help: 'The last N decoder layers train; each adds gradients and optimizer states.' },
+  { path: 'train.freeze.train_embeddings', group: 'task', show: (s) => train(s) && s.train?.method === 'freeze', label: 'Train embeddings', help: 'Adds gradients and optimizer states for the embedding matrix.' },
+  { path: 'train.freeze.train_lm_head', group: 'task', show: (s) => train(s) && s.train?.method === 'freeze', label: 'Train LM head', help: 'Adds gradients and optimizer states for the output projection.' },
+
+  // Batch & sequence
+  { path: 'train.micro_batch_size', group: 'batch', show: train, label: 'Micro-batch size', help: 'Samples per forward pass: activations and logits grow linearly.' },
+  { path: 'train.seq_len', group: 'batch', show: train, label: 'Sequence length', help: 'Tokens per sample: activations grow linearly (quadratically with eager attention).', list: [512, 1024, 2048, 4096, 8192, 16384, 32768] },
+  { path: 'train.grad_accum_steps', group: 'batch', show: train, label: 'Gradient accumulation', help: 'Larger effective batch at no extra activation memory.' },
+  { path: 'inference.batch_size', group: 'batch', show: infer, label: 'Concurrent sequences', help: 'KV cache and activations grow linearly with the batch.' },
+  { path: 'inference.prompt_len', group: 'batch', show: infer, label: 'Prompt tokens', help: 'Prefill activations and KV cache grow with the prompt.', list: [512, 1024, 2048, 4096, 8192, 32768, 131072] },
+  { path: 'inference.new_tokens', group: 'batch', show: infer, label: 'New tokens', help: 'Generated tokens extend the KV cache.' },
+  { path: 'inference.logits', group: 'batch', show: infer, label: 'Logits kept', help: '"all" materializes vocab-sized logits for every prompt token.' },
+
+  // Precision & optimizer
+  { path: 'train.precision', group: 'precision', show: train, label: 'Precision', help: 'AMP keeps fp32 weights (4 B/param) and casts to 16-bit on the fly; pure 16-bit keeps 2 B/param.' },
+  { path: 'train.optimizer', group: 'precision', show: train, label: 'Optimizer', help: 'AdamW keeps 2 fp32 states per trainable param (8 B); 8-bit AdamW 2 B; SGD none.' },
+  { path: 'train.optimizer_impl', group: 'precision', show: train, label: 'Optimizer implementation', help: 'foreach needs a temporary copy of the grads during the step; fused and for_loop do not.', auto: 'auto (PyTorch default)' },
+  { path: 'inference.weights', group: 'precision', show: infer, label: 'Weight format', help: 'Bytes per weight: bf16 2 B, int8/fp8 1 B, 4-bit ~0.5 B plus scales.' },
+  { path: 'inference.kv_cache', group: 'precision', show: infer, label: 'KV cache dtype', help: 'fp8/int8 halve the KV cache compared with 16-bit; auto follows the weights.' },
+
+  // Memory savers
+  { path: 'train.gradient_checkpointing', group: 'savers', show: train, label: 'Gradient checkpointing', help: 'Keeps only layer inputs and recomputes the rest in backward: activations shrink by ~an order of magnitude.' },
+  { path: 'train.attention', group: 'savers', show: train, label: 'Attention kernel', help: 'eager materializes seq x seq scores; sdpa/flash do not.' },
+  { path: 'train.loss', group: 'savers', show: train, label: 'Loss implementation', help: 'chunked / fused linear cross-entropy avoid full fp32 logits for the whole batch.' },
+  { path: 'inference.attention', group: 'savers', show: infer, label: 'Attention kernel', help: 'eager materializes prompt x prompt scores during prefill.' },
+
+  // Parallelism
+  { path: 'parallel.gpus', group: 'parallel', label: 'GPUs', help: 'Total GPUs; memory is shown per GPU.' },
+  { path: 'parallel.tp', group: 'parallel', label: 'Tensor parallel', help: 'Splits each layer\'s weights across GPUs.' },
+  { path: 'parallel.pp', group: 'parallel', label: 'Pipeline parallel', help: 'Splits layers across GPUs; the first stage holds more in-flight activations.' },
+  { path: 'parallel.cp', group: 'parallel', label: 'Context parallel', help: 'Splits the sequence: activations per GPU shrink.' },
+  { path: 'parallel.ep', group: 'parallel', label: 'Expert parallel', help: 'Splits MoE experts across GPUs.' },
+  { path: 'parallel.zero', group: 'parallel', show: train, label: 'DeepSpeed ZeRO', help: 'Shards optimizer states (1), + gradients (2), + weights (3) across data-parallel GPUs.' },
+  { path: 'parallel.fsdp', group: 'parallel', show: train, label: 'FSDP full shard', help: 'Like ZeRO-3: weights, gradients and states are sharded.' },
+  { path: 'parallel.offload_optimizer', group: 'parallel', show: train, label: 'Offload optimizer', help: 'Moves optimizer states to CPU RAM or NVMe.' },
+  { path: 'parallel.offload_params', group: 'parallel', show: train, label: 'Offload parameters', help: 'Moves weights to CPU RAM or NVMe (ZeRO-3).' },
+  { path: 'parallel.sequence_parallel', group: 'parallel', show: train, label: 'Sequence parallel', help: 'With TP: shards norm/dropout activations along the sequence.' },
+
+  // Serving engine
+  { path: 'inference.engine', group: 'engine', show: infer, label: 'Engine', help: 'vLLM pre-allocates a KV pool from gpu_memory_utilization; llama.cpp allocates n_ctx up front.' },
+  { path: 'inference.gpu_memory_utilization', group: 'engine', show: vllm, label: 'GPU memory utilization', help: 'vLLM claims this share of the GPU; the rest after weights becomes KV cache.', step: 0.01 },
+  { path: 'inference.max_model_len', group: 'engine', show: vllm, label: 'Max model length', help: '0 = prompt + new tokens.' },
+  { path: 'inference.max_num_batched_tokens', group: 'engine', show: vllm, label: 'Max batched tokens', help: 'Prefill chunk size: bounds activation memory. 0 = vLLM default.' },
+  { path: 'inference.max_num_seqs', group: 'engine', show: vllm, label: 'Max sequences', help: 'Bounds the sampler\'s temporary buffers.' },
+  { path: 'inference.block_size', group: 'engine', show: vllm, label: 'KV block size', help: 'Tokens per paged-KV block.' },
+  { path: 'inference.cuda_graphs', group: 'engine', show: vllm, label: 'CUDA graphs', help: 'Captured graphs reserve extra memory.' },
+  { path: 'inference.n_ctx', group: 'engine', show: llamacpp, label: 'n_ctx', help: 'Context allocated up front (KV cache). 0 = prompt + new tokens.' },
+  { path: 'inference.n_batch', group: 'engine', show: llamacpp, label: 'n_batch', help: 'Logical batch for prompt processing.' },
+  { path: 'inference.n_ubatch', group: 'engine', show: llamacpp, label: 'n_ubatch', help: 'Physical batch: sizes the compute buffer.' },
+  { path: 'inference.n_gpu_layers', group: 'engine', show: llamacpp, label: 'GPU layers', help: 'Layers offloaded to the GPU (-1 = all); the rest stay in host RAM.' },
+  { path: 'inference.flash_attn', group: 'engine', show: llamacpp, label: 'Flash attention', help: 'Smaller attention compute buffer.' },
+
+  // Framework details
+  { path: 'framework.preset', group: 'framework', label: 'Framework versions', help: 'Older PyTorch/transformers keep extra tensors alive.' },
+  { path: 'framework.device', group: 'framework', label: 'Device', help: 'cpu: no CUDA context, everything in host RAM.' },
+  { path: 'framework.rmsnorm_saves_squared_input', group: 'framework', show: train, label: 'RMSNorm saves squared input', help: 'PyTorch <= 2.1: one extra saved tensor per norm.' },
+  { path: 'framework.loss_shift_logits_copy', group: 'framework', show: train, label: 'Loss copies shifted logits', help: 'transformers <= 4.45: one extra logits copy.' },
+  { path: 'framework.keep_outputs', group: 'framework', show: train, label: 'Keep model outputs', help: 'Holding the output object keeps fp32 logits alive through backward.' },
+  { path: 'framework.use_cache', group: 'framework', show: train, label: 'use_cache in training', help: 'The model also returns a KV cache.' },
+  { path: 'framework.attention_mask', group: 'framework', label: 'Attention mask', help: 'A 2-D mask expands to batch x 1 x seq x seq.' },
+  { path: 'framework.batch_on_device', group: 'framework', label: 'Batch on device', help: 'input_ids/labels/mask (int64) live on the GPU.' },
+];
+
+// The schema node for a dotted path ("train.lora.rank").
+export function schemaNode(schema, path) {
+  let node = schema;
+  for (const key of path.split('.')) {
+    node = node?.properties?.[key];
+    if (!node) return null;
+  }
+  return node;
+}
+
+export function getPath(obj, path) {
+  let o = obj;
+  for (const k of path.split('.')) { if (o == null || typeof o !== 'object') return undefined; o = o[k]; }
+  return o;
+}
+
+export function setPath(obj, path, value) {
+  const keys = path.split('.');
+  let o = obj;
+  for (const k of keys.slice(0, -1)) {
+    if (o[k] == null || typeof o[k] !== 'object' || Array.isArray(o[k])) o[k] = {};
+    o = o[k];
+  }
+  if (value === undefined) delete o[keys.at(-1)];
+  else o[keys.at(-1)] = value;
+  return obj;
+}

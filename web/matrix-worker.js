@@ -1,0 +1,15 @@
+// Computes the methods x sizes matrix off the main thread (its own instance of the WASM core), so
+// typing stays smooth while dozens of estimates run. Messages: {id, jobs: [scenario]} ->
+// {id, ms, cells: [{ok, total, fits, gpu} | {ok: false, errors}]}.
+import { loadCore } from './core.js';
+
+const ready = loadCore();
+self.onmessage = async (e) => {
+  const core = await ready;
+  const started = performance.now();
+  const cells = e.data.jobs.map((s) => {
+    const r = core.estimate(s);
+    return r.ok ? { ok: true, total: r.gpu.device_total_bytes, fits: r.gpu.fits, gpu: r.gpu.name } : { ok: false, errors: r.errors };
+  });
+  self.postMessage({ id: e.data.id, ms: performance.now() - started, cells });
+};
