@@ -11,13 +11,15 @@ const char* kScenarios[] = {
     R"({"model":"meta-llama/Llama-3.1-8B","mode":"train","train":{"method":"lora","precision":"amp_bf16","micro_batch_size":4,"seq_len":2048}})",
     R"({"model":"meta-llama/Meta-Llama-3-70B","mode":"train","train":{"method":"full","precision":"bf16","optimizer":"adamw","gradient_checkpointing":true,"seq_len":4096}})",
     R"({"model":"Qwen/Qwen2.5-0.5B","mode":"inference","inference":{"batch_size":8,"prompt_len":4096,"new_tokens":512}})",
+    R"({"model":"meta-llama/Llama-3.1-405B","mode":"train","train":{"method":"qlora","seq_len":4096,"lora":{"targets":"all-linear"}}})",
+    R"({"model":"deepseek-ai/DeepSeek-V3","mode":"inference","inference":{"engine":"vllm","max_model_len":32768},"parallel":{"gpus":8,"tp":8},"gpu":"h200-sxm-141gb"})",
 };
 
 void BM_EstimateJson(benchmark::State& state) {
   std::string scenario = kScenarios[state.range(0)];
   for (auto _ : state) benchmark::DoNotOptimize(vramplan::EstimateJson(scenario));
 }
-BENCHMARK(BM_EstimateJson)->DenseRange(0, 2);
+BENCHMARK(BM_EstimateJson)->DenseRange(0, 4);
 
 void BM_EstimateTyped(benchmark::State& state) {
   auto scenario = vramplan::ParseScenario(kScenarios[state.range(0)]);
@@ -27,7 +29,7 @@ void BM_EstimateTyped(benchmark::State& state) {
   }
   for (auto _ : state) benchmark::DoNotOptimize(vramplan::Estimate(scenario.value()));
 }
-BENCHMARK(BM_EstimateTyped)->DenseRange(0, 2);
+BENCHMARK(BM_EstimateTyped)->DenseRange(0, 4);
 
 }  // namespace
 

@@ -69,8 +69,8 @@ std::string ParseHfConfigJson(std::string_view config_json) {
   if (!spec.ok()) return ErrorsToJson(spec.errors());
   io::Json j;
   j["ok"] = true;
-  j["model"] = ModelSummaryJson(spec.value());
-  j["params"] = ParamsJson(CountParams(spec.value()));
+  j["model"] = io::Json::parse(ModelSummaryJson(spec.value()), nullptr, false);
+  j["params"] = io::Json::parse(ParamsJson(CountParams(spec.value())), nullptr, false);
   io::Json w = io::Json::array();
   for (const auto& i : warnings) w.push_back({{"code", i.code}, {"field_path", i.field_path}, {"message", i.message}});
   j["warnings"] = w;

@@ -54,13 +54,13 @@ struct FreezeConfig {
 
 struct TrainConfig {
   TrainMethod method = TrainMethod::kLora;
-  Precision precision = Precision::kAmpBf16;
+  Precision precision = Precision::kBf16;  // bf16 weights, as most fine-tunes load them
   Optimizer optimizer = Optimizer::kAdamW;
   std::optional<OptimizerImpl> optimizer_impl;  // default: what PyTorch picks on the device
   int64_t micro_batch_size = 1;
-  int64_t seq_len = 1024;  // tokens per sample (padded/packed length)
+  int64_t seq_len = 2048;  // tokens per sample (padded/packed length)
   int64_t grad_accum_steps = 1;
-  Checkpointing gradient_checkpointing = Checkpointing::kNone;
+  Checkpointing gradient_checkpointing = Checkpointing::kFull;  // LLaMA-Factory/torchtune/Unsloth default
   AttentionImpl attention = AttentionImpl::kSdpa;
   LossImpl loss = LossImpl::kStandard;
   LoraConfig lora;
@@ -123,6 +123,7 @@ struct FrameworkConfig {
   bool attention_mask = true;                // a 2-D attention mask is passed (HF expands it to b*1*s*s)
   bool batch_on_device = true;               // input_ids/labels/attention_mask (int64) live on the GPU
   bool cuda_lazy_loading = true;             // CUDA >= 11.7 lazy module loading (PyTorch >= 1.13 default)
+  bool variable_shapes = false;              // batches of varying length (dynamic padding): more allocator churn
 };
 
 struct Scenario {

@@ -50,13 +50,15 @@ int64_t CudaContextBytes(const Scenario& s) {
 int64_t AllocatorOverheadBytes(const Scenario& s, int64_t static_bytes, int64_t dynamic_bytes) {
   if (s.framework.device != Device::kCuda) return 0;
   return static_cast<int64_t>(std::llround(kStaticReserveFraction * static_cast<double>(static_bytes) +
-                                           kDynamicReserveFraction * static_cast<double>(dynamic_bytes)));
+                                           (s.framework.variable_shapes ? kVariableShapesReserveFraction : kDynamicReserveFraction) *
+                                               static_cast<double>(dynamic_bytes)));
 }
 
-void ApplyDeviceOverheads(const Scenario& scenario, Result* result) {
+void ApplyDeviceOverheads(const Scenario& scenario, Result* result, bool explain) {
   GpuResult& g = result->gpu;
   // Make sure every breakdown key exists, in the fixed order.
   std::vector<Term> ordered;
+  ordered.reserve(BreakdownKeys().size());
   for (const auto& key : BreakdownKeys()) {
     Term* t = FindTerm(&g.breakdown, key);
     ordered.push_back(t != nullptr ? *t : Term{key, 0, ""});
@@ -74,15 +76,16 @@ void ApplyDeviceOverheads(const Scenario& scenario, Result* result) {
     const int64_t static_bytes = FindTerm(&g.breakdown, "weights")->bytes + FindTerm(&g.breakdown, "optimizer_states")->bytes;
     Term* a = FindTerm(&g.breakdown, "allocator_overhead");
     a->bytes = AllocatorOverheadBytes(scenario, static_bytes, allocated - static_bytes);
-    a->explain = a->bytes == 0 ? "no caching allocator on this device"
+    if (explain) a->explain = a->bytes == 0 ? "no caching allocator on this device"
                                : "caching allocator reserve (block rounding, cached free segments): 1% of weights + states " +
-                                     Gib(static_bytes) + " + 10% of the rest of the peak " + Gib(allocated - static_bytes) +
+                                     Gib(static_bytes) + " + " + std::string(scenario.framework.variable_shapes ? "25" : "10") + "% of the rest of the peak " +
+                                     Gib(allocated - static_bytes) +
                                      " = " + Gib(a->bytes) + " (calibrated on published reserved/allocated pairs, docs/accuracy.md)";
   }
   if (!has_context) {
     Term* c = FindTerm(&g.breakdown, "cuda_context");
     c->bytes = CudaContextBytes(scenario);
-    c->explain = c->bytes == 0 ? "no CUDA context on this device"
+    if (explain) c->explain = c->bytes == 0 ? "no CUDA context on this device"
                                : "CUDA context + lazily loaded kernels, outside the allocator: " + Gib(c->bytes) +
                                      " (CUDA >= 11.7 lazy loading; calibrated, docs/accuracy.md)";
   }

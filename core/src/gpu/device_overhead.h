@@ -14,6 +14,7 @@ inline constexpr int64_t kCudaContextMiB = 500;          // CUDA >= 11.7, lazy m
 inline constexpr int64_t kCudaContextEagerMiB = 1343;    // all kernels loaded (HF docs, V100, 2022: measured)
 inline constexpr double kStaticReserveFraction = 0.01;   // weights, optimizer states: allocated once
 inline constexpr double kDynamicReserveFraction = 0.10;  // activations, logits, grads, temporaries: churn
+inline constexpr double kVariableShapesReserveFraction = 0.25;  // ... when every batch has a different length
 
 // cuBLAS workspace allocated through the caching allocator (counted in allocated bytes).
 int64_t CublasWorkspaceBytes(const Scenario& scenario);
@@ -21,6 +22,6 @@ int64_t CudaContextBytes(const Scenario& scenario);
 int64_t AllocatorOverheadBytes(const Scenario& scenario, int64_t static_bytes, int64_t dynamic_bytes);
 
 // Fills cuda_context / allocator_overhead terms, reserved/device totals, headroom and fits.
-void ApplyDeviceOverheads(const Scenario& scenario, Result* result);
+void ApplyDeviceOverheads(const Scenario& scenario, Result* result, bool explain = true);
 
 }  // namespace vramplan

@@ -26,14 +26,15 @@ Result Probe(const Scenario& s) {
   Result r;
   r.gpu.capacity_bytes = s.gpu.memory_bytes;
   RunInferenceEngine(s, &r, false);
-  ApplyDeviceOverheads(s, &r);
+  ApplyDeviceOverheads(s, &r, /*explain=*/false);
   return r;
 }
 
 bool Fits(const Scenario& s) { return InferenceFits(s, Probe(s)); }
 
-Scenario WithContext(const Scenario& base, int64_t len) {
-  Scenario s = base;
+// Sets the context length on `s` (a working copy; the model is never copied per probe).
+void SetContext(const Scenario& base, Scenario& s, int64_t len) {
+  s.inference = base.inference;
   InferenceConfig& i = s.inference;
   if (i.engine == Engine::kVllm) {
     i.max_model_len = len;
@@ -43,7 +44,6 @@ Scenario WithContext(const Scenario& base, int64_t len) {
   int64_t gen = std::min(base.inference.new_tokens, len / 2);
   i.new_tokens = gen;
   i.prompt_len = len - gen;
-  return s;
 }
 
 // Largest x in [1, hi] with pred(x) true, assuming monotone; 0 if pred(1) is false.
@@ -75,7 +75,14 @@ void SolveInverseQuestions(const Scenario& s, Result* r) {
   InferenceCapacity& c = r->inference;
   const int64_t len = std::max<int64_t>(1, s.inference.prompt_len + s.inference.new_tokens);
 
-  c.max_context_fits = LargestTrue(kMaxContext, [&](int64_t L) { return Fits(WithContext(s, L)); });
+  // One working copy for every probe: copying a Scenario copies its ModelSpec.
+  Scenario work = s;
+  WeightBytesMemo memo(work.model);
+  c.max_context_fits = LargestTrue(kMaxContext, [&](int64_t L) {
+    SetContext(s, work, L);
+    return Fits(work);
+  });
+  work.inference = s.inference;
 
   if (s.inference.engine == Engine::kVllm) {
     Scenario v = s;
@@ -87,26 +94,27 @@ void SolveInverseQuestions(const Scenario& s, Result* r) {
     c.max_batch_fits = InferenceFits(v, p) ? std::min(std::max<int64_t>(1, s.inference.max_num_seqs), blocks / per_req) : 0;
   } else {
     c.max_batch_fits = LargestTrue(kMaxBatch, [&](int64_t b) {
-      Scenario t = s;
-      t.inference.batch_size = b;
-      if (t.inference.engine == Engine::kLlamaCpp && s.inference.n_ctx > 0) t.inference.n_ctx = s.inference.n_ctx / std::max<int64_t>(1, s.inference.batch_size) * b;
-      return Fits(t);
+      work.inference = s.inference;
+      work.inference.batch_size = b;
+      if (work.inference.engine == Engine::kLlamaCpp && s.inference.n_ctx > 0) work.inference.n_ctx = s.inference.n_ctx / std::max<int64_t>(1, s.inference.batch_size) * b;
+      return Fits(work);
     });
+    work.inference = s.inference;
   }
 
   // Formats from most to fewest stored bytes; the first that fits is the smallest step down.
   std::vector<std::pair<int64_t, WeightFormat>> formats;
-  for (WeightFormat f : EngineFormats(s.inference.engine)) formats.push_back({ComputeWeightBytes(s.model, f, s.parallel.tp).total, f});
+  for (WeightFormat f : EngineFormats(s.inference.engine)) formats.push_back({ComputeWeightBytes(work.model, f, s.parallel.tp).total, f});
   std::stable_sort(formats.begin(), formats.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   c.smallest_format_fits.clear();
   for (const auto& [bytes, f] : formats) {
-    Scenario t = s;
-    t.inference.weights = f;
-    if (Fits(t)) {
+    work.inference.weights = f;
+    if (Fits(work)) {
       c.smallest_format_fits = WeightFormatName(f);
       break;
     }
   }
+  work.inference = s.inference;
 
   c.min_gpus = 0;
   if (s.inference.engine == Engine::kLlamaCpp) {
@@ -127,10 +135,9 @@ void SolveInverseQuestions(const Scenario& s, Result* r) {
     int64_t heads = s.model.kinds.empty() ? 1 : s.model.kinds[0].attention.num_heads;
     for (int64_t tp = 1; tp <= 64; tp *= 2) {
       if (heads % tp != 0) continue;
-      Scenario t = s;
-      t.parallel.tp = tp;
-      t.parallel.gpus = std::max(t.parallel.gpus, tp);
-      if (Fits(t)) {
+      work.parallel.tp = tp;
+      work.parallel.gpus = std::max(s.parallel.gpus, tp);
+      if (Fits(work)) {
         c.min_gpus = tp;
         break;
       }

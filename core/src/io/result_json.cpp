@@ -1,27 +1,124 @@
-// Result -> JSON (schema v1) and the normalized scenario echo.
+// Result -> JSON (schema v1) and the normalized scenario echo, written with the streaming writer
+// (this runs on every estimate, so it must cost less than the estimate).
+#include "io/result_json.h"
+
 #include "io/enum_names.h"
 #include "io/json_reader.h"
-#include "io/result_json.h"
+#include "io/json_writer.h"
 #include "vramplan/estimate.h"
 
 namespace vramplan {
 namespace {
 
-using io::Json;
+using io::JsonWriter;
 
-Json IssuesToJson(const Issues& issues) {
-  Json out = Json::array();
-  for (const auto& i : issues) out.push_back({{"code", i.code}, {"field_path", i.field_path}, {"message", i.message}});
-  return out;
+void WriteIssues(JsonWriter& w, const Issues& issues) {
+  w.BeginArray();
+  for (const auto& i : issues) {
+    w.BeginObject().Field("code", i.code).Field("field_path", i.field_path).Field("message", i.message).EndObject();
+  }
+  w.EndArray();
 }
 
-Json TermsToJson(const std::vector<Term>& terms, Json* explain) {
-  Json out = Json::object();
+void WriteTerms(JsonWriter& w, const std::vector<Term>& terms) {
+  w.BeginObject();
+  for (const auto& t : terms) w.Key(t.key).Int(t.bytes);
+  w.EndObject();
+}
+
+void WriteExplain(JsonWriter& w, const std::vector<Term>& terms) {
+  w.BeginObject();
   for (const auto& t : terms) {
-    out[t.key] = t.bytes;
-    if (explain != nullptr && !t.explain.empty()) (*explain)[t.key] = t.explain;
+    if (!t.explain.empty()) w.Key(t.key).String(t.explain);
   }
-  return out;
+  w.EndObject();
+}
+
+void WriteScenario(JsonWriter& w, const Scenario& s) {
+  w.BeginObject();
+  w.Field("schema", s.schema);
+  if (!s.model_id.empty()) w.Field("model", s.model_id);
+  else w.Key("model").Raw(s.inline_config_json);
+  w.Key("mode").String(io::NameOf(s.mode, io::kModeNames));
+  const TrainConfig& t = s.train;
+  w.Key("train").BeginObject();
+  w.Key("method").String(io::NameOf(t.method, io::kMethodNames));
+  w.Key("precision").String(io::NameOf(t.precision, io::kPrecisionNames));
+  w.Key("optimizer").String(io::NameOf(t.optimizer, io::kOptimizerNames));
+  if (t.optimizer_impl) w.Key("optimizer_impl").String(io::NameOf(*t.optimizer_impl, io::kOptimizerImplNames));
+  w.Field("micro_batch_size", t.micro_batch_size).Field("seq_len", t.seq_len).Field("grad_accum_steps", t.grad_accum_steps);
+  if (t.gradient_checkpointing == Checkpointing::kSelective) w.Key("gradient_checkpointing").String("selective");
+  else w.Key("gradient_checkpointing").Bool(t.gradient_checkpointing == Checkpointing::kFull);
+  w.Key("attention").String(io::NameOf(t.attention, io::kAttentionNames));
+  w.Key("loss").String(io::NameOf(t.loss, io::kLossNames));
+  w.Key("lora").BeginObject().Field("rank", t.lora.rank).Field("alpha", t.lora.alpha);
+  if (t.lora.all_linear) w.Key("targets").String("all-linear");
+  else w.Field("targets", t.lora.targets);
+  w.Field("modules_to_save", t.lora.modules_to_save).Field("dropout", t.lora.dropout);
+  w.Key("adapter_dtype").String(io::NameOf(t.lora.adapter_dtype, io::kAdapterDtypeNames)).EndObject();
+  w.Field("qlora_bits", t.qlora_bits).Field("qlora_double_quant", t.qlora_double_quant);
+  w.Key("freeze").BeginObject().Field("trainable_layers", t.freeze.trainable_layers)
+      .Field("train_embeddings", t.freeze.train_embeddings).Field("train_lm_head", t.freeze.train_lm_head).EndObject();
+  w.EndObject();
+  const InferenceConfig& i = s.inference;
+  w.Key("inference").BeginObject();
+  w.Field("batch_size", i.batch_size).Field("prompt_len", i.prompt_len).Field("new_tokens", i.new_tokens);
+  w.Key("weights").String(io::NameOf(i.weights, io::kWeightFormatNames));
+  w.Key("kv_cache").String(io::NameOf(i.kv_cache, io::kKvDtypeNames));
+  w.Key("attention").String(io::NameOf(i.attention, io::kAttentionNames));
+  w.Key("engine").String(io::NameOf(i.engine, io::kEngineNames));
+  w.Key("logits").String(io::NameOf(i.logits, io::kLogitsNames));
+  w.Field("gpu_memory_utilization", i.gpu_memory_utilization).Field("max_model_len", i.max_model_len)
+      .Field("max_num_batched_tokens", i.max_num_batched_tokens).Field("max_num_seqs", i.max_num_seqs)
+      .Field("block_size", i.block_size).Field("cuda_graphs", i.cuda_graphs).Field("n_ctx", i.n_ctx)
+      .Field("n_batch", i.n_batch).Field("n_ubatch", i.n_ubatch).Field("n_gpu_layers", i.n_gpu_layers)
+      .Field("flash_attn", i.flash_attn);
+  w.EndObject();
+  const ParallelConfig& p = s.parallel;
+  w.Key("parallel").BeginObject().Field("gpus", p.gpus).Field("tp", p.tp).Field("pp", p.pp).Field("cp", p.cp)
+      .Field("ep", p.ep).Field("zero", p.zero).Field("fsdp", p.fsdp);
+  w.Key("offload_optimizer").String(io::NameOf(p.offload_optimizer, io::kOffloadNames));
+  w.Key("offload_params").String(io::NameOf(p.offload_params, io::kOffloadNames));
+  w.Field("sequence_parallel", p.sequence_parallel).EndObject();
+  if (s.gpu.id == "custom") w.Key("gpu").BeginObject().Field("name", s.gpu.name).Field("memory_bytes", s.gpu.memory_bytes).EndObject();
+  else w.Field("gpu", s.gpu.id);
+  const FrameworkConfig& f = s.framework;
+  w.Key("framework").BeginObject();
+  w.Key("preset").String(io::NameOf(f.preset, io::kFrameworkPresetNames));
+  w.Key("device").String(io::NameOf(f.device, io::kDeviceNames));
+  w.Field("rmsnorm_saves_squared_input", f.rmsnorm_saves_squared_input).Field("loss_shift_logits_copy", f.loss_shift_logits_copy)
+      .Field("keep_outputs", f.keep_outputs).Field("use_cache", f.use_cache).Field("attention_mask", f.attention_mask)
+      .Field("batch_on_device", f.batch_on_device).Field("cuda_lazy_loading", f.cuda_lazy_loading)
+      .Field("variable_shapes", f.variable_shapes);
+  w.EndObject();
+  w.EndObject();
+}
+
+void WriteModelSummary(JsonWriter& w, const ModelSpec& m) {
+  int64_t sliding = 0, moe = 0;
+  for (uint8_t k : m.layer_kind) {
+    if (m.kinds[k].attention.sliding_window > 0) ++sliding;
+    if (m.kinds[k].mlp.num_experts > 0) ++moe;
+  }
+  static const LayerKind kEmpty;
+  const LayerKind& last = m.kinds.empty() ? kEmpty : m.kinds[m.layer_kind.back()];
+  w.BeginObject().Field("name", m.display_name).Field("model_type", m.model_type).Field("architecture", m.architecture)
+      .Field("vocab_size", m.vocab_size).Field("hidden_size", m.hidden_size).Field("num_layers", m.num_layers)
+      .Field("num_heads", last.attention.num_heads).Field("num_kv_heads", last.attention.num_kv_heads)
+      .Field("head_dim", last.attention.head_dim).Field("intermediate_size", last.mlp.intermediate)
+      .Field("num_experts", last.mlp.num_experts).Field("experts_per_token", last.mlp.experts_per_token)
+      .Field("moe_layers", moe).Field("sliding_window_layers", sliding).Field("mla", last.attention.mla)
+      .Field("tied_embeddings", m.tied_embeddings).Field("max_position_embeddings", m.max_position_embeddings)
+      .Field("notes", m.notes).EndObject();
+}
+
+void WriteParams(JsonWriter& w, const ParamCounts& c, const int64_t* trainable) {
+  w.BeginObject().Field("total", c.total).Field("active_per_token", c.active_per_token);
+  if (trainable != nullptr) w.Field("trainable", *trainable);
+  w.Key("by_module").BeginObject().Field("embedding", c.embedding).Field("attention", c.attention).Field("mlp", c.mlp)
+      .Field("experts", c.experts).Field("shared_experts", c.shared_experts).Field("router", c.router)
+      .Field("norms", c.norms).Field("lm_head", c.lm_head).EndObject();
+  w.EndObject();
 }
 
 }  // namespace
@@ -33,186 +130,71 @@ const std::vector<std::string>& BreakdownKeys() {
   return keys;
 }
 
-Json ScenarioToJsonValue(const Scenario& s) {
-  Json j;
-  j["schema"] = s.schema;
-  if (!s.model_id.empty()) {
-    j["model"] = s.model_id;
-  } else {
-    j["model"] = Json::parse(s.inline_config_json, nullptr, false);
-  }
-  j["mode"] = io::NameOf(s.mode, io::kModeNames);
-  const TrainConfig& t = s.train;
-  Json lora = {{"rank", t.lora.rank},
-               {"alpha", t.lora.alpha},
-               {"modules_to_save", t.lora.modules_to_save},
-               {"dropout", t.lora.dropout},
-               {"adapter_dtype", io::NameOf(t.lora.adapter_dtype, io::kAdapterDtypeNames)}};
-  if (t.lora.all_linear) lora["targets"] = "all-linear";
-  else lora["targets"] = t.lora.targets;
-  Json train = {{"method", io::NameOf(t.method, io::kMethodNames)},
-                {"precision", io::NameOf(t.precision, io::kPrecisionNames)},
-                {"optimizer", io::NameOf(t.optimizer, io::kOptimizerNames)},
-                {"micro_batch_size", t.micro_batch_size},
-                {"seq_len", t.seq_len},
-                {"grad_accum_steps", t.grad_accum_steps},
-                {"attention", io::NameOf(t.attention, io::kAttentionNames)},
-                {"loss", io::NameOf(t.loss, io::kLossNames)},
-                {"lora", lora},
-                {"qlora_bits", t.qlora_bits},
-                {"qlora_double_quant", t.qlora_double_quant},
-                {"freeze",
-                 {{"trainable_layers", t.freeze.trainable_layers},
-                  {"train_embeddings", t.freeze.train_embeddings},
-                  {"train_lm_head", t.freeze.train_lm_head}}}};
-  if (t.optimizer_impl) train["optimizer_impl"] = io::NameOf(*t.optimizer_impl, io::kOptimizerImplNames);
-  if (t.gradient_checkpointing == Checkpointing::kSelective) train["gradient_checkpointing"] = "selective";
-  else train["gradient_checkpointing"] = t.gradient_checkpointing == Checkpointing::kFull;
-  j["train"] = train;
-  const InferenceConfig& i = s.inference;
-  j["inference"] = {{"batch_size", i.batch_size},
-                    {"prompt_len", i.prompt_len},
-                    {"new_tokens", i.new_tokens},
-                    {"weights", io::NameOf(i.weights, io::kWeightFormatNames)},
-                    {"kv_cache", io::NameOf(i.kv_cache, io::kKvDtypeNames)},
-                    {"attention", io::NameOf(i.attention, io::kAttentionNames)},
-                    {"engine", io::NameOf(i.engine, io::kEngineNames)},
-                    {"logits", io::NameOf(i.logits, io::kLogitsNames)},
-                    {"gpu_memory_utilization", i.gpu_memory_utilization},
-                    {"max_model_len", i.max_model_len},
-                    {"max_num_batched_tokens", i.max_num_batched_tokens},
-                    {"max_num_seqs", i.max_num_seqs},
-                    {"block_size", i.block_size},
-                    {"cuda_graphs", i.cuda_graphs},
-                    {"n_ctx", i.n_ctx},
-                    {"n_batch", i.n_batch},
-                    {"n_ubatch", i.n_ubatch},
-                    {"n_gpu_layers", i.n_gpu_layers},
-                    {"flash_attn", i.flash_attn}};
-  const ParallelConfig& p = s.parallel;
-  j["parallel"] = {{"gpus", p.gpus},
-                   {"tp", p.tp},
-                   {"pp", p.pp},
-                   {"cp", p.cp},
-                   {"ep", p.ep},
-                   {"zero", p.zero},
-                   {"fsdp", p.fsdp},
-                   {"offload_optimizer", io::NameOf(p.offload_optimizer, io::kOffloadNames)},
-                   {"offload_params", io::NameOf(p.offload_params, io::kOffloadNames)},
-                   {"sequence_parallel", p.sequence_parallel}};
-  if (s.gpu.id == "custom") j["gpu"] = {{"name", s.gpu.name}, {"memory_bytes", s.gpu.memory_bytes}};
-  else j["gpu"] = s.gpu.id;
-  const FrameworkConfig& f = s.framework;
-  j["framework"] = {{"preset", io::NameOf(f.preset, io::kFrameworkPresetNames)},
-                    {"device", io::NameOf(f.device, io::kDeviceNames)},
-                    {"rmsnorm_saves_squared_input", f.rmsnorm_saves_squared_input},
-                    {"loss_shift_logits_copy", f.loss_shift_logits_copy},
-                    {"keep_outputs", f.keep_outputs},
-                    {"use_cache", f.use_cache},
-                    {"attention_mask", f.attention_mask},
-                    {"batch_on_device", f.batch_on_device},
-                    {"cuda_lazy_loading", f.cuda_lazy_loading}};
-  return j;
+std::string ModelSummaryJson(const ModelSpec& m) {
+  JsonWriter w;
+  WriteModelSummary(w, m);
+  return w.Take();
 }
 
-Json ModelSummaryJson(const ModelSpec& m) {
-  Json layers = Json::array();
-  int64_t sliding = 0, moe = 0;
-  for (uint8_t k : m.layer_kind) {
-    if (m.kinds[k].attention.sliding_window > 0) ++sliding;
-    if (m.kinds[k].mlp.num_experts > 0) ++moe;
-  }
-  const LayerKind& first = m.kinds.empty() ? LayerKind{} : m.kinds[m.layer_kind.back()];
-  return {{"name", m.display_name},
-          {"model_type", m.model_type},
-          {"architecture", m.architecture},
-          {"vocab_size", m.vocab_size},
-          {"hidden_size", m.hidden_size},
-          {"num_layers", m.num_layers},
-          {"num_heads", first.attention.num_heads},
-          {"num_kv_heads", first.attention.num_kv_heads},
-          {"head_dim", first.attention.head_dim},
-          {"intermediate_size", first.mlp.intermediate},
-          {"num_experts", first.mlp.num_experts},
-          {"experts_per_token", first.mlp.experts_per_token},
-          {"moe_layers", moe},
-          {"sliding_window_layers", sliding},
-          {"mla", first.attention.mla},
-          {"tied_embeddings", m.tied_embeddings},
-          {"max_position_embeddings", m.max_position_embeddings},
-          {"notes", m.notes}};
-}
-
-Json ParamsJson(const ParamCounts& c) {
-  return {{"total", c.total},
-          {"active_per_token", c.active_per_token},
-          {"by_module",
-           {{"embedding", c.embedding},
-            {"attention", c.attention},
-            {"mlp", c.mlp},
-            {"experts", c.experts},
-            {"shared_experts", c.shared_experts},
-            {"router", c.router},
-            {"norms", c.norms},
-            {"lm_head", c.lm_head}}}};
+std::string ParamsJson(const ParamCounts& c) {
+  JsonWriter w;
+  WriteParams(w, c, nullptr);
+  return w.Take();
 }
 
 std::string ResultToJson(const Scenario& scenario, const Result& r) {
-  Json j;
-  j["ok"] = true;
-  j["schema"] = r.schema;
-  j["version"] = VersionString();
-  j["scenario"] = ScenarioToJsonValue(scenario);
-  j["model"] = ModelSummaryJson(scenario.model);
-  Json params = ParamsJson(r.params);
-  params["trainable"] = r.trainable_params;
-  j["params"] = params;
-  Json explain = Json::object();
+  JsonWriter w;
+  w.BeginObject();
+  w.Field("ok", true).Field("schema", r.schema).Field("version", VersionString());
+  w.Key("scenario");
+  WriteScenario(w, scenario);
+  w.Key("model");
+  WriteModelSummary(w, scenario.model);
+  w.Key("params");
+  WriteParams(w, r.params, &r.trainable_params);
   const GpuResult& g = r.gpu;
-  j["gpu"] = {{"id", g.id},
-              {"name", g.name},
-              {"capacity_bytes", g.capacity_bytes},
-              {"peak_allocated_bytes", g.peak_allocated_bytes},
-              {"reserved_bytes", g.reserved_bytes},
-              {"device_total_bytes", g.device_total_bytes},
-              {"headroom_bytes", g.headroom_bytes},
-              {"fits", g.fits},
-              {"breakdown", TermsToJson(g.breakdown, &explain)},
-              {"phase_peaks", {{"forward", g.phase_peaks.forward}, {"backward", g.phase_peaks.backward}, {"optimizer_step", g.phase_peaks.optimizer_step}}},
-              {"saved_activation_bytes", g.saved_activation_bytes},
-              {"gradient_bytes", g.gradient_bytes},
-              {"optimizer_state_bytes", g.optimizer_state_bytes},
-              {"paged_bytes", g.paged_bytes}};
-  Json cpu_explain = Json::object();
-  j["cpu"] = {{"bytes", r.cpu.bytes}, {"breakdown", TermsToJson(r.cpu.breakdown, &cpu_explain)}};
-  j["explain"] = explain;
-  j["cpu_explain"] = cpu_explain;
-  j["peak_phase"] = r.peak_phase;
-  j["peak_at"] = r.peak_at;
-  Json timeline = Json::array();
-  for (const auto& p : r.timeline) timeline.push_back({{"phase", p.phase}, {"step", p.step}, {"allocated_bytes", p.allocated_bytes}});
-  j["timeline"] = timeline;
+  w.Key("gpu").BeginObject().Field("id", g.id).Field("name", g.name).Field("capacity_bytes", g.capacity_bytes)
+      .Field("peak_allocated_bytes", g.peak_allocated_bytes).Field("reserved_bytes", g.reserved_bytes)
+      .Field("device_total_bytes", g.device_total_bytes).Field("headroom_bytes", g.headroom_bytes).Field("fits", g.fits);
+  w.Key("breakdown");
+  WriteTerms(w, g.breakdown);
+  w.Key("phase_peaks").BeginObject().Field("forward", g.phase_peaks.forward).Field("backward", g.phase_peaks.backward)
+      .Field("optimizer_step", g.phase_peaks.optimizer_step).EndObject();
+  w.Field("saved_activation_bytes", g.saved_activation_bytes).Field("gradient_bytes", g.gradient_bytes)
+      .Field("optimizer_state_bytes", g.optimizer_state_bytes).Field("paged_bytes", g.paged_bytes).EndObject();
+  w.Key("cpu").BeginObject().Field("bytes", r.cpu.bytes).Key("breakdown");
+  WriteTerms(w, r.cpu.breakdown);
+  w.EndObject();
+  w.Key("explain");
+  WriteExplain(w, g.breakdown);
+  w.Key("cpu_explain");
+  WriteExplain(w, r.cpu.breakdown);
+  w.Field("peak_phase", r.peak_phase).Field("peak_at", r.peak_at);
+  w.Key("timeline").BeginArray();
+  for (const auto& p : r.timeline) {
+    w.BeginObject().Field("phase", p.phase).Field("step", p.step).Field("allocated_bytes", p.allocated_bytes).EndObject();
+  }
+  w.EndArray();
   if (r.inference.present) {
     const InferenceCapacity& c = r.inference;
-    j["inference"] = {{"kv_bytes_per_token", c.kv_bytes_per_token},
-                      {"kv_token_capacity", c.kv_token_capacity},
-                      {"max_concurrency", c.max_concurrency},
-                      {"max_model_len_fits", c.max_model_len_fits},
-                      {"max_context_fits", c.max_context_fits},
-                      {"max_batch_fits", c.max_batch_fits},
-                      {"smallest_format_fits", c.smallest_format_fits},
-                      {"min_gpus", c.min_gpus}};
+    w.Key("inference").BeginObject().Field("kv_bytes_per_token", c.kv_bytes_per_token)
+        .Field("kv_token_capacity", c.kv_token_capacity).Field("max_concurrency", c.max_concurrency)
+        .Field("max_model_len_fits", c.max_model_len_fits).Field("max_context_fits", c.max_context_fits)
+        .Field("max_batch_fits", c.max_batch_fits).Field("smallest_format_fits", c.smallest_format_fits)
+        .Field("min_gpus", c.min_gpus).EndObject();
   }
-  j["warnings"] = IssuesToJson(r.warnings);
-  return io::Dump(j);
+  w.Key("warnings");
+  WriteIssues(w, r.warnings);
+  w.EndObject();
+  return w.Take();
 }
 
 std::string ErrorsToJson(const Issues& errors) {
-  Json j;
-  j["ok"] = false;
-  j["schema"] = kSchemaVersion;
-  j["errors"] = IssuesToJson(errors);
-  return io::Dump(j);
+  JsonWriter w;
+  w.BeginObject().Field("ok", false).Field("schema", kSchemaVersion).Key("errors");
+  WriteIssues(w, errors);
+  w.EndObject();
+  return w.Take();
 }
 
 }  // namespace vramplan

@@ -3,15 +3,13 @@
 
 #include <string>
 
-#include "io/json_reader.h"
 #include "vramplan/result.h"
 #include "vramplan/scenario.h"
 
 namespace vramplan {
 
-io::Json ScenarioToJsonValue(const Scenario& s);
-io::Json ModelSummaryJson(const ModelSpec& m);
-io::Json ParamsJson(const ParamCounts& c);
+std::string ModelSummaryJson(const ModelSpec& m);  // a JSON object
+std::string ParamsJson(const ParamCounts& c);      // a JSON object
 std::string ErrorsToJson(const Issues& errors);
 
 }  // namespace vramplan

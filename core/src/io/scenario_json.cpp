@@ -237,6 +237,7 @@ void ParseFramework(const Json& v, FrameworkConfig* f, Issues* errors) {
   r.Bool("attention_mask", &f->attention_mask);
   r.Bool("batch_on_device", &f->batch_on_device);
   r.Bool("cuda_lazy_loading", &f->cuda_lazy_loading);
+  r.Bool("variable_shapes", &f->variable_shapes);
   r.RejectUnknownKeys();
 }
 
