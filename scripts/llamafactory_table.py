@@ -30,9 +30,9 @@ MODELS = [
     "mistralai/Mixtral-8x22B-v0.1",
 ]
 
-def train_for(row, seq, batch):
+def train_for(row, seq, batch, impl):
     base = {"micro_batch_size": batch, "seq_len": seq, "gradient_checkpointing": True, "attention": "sdpa",
-            "optimizer": "adamw", "lora": {"rank": 8, "alpha": 16, "targets": "all-linear"}}
+            "optimizer": "adamw", "optimizer_impl": impl, "lora": {"rank": 8, "alpha": 16, "targets": "all-linear"}}
     m = {"Full (AMP)": ("full", "amp_bf16", None), "Full (16)": ("full", "bf16", None),
          "Freeze (16)": ("freeze", "bf16", None), "LoRA (16)": ("lora", "bf16", None),
          "QLoRA (8)": ("qlora", "bf16", 8), "QLoRA (4)": ("qlora", "bf16", 4), "QLoRA (2)": ("qlora", "bf16", 2)}[row]
@@ -48,13 +48,14 @@ def main():
     ap.add_argument("cli", nargs="?", default="build/bin/vramplan")
     ap.add_argument("--seq", type=int, default=1024)
     ap.add_argument("--batch", type=int, default=1)
+    ap.add_argument("--impl", default="foreach", help="AdamW implementation: foreach (PyTorch's CUDA default), fused, for_loop")
     a = ap.parse_args()
     print(f"| method | " + " | ".join(SIZES) + " |")
     print("|---|" + "---|" * len(SIZES))
     for row, lf in LF.items():
         cells = []
         for model, ref in zip(MODELS, lf):
-            sc = {"model": model, "mode": "train", "train": train_for(row, a.seq, a.batch), "gpu": {"name": "any", "memory_bytes": 1 << 50}}
+            sc = {"model": model, "mode": "train", "train": train_for(row, a.seq, a.batch, a.impl), "gpu": {"name": "any", "memory_bytes": 1 << 50}}
             out = subprocess.run([a.cli, "estimate", "-"], input=json.dumps(sc), capture_output=True, text=True)
             r = json.loads(out.stdout)
             gb = r["gpu"]["device_total_bytes"] / 1e9

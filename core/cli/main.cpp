@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "vramplan/estimate.h"
+#include "vramplan/result.h"
 
 namespace {
 
@@ -65,9 +66,10 @@ void PrintTable(const json& r) {
   std::printf("%-20s %14s  %s\n", "term", "per GPU", "formula");
   const json& breakdown = gpu["breakdown"];
   const json& explain = r["explain"];
-  for (auto it = breakdown.begin(); it != breakdown.end(); ++it) {
-    std::string formula = explain.contains(it.key()) && explain[it.key()].is_string() ? explain[it.key()].get<std::string>() : "";
-    std::printf("%-20s %14s  %s\n", it.key().c_str(), Gib(it->get<double>()).c_str(), formula.c_str());
+  for (const std::string& key : vramplan::BreakdownKeys()) {
+    if (!breakdown.contains(key)) continue;
+    std::string formula = explain.contains(key) && explain[key].is_string() ? explain[key].get<std::string>() : "";
+    std::printf("%-20s %14s  %s\n", key.c_str(), Gib(breakdown[key].get<double>()).c_str(), formula.c_str());
   }
   std::printf("\n%-20s %14s\n", "peak allocated", Gib(Num(gpu, "peak_allocated_bytes")).c_str());
   std::printf("%-20s %14s\n", "reserved", Gib(Num(gpu, "reserved_bytes")).c_str());

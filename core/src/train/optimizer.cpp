@@ -47,7 +47,6 @@ OptimizerMemory ComputeOptimizerMemory(const TrainConfig& train, const Precision
     largest = std::max(largest, t.Elements());
     count += t.count;
   }
-  const int64_t sb = prec.state;  // torch optimizers keep states in the parameter's dtype (or fp32 master's)
   m.impl = train.optimizer_impl.value_or(DefaultOptimizerImpl(device));
   // The fp32 `step` counter per tensor lives on the CPU unless fused/capturable; PyTorch 1.13's CPU
   // run keeps it with the parameters (4 B per tensor, measured).
@@ -57,14 +56,14 @@ OptimizerMemory ComputeOptimizerMemory(const TrainConfig& train, const Precision
   switch (train.optimizer) {
     case Optimizer::kAdamW: {
       m.state_bytes = 2 * total_state_bytes + step_counters + master;
-      m.explain_states = "AdamW exp_avg + exp_avg_sq: 2 x " + std::to_string(sb) + " B x " + WithCommas(total) +
-                         " trainable params" + master_note;
+      m.explain_states = "AdamW exp_avg + exp_avg_sq in the parameters' dtype: 2 x " + WithCommas(total_state_bytes) + " B (" +
+                         WithCommas(total) + " trainable params)" + master_note;
       if (m.impl == OptimizerImpl::kForeach) {
         // 1.13: _foreach_sqrt + _foreach_div (two group-wide lists); 2.x: one (_foreach_sqrt, then in place).
         const int64_t k = legacy_torch ? 2 : 1;
         m.step_temporary = k * total_state_bytes;
-        m.explain_temporary = "foreach AdamW: " + std::to_string(k) + " x " + std::to_string(sb) + " B x all " +
-                              WithCommas(total) + " params at once";
+        m.explain_temporary = "foreach AdamW: " + std::to_string(k) + " x " + WithCommas(total_state_bytes) +
+                              " B (every parameter at once)";
       } else if (m.impl == OptimizerImpl::kForLoop) {
         m.step_temporary = ForLoopPeak(tensors, 2, 1);
         m.explain_temporary = "single-tensor AdamW: sqrt and quotient of the largest tensor (+ previous denom)";
@@ -111,14 +110,14 @@ OptimizerMemory ComputeOptimizerMemory(const TrainConfig& train, const Precision
       break;
     case Optimizer::kSgdMomentum:
       m.state_bytes = total_state_bytes + master;
-      m.explain_states = "SGD momentum buffer: " + std::to_string(sb) + " B x " + WithCommas(total) + master_note;
+      m.explain_states = "SGD momentum buffer: " + WithCommas(total_state_bytes) + " B" + master_note;
       m.explain_temporary = "SGD updates in place";
       break;
     case Optimizer::kLion:
       m.state_bytes = total_state_bytes + master;
       // update = exp_avg.clone().lerp_(grad).sign_(): one clone, referenced until the next tensor's.
       m.step_temporary = ForLoopPeak(tensors, 1, 1);
-      m.explain_states = "Lion exp_avg: " + std::to_string(sb) + " B x " + WithCommas(total) + master_note;
+      m.explain_states = "Lion exp_avg: " + WithCommas(total_state_bytes) + " B" + master_note;
       m.explain_temporary = "Lion (single tensor): interpolation and sign of the largest tensor";
       break;
   }

@@ -349,12 +349,15 @@ void EstimateTraining(const Scenario& sc, Result* r) {
   std::vector<Term>& bd = r->gpu.breakdown;
   bd.push_back(Term{"weights", weights.bytes, weights.explain});
   bd.push_back(Term{"gradients", peak->gradients,
-                    WithCommas(plan.trainable_params) + " trainable params (" + method + ") x " + std::to_string(prec.grad) +
-                        " B = " + Gib(grads_total) + "; live at the peak: " + Gib(peak->gradients)});
+                    WithCommas(plan.trainable_params) + " trainable params (" + method + ")" +
+                        (plan.lora_params > 0 ? ": adapters " + WithCommas(plan.lora_params) + " x " + std::to_string(plan.adapter_bytes_per_param) + " B" +
+                                                    (plan.trainable_params > plan.lora_params ? ", others x " + std::to_string(prec.grad) + " B" : "")
+                                              : " x " + std::to_string(prec.grad) + " B") +
+                        " = " + Gib(grads_total) + "; live at the peak: " + Gib(peak->gradients)});
   bd.push_back(Term{"optimizer_states", opt.state_bytes, opt.explain_states + " = " + Gib(opt.state_bytes) +
                                                               (opt.paged_bytes > 0 ? " (+ " + Gib(opt.paged_bytes) + " paged in unified memory)" : "")});
-  std::string act = "saved for backward at the peak: " + Gib(peak->activations) + " of " + Gib(saved_total) +
-                    " saved by the forward (" + std::to_string(L) + " layers x ~" + Gib(L > 0 ? layers_kept / L : 0) + ", " +
+  std::string act = "saved for backward at the peak: " + Gib(peak->activations) + " of " + Gib(saved_total - loss.saved) +
+                    " saved by the layers (" + std::to_string(L) + " layers x ~" + Gib(L > 0 ? layers_kept / L : 0) + ", " +
                     (ckpt == Checkpointing::kFull ? "checkpointed: each layer keeps its input" : ckpt == Checkpointing::kSelective ? "selective recomputation of attention" : "no checkpointing") +
                     ") + batch tensors " + WithCommas(batch_bytes) + " B";
   bd.push_back(Term{"activations", peak->activations + batch_bytes, act});
