@@ -17,7 +17,9 @@ enum class ModuleRole { kEmbedding, kAttention, kMlp, kExperts, kSharedExperts, 
 
 enum class NormKind { kRmsNorm, kLayerNorm };
 enum class MlpKind { kGated, kPlain };  // gated: act(gate(x)) * up(x) -> down; plain: fc_out(act(fc_in(x)))
-enum class ActivationFn { kSilu, kGelu, kGeluTanh, kRelu };
+// kGeluNew: transformers' NewGELUActivation, written in Python ops (gelu_new, gelu_fast), which
+// saves four T x I tensors for backward instead of F.gelu's one.
+enum class ActivationFn { kSilu, kGelu, kGeluTanh, kGeluNew, kRelu };
 
 // A linear layer (nn.Linear or GPT-2's Conv1D). `copies` > 1 for routed experts stored per expert.
 struct LinearSpec {
@@ -92,6 +94,11 @@ struct ModelSpec {
   double attention_dropout = 0.0;  // on the attention probabilities
   double hidden_dropout = 0.0;     // on the attention and MLP outputs
   double embedding_dropout = 0.0;
+  // Eager-attention details that differ by family (transformers modeling code):
+  bool softmax_fp32 = true;         // softmax(..., dtype=float32) (Llama family) vs in the scores dtype (GPT-2)
+  bool scale_is_tensor = false;     // scores / torch.full([], sqrt(d)) in the scores dtype (GPT-2) vs a python float
+  bool legacy_logits_upcast = true; // transformers <= 4.45 called logits.float() before the loss (not GPT-2)
+  int64_t legacy_buffer_bytes_per_layer = 0;  // transformers <= 4.45 GPT-2: causal-mask `bias` buffer (bool)
   std::vector<LayerKind> kinds;
   std::vector<uint8_t> layer_kind;  // size num_layers: index into kinds
   std::vector<std::string> notes;   // facts worth telling the user (e.g. MTP layer not counted)

@@ -124,6 +124,10 @@ struct FrameworkConfig {
   bool batch_on_device = true;               // input_ids/labels/attention_mask (int64) live on the GPU
   bool cuda_lazy_loading = true;             // CUDA >= 11.7 lazy module loading (PyTorch >= 1.13 default)
   bool variable_shapes = false;              // batches of varying length (dynamic padding): more allocator churn
+  // CPU-only allocations seen on one fixture host (docs/derivations_extended.md section 0), to replay
+  // those measurements exactly; never part of a GPU estimate.
+  bool cpu_onednn_bf16_buffers = false;      // a bf16 mm allocates an fp32 buffer of its output size (+128 B)
+  bool cpu_kv_alive_at_scores = false;       // k after RoPE and the v projection are still alive at the scores
 };
 
 struct Scenario {

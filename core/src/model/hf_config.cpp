@@ -129,7 +129,8 @@ class ConfigReader {
 
 ActivationFn ParseActivation(const std::string& name) {
   if (name == "silu" || name == "swish") return ActivationFn::kSilu;
-  if (name == "gelu_pytorch_tanh" || name == "gelu_new" || name == "gelu_fast" || name == "gelu_tanh") return ActivationFn::kGeluTanh;
+  if (name == "gelu_new" || name == "gelu_fast") return ActivationFn::kGeluNew;
+  if (name == "gelu_pytorch_tanh" || name == "gelu_tanh") return ActivationFn::kGeluTanh;
   if (name == "relu") return ActivationFn::kRelu;
   return ActivationFn::kGelu;
 }
@@ -572,6 +573,10 @@ Expected<ModelSpec> BuildGpt2(ConfigReader& c, ModelSpec spec) {
   FinishCommon(&spec, m, c.Bool("tie_word_embeddings", true), NormKind::kLayerNorm, true, "ln_f");
   spec.position_embedding_rows = positions;
   spec.rope_fraction = 0.0;
+  spec.softmax_fp32 = false;
+  spec.scale_is_tensor = true;
+  spec.legacy_logits_upcast = false;
+  spec.legacy_buffer_bytes_per_layer = positions * positions;  // registered `bias` (bool n_positions^2)
   // GPT2Config defaults: attn_pdrop = resid_pdrop = embd_pdrop = 0.1.
   spec.attention_dropout = c.Number("attn_pdrop", 0.1);
   spec.hidden_dropout = c.Number("resid_pdrop", 0.1);

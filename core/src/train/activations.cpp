@@ -117,8 +117,10 @@ int64_t NormSavedBytes(const NormSpec& norm, NormKind kind, bool x_req, bool wei
     }
     if (w_trains) saved += ctx.prec.residual * rows * dim;      // y cast to the input dtype (mul other)
   } else {
-    // F.layer_norm saves input, mean and rstd (fp32) when anything needs grad.
-    if (x_req || w_trains) saved += ctx.prec.residual * rows * dim + 8 * rows;
+    // native_layer_norm saves input, mean and rstd when anything needs grad; mean/rstd are fp32 on
+    // CUDA (acc type) and in the input dtype on CPU (measured).
+    const int64_t stat = ctx.cpu ? ctx.prec.residual : 4;
+    if (x_req || w_trains) saved += ctx.prec.residual * rows * dim + 2 * stat * rows;
   }
   return saved;
 }
@@ -215,7 +217,7 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
           // Only v needs a gradient: bmm(probs, v) keeps the probabilities (16-bit copy, or the fp32
           // softmax output itself in fp32).
           w.out.before_scores = w.out.total;
-          w.Save(p.half ? 2 * b * a * s * s : 4 * b * a * s * s);
+          w.Save((ctx.softmax_fp32 || p.autocast ? (p.half ? 2 : 4) : mm) * b * a * s * s);
           w.out.through_attention = w.out.total;
           break;
         }
@@ -230,16 +232,21 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
         w.out.core_inputs = p.q_after_rope * T * (a * d + g.num_kv_heads * d) + mm * T * g.num_kv_heads * dv;
         if (k_req) w.Save(mm * T * a * d);                           // q' (for k's gradient)
         if (q_req) w.Save(mqa_views ? mm * T * d : mm * T * a * d);  // k' (for q's gradient)
-        w.Save(8);
+        // The 1/sqrt(d) scale: a python float wraps into a float64 scalar; GPT-2 divides by a 0-dim
+        // tensor in the scores dtype.
+        w.Save(ctx.scale_is_tensor ? mm : 8);
         w.out.before_scores = w.out.total;
-        w.Save(4 * b * a * s * s);  // softmax output (fp32)
+        // Softmax result: fp32 when the model asks for it (Llama family), else the scores dtype
+        // (fp32 under autocast: the fp32 mask promotes the sum).
+        const int64_t sm = ctx.softmax_fp32 || p.autocast ? 4 : mm;
+        w.Save(sm * b * a * s * s);
         w.out.through_attention = w.out.total;
         if (ctx.attention_dropout > 0) {
           // native_dropout saves its bool mask; bmm(probs, v) then keeps the dropped copy.
           w.Save(b * a * s * s);
           if (v_req) w.Save(mm * b * a * s * s);
-        } else if (p.half && v_req) {
-          w.Save(2 * b * a * s * s);  // 16-bit probs for the second bmm
+        } else if (sm != mm && v_req) {
+          w.Save(mm * b * a * s * s);  // probs cast to the value dtype for the second bmm
         }
         w.Save(mqa_v_view ? mm * T * dv : mm * T * a * dv);  // v' (the probabilities need a gradient)
         w.out.attention_core = w.out.total - core_start;
@@ -284,6 +291,9 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
       w.Save(mm * rows * width);  // act(gate) saves gate
       w.Save(mm * rows * width);  // act * up saves act(gate)
       w.Save(mm * rows * width);  // ... and up
+    } else if (kind.mlp.activation == ActivationFn::kGeluNew) {
+      // 0.5*x*(1+tanh(sqrt(2/pi)*(x+0.044715*x^3))): x, tanh(.), 0.5*x, 1+tanh(.) + 3 float64 scalars.
+      w.Save(4 * mm * rows * width + 24);
     } else if (kind.mlp.activation == ActivationFn::kGeluTanh) {
       w.Save(mm * rows * width);  // F.gelu(approximate="tanh") saves its input
     } else {

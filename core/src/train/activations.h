@@ -25,6 +25,9 @@ struct ActivationContext {
   const LoraConfig* lora = nullptr;
   int64_t adapter_bytes = 4;
   double attention_dropout = 0.0;
+  bool softmax_fp32 = true;
+  bool scale_is_tensor = false;
+  bool cpu = false;
   double hidden_dropout = 0.0;
   int64_t Tokens() const { return batch * seq; }
 };

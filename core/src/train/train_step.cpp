@@ -93,9 +93,12 @@ void EstimateTraining(const Scenario& sc, Result* r) {
   ctx.adapter_bytes = plan.adapter_bytes_per_param;
   ctx.attention_dropout = train.attention == AttentionImpl::kEager ? model.attention_dropout : 0.0;  // fused kernels regenerate it
   ctx.hidden_dropout = model.hidden_dropout;
+  ctx.softmax_fp32 = model.softmax_fp32;
+  ctx.scale_is_tensor = model.scale_is_tensor;
+  ctx.cpu = on_cpu;
 
   // ---- persistent memory
-  const WeightMemory weights = ComputeWeightMemory(model, train, plan, prec);
+  const WeightMemory weights = ComputeWeightMemory(model, train, plan, prec, legacy);
   const OptimizerMemory opt = ComputeOptimizerMemory(train, prec, plan.trainable_tensors, legacy, fw.device);
   const int64_t grads_total = (plan.trainable_params - plan.lora_params) * prec.grad + plan.lora_params * plan.adapter_bytes_per_param;
   const int64_t batch_bytes = fw.batch_on_device ? (fw.attention_mask ? 24 : 16) * T : 0;
@@ -119,6 +122,7 @@ void EstimateTraining(const Scenario& sc, Result* r) {
   int64_t ckpt_layers = 0;
   int64_t selective_layers = 0;
   int64_t autocast_cache = 0;  // amp: cached 16-bit casts of trainable layer weights (alive until forward ends)
+  int64_t autocast_bias_cache = 0;  // amp: cached 16-bit casts of trainable biases (addmm): never saved
   for (int64_t i = 0; i < L; ++i) {
     const uint8_t k = model.layer_kind[static_cast<size_t>(i)];
     const LayerPlan& lp = plan.layers[static_cast<size_t>(i)];
@@ -164,7 +168,10 @@ void EstimateTraining(const Scenario& sc, Result* r) {
       li.kept_forward = li.saved.total;
     }
     if (prec.autocast && lp.weights_trainable) {
-      for (const auto& l : model.kinds[k].linears) autocast_cache += 2 * l.in_features * l.out_features * l.copies;
+      for (const auto& l : model.kinds[k].linears) {
+        autocast_cache += 2 * l.in_features * l.out_features * l.copies;
+        if (l.bias) autocast_bias_cache += 2 * l.out_features * l.copies;
+      }
     }
   }
 
@@ -172,9 +179,14 @@ void EstimateTraining(const Scenario& sc, Result* r) {
   const LayerKind& last_kind = model.kinds[model.layer_kind.back()];
   const int64_t rot_dim = static_cast<int64_t>(last_kind.attention.head_dim * model.rope_fraction);
   const int64_t cos_sin = (any_qk_grad && rot_dim > 0) ? 2 * s * rot_dim * prec.rope : 0;
-  const int64_t mask_bytes = eager ? (fw.attention_mask ? b * s * s * prec.rope : s * (s + 1) * prec.rope) : 0;
+  // The eager mask: Llama-style models build a 4-D causal mask (b, 1, s, s); GPT-2 keeps the causal
+  // part in a buffer and adds an extended padding mask (b, 1, 1, s).
+  const bool learned_positions = model.position_embedding_rows > 0;
+  const int64_t mask_bytes = !eager ? 0
+                             : learned_positions ? b * s * prec.rope
+                             : (fw.attention_mask ? b * s * s * prec.rope : s * (s + 1) * prec.rope);
   int64_t ckpt_shared = 0;
-  if (ckpt == Checkpointing::kFull && ckpt_layers > 0) ckpt_shared = mask_bytes + 8 * s;
+  if (ckpt == Checkpointing::kFull && ckpt_layers > 0) ckpt_shared = mask_bytes + (learned_positions ? 0 : 8 * s);
   if (ckpt == Checkpointing::kSelective && selective_layers > 0) ckpt_shared = mask_bytes;  // the mask is a core argument
   // torch.utils.checkpoint stores torch.get_rng_state() (5056 B, a CPU tensor: host memory on CUDA).
   const int64_t rng_states = on_cpu ? 5056 * (ckpt == Checkpointing::kFull ? ckpt_layers : selective_layers) : 0;
@@ -187,14 +199,16 @@ void EstimateTraining(const Scenario& sc, Result* r) {
   if (final_req && prec.autocast) lm_head_saved += 2 * V * h;  // bf16 weight cast, also when frozen or tied
   const bool norm_out_saved = plan.lm_head_trainable && !prec.autocast;
   const int64_t norm_out_extra = norm_out_saved ? 0 : prec.residual * T * h;
-  const LossHead loss = ComputeLossHead(train, fw, prec, V, h, plan.lm_head_trainable);
+  const LossHead loss = ComputeLossHead(train, fw, prec, V, h, plan.lm_head_trainable, model.legacy_logits_upcast);
   const int64_t keep_outputs = fw.keep_outputs ? loss.keep_outputs : 0;
   const int64_t head_saved = final_norm_saved + lm_head_saved;
 
   int64_t layers_kept = 0;
   for (const auto& li : layers) layers_kept += li.kept_forward;
   const int64_t embedding_dropout_mask = (model.embedding_dropout > 0 && any_qk_grad) ? T * h : 0;
-  const int64_t saved_total = cos_sin + ckpt_shared + layers_kept + head_saved + loss.saved + embedding_dropout_mask;
+  // Learned absolute positions: the position embedding saves its (freshly built) int64 indices.
+  const int64_t position_ids_saved = (model.position_embedding_rows > 0 && plan.embedding_trainable) ? 8 * s : 0;
+  const int64_t saved_total = cos_sin + ckpt_shared + layers_kept + head_saved + loss.saved + embedding_dropout_mask + position_ids_saved;
   r->gpu.saved_activation_bytes = saved_total;
 
   // KV cache returned by the model during training (use_cache=True without checkpointing).
@@ -220,7 +234,7 @@ void EstimateTraining(const Scenario& sc, Result* r) {
     m.activations = saved_total - loss.saved;
     m.logits_and_loss = loss.saved + loss.forward_extra;
     m.kv_cache = kv_cache;
-    m.temporary = norm_out_extra + rng_states + (ckpt == Checkpointing::kFull ? autocast_cache : 0);
+    m.temporary = norm_out_extra + rng_states + autocast_bias_cache + (ckpt == Checkpointing::kFull ? autocast_cache : 0);
     moments.push_back(m);
   }
   // -- forward: the last layer's eager attention scores (long sequences, small vocabularies).
@@ -233,6 +247,11 @@ void EstimateTraining(const Scenario& sc, Result* r) {
     before += li.saved.before_scores;
     int64_t locals = prec.matmul * T * g.num_kv_heads * g.head_dim;
     if (prec.autocast) locals += 4 * T * h + 4 * T * a * g.head_dim + 4 * T * g.num_kv_heads * g.head_dim;
+    if (on_cpu && fw.cpu_kv_alive_at_scores) locals += T * g.num_kv_heads * g.head_dim * (prec.q_after_rope + prec.matmul);
+    // LlamaModel.forward keeps `inputs_embeds` alive through the whole forward: extra unless layer 0's
+    // norm saved it as its fp32 input (fp32/amp with a trainable embedding or upstream).
+    const bool embeds_saved = plan.layers.front().input_requires_grad && prec.residual == 4;
+    if (!embeds_saved && !learned_positions) locals += prec.residual * T * h;
     const int64_t score_factor = prec.autocast ? (on_cpu ? 10 : 8) : (prec.half ? 10 : 8);
     Moment m{"forward", At::kAttentionScores, L - 1};
     m.gradients = grads_resident;
@@ -253,6 +272,19 @@ void EstimateTraining(const Scenario& sc, Result* r) {
     m.temporary = prec.residual * T * h + 2 * prec.q_after_rope * T * a * g.head_dim + prec.matmul * T * a * g.v_head_dim +
                   score_factor * b * a * s * s + rng_states + autocast_cache;
     moments.push_back(m);
+  }
+  // -- CPU host quirk: oneDNN's bf16 matmul allocates an fp32 output buffer at the lm_head, in the
+  // forward (logits) and in the weight-gradient matmul (docs/derivations_extended.md section 0).
+  if (on_cpu && fw.cpu_onednn_bf16_buffers && prec.half && plan.lm_head_trainable) {
+    const int64_t q = model.legacy_logits_upcast || prec.autocast ? 4 : prec.matmul;
+    Moment fwd{"forward", At::kCrossEntropy};
+    fwd.activations = saved_total - loss.saved;
+    fwd.temporary = 2 * T * V + 4 * T * V + 128 + rng_states;
+    moments.push_back(fwd);
+    Moment bwd{"backward", At::kCrossEntropyBackward};
+    bwd.activations = saved_total - loss.saved;
+    bwd.temporary = 2 * T * V + 6 * V * h + 128 + 2 * q + rng_states;
+    moments.push_back(bwd);
   }
   // -- backward: the loss head (gradient of the log-probs and of the logits).
   const size_t loss_backward_index = moments.size();

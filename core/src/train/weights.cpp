@@ -29,7 +29,7 @@ int64_t QuantizedBytes(int64_t in, int64_t out, int bits, bool double_quant) {
 }  // namespace
 
 WeightMemory ComputeWeightMemory(const ModelSpec& model, const TrainConfig& train, const TrainPlan& plan,
-                                 const PrecisionModel& prec) {
+                                 const PrecisionModel& prec, bool legacy) {
   WeightMemory w;
   const ParamCounts counts = CountParams(model);
   const bool qlora = train.method == TrainMethod::kQlora;
@@ -52,7 +52,10 @@ WeightMemory ComputeWeightMemory(const ModelSpec& model, const TrainConfig& trai
   // RoPE inv_freq buffer (fp32, rotary_dim / 2), one per model in transformers >= 4.45.
   const int64_t rot_dim = model.kinds.empty() ? 0 : static_cast<int64_t>(model.kinds[0].attention.head_dim * model.rope_fraction);
   const int64_t buffers = model.position_embedding_rows > 0 ? 0 : prec.weight * (rot_dim / 2);  // cast with the model
-  w.bytes = dense_params * prec.weight + quant_bytes + copies * prec.weight + adapters + buffers;
+  // transformers <= 4.45 GPT-2 registers a bool causal-mask buffer and a scalar per attention layer.
+  const int64_t legacy_buffers = legacy ? model.num_layers * (model.legacy_buffer_bytes_per_layer + prec.weight) : 0;
+  w.bytes = dense_params * prec.weight + quant_bytes + copies * prec.weight + adapters + buffers +
+            (model.legacy_buffer_bytes_per_layer > 0 ? legacy_buffers : 0);
   w.explain = WithCommas(dense_params) + " params x " + std::to_string(prec.weight) + " B";
   if (qlora) {
     w.explain += " + " + WithCommas(w.quantized_linear_params) + " quantized linear params in " +

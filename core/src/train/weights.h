@@ -24,6 +24,6 @@ struct WeightMemory {
 int64_t Nf4Bytes(int64_t n, bool double_quant);
 
 WeightMemory ComputeWeightMemory(const ModelSpec& model, const TrainConfig& train, const TrainPlan& plan,
-                                 const PrecisionModel& prec);
+                                 const PrecisionModel& prec, bool legacy = false);
 
 }  // namespace vramplan
