@@ -11,3 +11,14 @@ function(vramplan_embed_file out_cpp symbol input)
     COMMENT "Embedding ${input} as ${symbol}"
     VERBATIM)
 endfunction()
+
+# vramplan_build_id(<out.cpp> <files...>): writes `const char vramplan_build_id[]`, the first 12 hex
+# digits of a SHA-256 over the given files' contents, regenerated whenever one of them changes.
+function(vramplan_build_id out_cpp)
+  add_custom_command(
+    OUTPUT ${out_cpp}
+    COMMAND ${CMAKE_COMMAND} -DOUTPUT=${out_cpp} "-DFILES=${ARGN}" -P ${PROJECT_SOURCE_DIR}/cmake/BuildIdScript.cmake
+    DEPENDS ${ARGN} ${PROJECT_SOURCE_DIR}/cmake/BuildIdScript.cmake
+    COMMENT "Hashing core sources for the build id"
+    VERBATIM)
+endfunction()

@@ -9,6 +9,7 @@
 namespace {
 
 std::string Estimate(const std::string& scenario_json) { return vramplan::EstimateJson(scenario_json); }
+std::string EstimateSummary(const std::string& scenario_json) { return vramplan::EstimateSummaryJson(scenario_json); }
 std::string ListPresets() { return vramplan::ListPresetsJson(); }
 std::string ListGpus() { return vramplan::ListGpusJson(); }
 std::string ParseHfConfig(const std::string& config_json) { return vramplan::ParseHfConfigJson(config_json); }
@@ -19,6 +20,7 @@ std::string Version() { return vramplan::VersionString(); }
 
 EMSCRIPTEN_BINDINGS(vramplan) {
   emscripten::function("estimate", &Estimate);
+  emscripten::function("estimateSummary", &EstimateSummary);
   emscripten::function("listPresets", &ListPresets);
   emscripten::function("listGpus", &ListGpus);
   emscripten::function("parseHfConfig", &ParseHfConfig);

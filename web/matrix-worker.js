@@ -8,8 +8,8 @@ self.onmessage = async (e) => {
   const core = await ready;
   const started = performance.now();
   const cells = e.data.jobs.map((s) => {
-    const r = core.estimate(s);
-    return r.ok ? { ok: true, total: r.gpu.device_total_bytes, fits: r.gpu.fits, gpu: r.gpu.name } : { ok: false, errors: r.errors };
+    const r = core.summary(s);
+    return r.ok ? { ok: true, total: r.device_total_bytes, fits: r.fits, gpu: r.gpu } : { ok: false, errors: r.errors };
   });
   self.postMessage({ id: e.data.id, ms: performance.now() - started, cells });
 };

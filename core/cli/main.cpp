@@ -102,6 +102,10 @@ int main(int argc, char** argv) {
     std::cout << json::parse(vramplan::ListGpusJson(), nullptr, false).dump(2) << "\n";
     return 0;
   }
+  if (cmd == "version" || cmd == "--version") {
+    std::cout << vramplan::VersionString() << "\n";
+    return 0;
+  }
   if (cmd == "schema") {
     std::cout << vramplan::SchemaJson();
     return 0;

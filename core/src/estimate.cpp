@@ -4,18 +4,22 @@
 #include "gpu/device_overhead.h"
 #include "inference/inference.h"
 #include "io/json_reader.h"
+#include "io/json_writer.h"
 #include "io/result_json.h"
 #include "io/scenario_json.h"
 #include "model/catalog.h"
 #include "model/hf_config.h"
 #include "train/train_step.h"
 
+extern const char vramplan_build_id[];
 extern const unsigned char vramplan_schema_json[];
 extern const unsigned long long vramplan_schema_json_size;
 
 namespace vramplan {
 
-Result Estimate(const Scenario& scenario) {
+Result Estimate(const Scenario& scenario) { return Estimate(scenario, EstimateOptions{}); }
+
+Result Estimate(const Scenario& scenario, const EstimateOptions& options) {
   Result r;
   r.params = CountParams(scenario.model);
   r.gpu.id = scenario.gpu.id;
@@ -24,10 +28,27 @@ Result Estimate(const Scenario& scenario) {
   if (scenario.mode == Mode::kTrain) {
     EstimateTraining(scenario, &r);
   } else {
-    EstimateInference(scenario, &r);
+    EstimateInference(scenario, &r, options.inverse);
   }
-  ApplyDeviceOverheads(scenario, &r);
+  ApplyDeviceOverheads(scenario, &r, options.explain);
   return r;
+}
+
+std::string EstimateSummaryJson(std::string_view scenario_json) {
+  Issues warnings;
+  Expected<Scenario> scenario = ParseScenarioWithWarnings(scenario_json, &warnings);
+  if (!scenario.ok()) return ErrorsToJson(scenario.errors());
+  EstimateOptions options;
+  options.explain = false;
+  options.inverse = false;
+  Result r = Estimate(scenario.value(), options);
+  io::JsonWriter w;
+  w.BeginObject().Field("ok", true).Field("peak_allocated_bytes", r.gpu.peak_allocated_bytes)
+      .Field("reserved_bytes", r.gpu.reserved_bytes).Field("device_total_bytes", r.gpu.device_total_bytes)
+      .Field("capacity_bytes", r.gpu.capacity_bytes).Field("headroom_bytes", r.gpu.headroom_bytes)
+      .Field("fits", r.gpu.fits).Field("peak_phase", r.peak_phase).Field("params_total", r.params.total)
+      .Field("trainable_params", r.trainable_params).Field("gpu", r.gpu.name).EndObject();
+  return w.Take();
 }
 
 std::string EstimateJson(std::string_view scenario_json) {
@@ -79,6 +100,8 @@ std::string ParseHfConfigJson(std::string_view config_json) {
 
 std::string SchemaJson() { return std::string(reinterpret_cast<const char*>(vramplan_schema_json), vramplan_schema_json_size); }
 
-std::string VersionString() { return "0.1.0"; }
+// Semantic version + a hash of the core's sources and data, so the page's tests can check that
+// the WASM module and the native CLI they compare come from the same build.
+std::string VersionString() { return std::string("0.1.0+") + vramplan_build_id; }
 
 }  // namespace vramplan

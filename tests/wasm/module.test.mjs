@@ -17,6 +17,12 @@ function cli(args, input) {
 
 const scenarios = JSON.parse(fs.readFileSync(path.join(ROOT, 'tests/fixtures/scenarios/wasm_vs_native.json'), 'utf8'));
 
+test('the WASM module and the CLI come from the same build', () => {
+  const native = cli(['version'], '').stdout.trim();
+  assert.match(native, /^0\.1\.0\+[0-9a-f]{12}$/);
+  assert.equal(mod.version(), native, 'rebuild both: the browser tests compare the page with the CLI');
+});
+
 test('estimate matches the native CLI byte for byte', () => {
   assert.ok(scenarios.length >= 5);
   for (const s of scenarios) {
@@ -57,6 +63,16 @@ test('helpers list presets and GPUs and parse a config', () => {
     num_hidden_layers: 40, vocab_size: 32000 })));
   assert.equal(parsed.params.total, 13015864320);
   assert.equal(JSON.parse(mod.schema()).title, 'vramplan scenario v1');
+});
+
+test('summary carries the same totals as the full estimate', () => {
+  for (const s of scenarios) {
+    const text = JSON.stringify(s);
+    const full = JSON.parse(mod.estimate(text));
+    const sum = JSON.parse(mod.estimateSummary(text));
+    assert.equal(sum.device_total_bytes, full.gpu.device_total_bytes, text);
+    assert.equal(sum.fits, full.gpu.fits, text);
+  }
 });
 
 test('payload stays small', () => {

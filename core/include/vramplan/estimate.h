@@ -20,6 +20,18 @@ Result Estimate(const Scenario& scenario);
 // JSON in, JSON out: {"ok":true, ...result} or {"ok":false,"errors":[{code,field_path,message}]}.
 std::string EstimateJson(std::string_view scenario_json);
 
+// The totals only, for tables that run many estimates (the page's methods x sizes matrix):
+// {"ok", "peak_allocated_bytes", "reserved_bytes", "device_total_bytes", "capacity_bytes",
+//  "headroom_bytes", "fits", "peak_phase", "params_total", "trainable_params"}. Same numbers as
+// EstimateJson; skips explain strings, the timeline text and the inference inverse searches.
+std::string EstimateSummaryJson(std::string_view scenario_json);
+
+struct EstimateOptions {
+  bool explain = true;        // explain strings and timeline labels
+  bool inverse = true;        // inference: max context / batch / format / GPUs searches
+};
+Result Estimate(const Scenario& scenario, const EstimateOptions& options);
+
 // Serializes a Result (with the normalized scenario echoed under "scenario").
 std::string ResultToJson(const Scenario& scenario, const Result& result);
 

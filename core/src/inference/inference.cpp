@@ -45,7 +45,7 @@ bool InferenceFits(const Scenario& s, const Result& r) {
   return true;
 }
 
-void EstimateInference(const Scenario& scenario, Result* result) {
+void EstimateInference(const Scenario& scenario, Result* result, bool inverse) {
   if (scenario.model.kinds.empty() || scenario.model.layer_kind.empty()) {
     result->warnings.push_back(Issue{"not_implemented", "model", "the model has no decoder layers to estimate"});
     return;
@@ -58,7 +58,7 @@ void EstimateInference(const Scenario& scenario, Result* result) {
   if (scenario.parallel.pp > 1 || scenario.parallel.cp > 1 || scenario.parallel.ep > 1) {
     result->warnings.push_back(Issue{"not_implemented", "parallel", "pipeline/context/expert parallel inference is not modelled; only tp shards weights and KV heads"});
   }
-  SolveInverseQuestions(scenario, result);
+  if (inverse) SolveInverseQuestions(scenario, result);
 }
 
 }  // namespace vramplan

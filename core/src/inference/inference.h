@@ -6,6 +6,7 @@
 
 namespace vramplan {
 
-void EstimateInference(const Scenario& scenario, Result* result);
+// `inverse`: also answer the inverse questions (max context, batch, format, GPUs).
+void EstimateInference(const Scenario& scenario, Result* result, bool inverse = true);
 
 }  // namespace vramplan
