@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "test_support.h"
 #include "vramplan/estimate.h"
 
 namespace vramplan {
@@ -24,10 +25,7 @@ const char* const kExplained[] = {
 };
 
 TEST(GpuAccuracy, PublishedTrainingRows) {
-  std::ifstream in(std::string(VRAMPLAN_FIXTURES_DIR) + "/gpu/training_rows.json");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  nlohmann::json doc = nlohmann::json::parse(ss.str(), nullptr, false);
+  nlohmann::json doc = testing_support::LoadFixture("gpu/training_rows.json");
   ASSERT_TRUE(doc.is_object());
   std::vector<double> errors;
   for (const auto& row : doc["rows"]) {

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "test_support.h"
 #include <nlohmann/json.hpp>
 
 #include "inference/kv_cache.h"
@@ -22,12 +24,7 @@ namespace {
 
 using nlohmann::json;
 
-json LoadFixture(const std::string& name) {
-  std::ifstream in(std::string(VRAMPLAN_FIXTURES_DIR) + "/inference/" + name);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return json::parse(ss.str(), nullptr, false);
-}
+json LoadFixture(const std::string& name) { return testing_support::LoadFixture("inference/" + name); }
 
 Result RunRow(const json& scenario) {
   Expected<Scenario> s = ParseScenario(scenario.dump());

@@ -1,18 +1,15 @@
 // KV cache geometry per engine: GQA, MLA (latent vs decompressed), tp replication, dtypes, windows.
 #include <gtest/gtest.h>
 
+#include "test_support.h"
+
 #include "inference/kv_cache.h"
 #include "model/catalog.h"
 
 namespace vramplan {
 namespace {
 
-const ModelSpec& Preset(const char* id) {
-  const PresetEntry* p = FindPreset(id);
-  EXPECT_NE(p, nullptr) << id;
-  static ModelSpec empty;
-  return p ? p->spec : empty;
-}
+const ModelSpec& Preset(const char* id) { return testing_support::PresetSpec(id); }
 
 int64_t PerToken(const char* id, Engine e, KvDtype d = KvDtype::kAuto, int64_t tp = 1) {
   const ModelSpec& m = Preset(id);

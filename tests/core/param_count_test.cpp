@@ -8,17 +8,13 @@
 #include <nlohmann/json.hpp>
 
 #include "model/hf_config.h"
+#include "test_support.h"
 #include "vramplan/model_spec.h"
 
 namespace vramplan {
 namespace {
 
-nlohmann::json LoadFixture(const std::string& name) {
-  std::ifstream in(std::string(VRAMPLAN_FIXTURES_DIR) + "/" + name);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return nlohmann::json::parse(ss.str(), nullptr, false);
-}
+using testing_support::LoadFixture;
 
 TEST(ParamCount, PublishedTotalsAreExact) {
   nlohmann::json table = LoadFixture("param_counts.json");

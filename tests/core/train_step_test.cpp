@@ -8,17 +8,13 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "test_support.h"
 #include "vramplan/estimate.h"
 
 namespace vramplan {
 namespace {
 
-nlohmann::json Load(const std::string& name) {
-  std::ifstream in(std::string(VRAMPLAN_FIXTURES_DIR) + "/training/" + name);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return nlohmann::json::parse(ss.str(), nullptr, false);
-}
+nlohmann::json Load(const std::string& name) { return testing_support::LoadFixture("training/" + name); }
 
 int64_t Term(const Result& r, const std::string& key) {
   for (const auto& t : r.gpu.breakdown) {

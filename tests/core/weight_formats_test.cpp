@@ -2,6 +2,8 @@
 // hand from the libraries' tensor layouts, and real checkpoint sizes (llama-bench / engine logs).
 #include <gtest/gtest.h>
 
+#include "test_support.h"
+
 #include "inference/weight_formats.h"
 #include "model/catalog.h"
 #include "vramplan/model_spec.h"
@@ -9,12 +11,7 @@
 namespace vramplan {
 namespace {
 
-const ModelSpec& Preset(const char* id) {
-  const PresetEntry* p = FindPreset(id);
-  EXPECT_NE(p, nullptr) << id;
-  static ModelSpec empty;
-  return p ? p->spec : empty;
-}
+const ModelSpec& Preset(const char* id) { return testing_support::PresetSpec(id); }
 
 // sizeof(block_*) in ggml/src/ggml-common.h, element counts QK4_0 = QK8_0 = 32, QK_K = 256.
 TEST(WeightFormats, GgmlBlockSizesMatchGgmlStructs) {
