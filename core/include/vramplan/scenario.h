@@ -124,6 +124,7 @@ struct FrameworkConfig {
   bool batch_on_device = true;               // input_ids/labels/attention_mask (int64) live on the GPU
   bool cuda_lazy_loading = true;             // CUDA >= 11.7 lazy module loading (PyTorch >= 1.13 default)
   bool variable_shapes = false;              // batches of varying length (dynamic padding): more allocator churn
+  bool expandable_segments = false;          // PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True
   // CPU-only allocations seen on one fixture host (docs/derivations_extended.md section 0), to replay
   // those measurements exactly; never part of a GPU estimate.
   bool cpu_onednn_bf16_buffers = false;      // a bf16 mm allocates an fp32 buffer of its output size (+128 B)

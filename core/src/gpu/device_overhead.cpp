@@ -47,11 +47,15 @@ int64_t CudaContextBytes(const Scenario& s) {
   return (s.framework.cuda_lazy_loading ? kCudaContextMiB : kCudaContextEagerMiB) * kMiB;
 }
 
+double DynamicReserveFraction(const Scenario& s) {
+  if (s.framework.expandable_segments) return kExpandableReserveFraction;
+  return s.framework.variable_shapes ? kVariableShapesReserveFraction : kDynamicReserveFraction;
+}
+
 int64_t AllocatorOverheadBytes(const Scenario& s, int64_t static_bytes, int64_t dynamic_bytes) {
   if (s.framework.device != Device::kCuda) return 0;
   return static_cast<int64_t>(std::llround(kStaticReserveFraction * static_cast<double>(static_bytes) +
-                                           (s.framework.variable_shapes ? kVariableShapesReserveFraction : kDynamicReserveFraction) *
-                                               static_cast<double>(dynamic_bytes)));
+                                           DynamicReserveFraction(s) * static_cast<double>(dynamic_bytes)));
 }
 
 void ApplyDeviceOverheads(const Scenario& scenario, Result* result, bool explain) {
@@ -78,9 +82,9 @@ void ApplyDeviceOverheads(const Scenario& scenario, Result* result, bool explain
     a->bytes = AllocatorOverheadBytes(scenario, static_bytes, allocated - static_bytes);
     if (explain) a->explain = a->bytes == 0 ? "no caching allocator on this device"
                                : "caching allocator reserve (block rounding, cached free segments): 1% of weights + states " +
-                                     Gib(static_bytes) + " + " + std::string(scenario.framework.variable_shapes ? "25" : "10") + "% of the rest of the peak " +
+                                     Gib(static_bytes) + " + " + std::to_string(static_cast<int>(DynamicReserveFraction(scenario) * 100 + 0.5)) + "% of the rest of the peak " +
                                      Gib(allocated - static_bytes) +
-                                     " = " + Gib(a->bytes) + " (calibrated on published reserved/allocated pairs, docs/accuracy.md)";
+                                     " = " + Gib(a->bytes) + " (docs/accuracy.md, calibration)";
   }
   if (!has_context) {
     Term* c = FindTerm(&g.breakdown, "cuda_context");

@@ -15,11 +15,15 @@ inline constexpr int64_t kCudaContextEagerMiB = 1343;    // all kernels loaded (
 inline constexpr double kStaticReserveFraction = 0.01;   // weights, optimizer states: allocated once
 inline constexpr double kDynamicReserveFraction = 0.10;  // activations, logits, grads, temporaries: churn
 inline constexpr double kVariableShapesReserveFraction = 0.25;  // ... when every batch has a different length
+// expandable_segments maps 2 MiB pages into one growing segment per stream: no cached-but-unusable
+// segments, only page rounding remains (PyTorch docs, "CUDA memory management").
+inline constexpr double kExpandableReserveFraction = 0.02;
 
 // cuBLAS workspace allocated through the caching allocator (counted in allocated bytes).
 int64_t CublasWorkspaceBytes(const Scenario& scenario);
 int64_t CudaContextBytes(const Scenario& scenario);
 int64_t AllocatorOverheadBytes(const Scenario& scenario, int64_t static_bytes, int64_t dynamic_bytes);
+double DynamicReserveFraction(const Scenario& scenario);
 
 // Fills cuda_context / allocator_overhead terms, reserved/device totals, headroom and fits.
 void ApplyDeviceOverheads(const Scenario& scenario, Result* result, bool explain = true);

@@ -238,6 +238,7 @@ void ParseFramework(const Json& v, FrameworkConfig* f, Issues* errors) {
   r.Bool("batch_on_device", &f->batch_on_device);
   r.Bool("cuda_lazy_loading", &f->cuda_lazy_loading);
   r.Bool("variable_shapes", &f->variable_shapes);
+  r.Bool("expandable_segments", &f->expandable_segments);
   r.Bool("cpu_onednn_bf16_buffers", &f->cpu_onednn_bf16_buffers);
   r.Bool("cpu_kv_alive_at_scores", &f->cpu_kv_alive_at_scores);
   r.RejectUnknownKeys();
