@@ -40,7 +40,9 @@ struct LoraConfig {
   int64_t rank = 16;
   double alpha = 32;
   bool all_linear = false;                  // targets: "all-linear"
-  std::vector<std::string> targets = {"q_proj", "v_proj"};  // PEFT's default for Llama-like models
+  // Empty when not given: resolved per model type to PEFT's default (q_proj/v_proj for Llama-like
+  // models, c_attn for GPT-2, query_key_value for GPT-NeoX/Falcon, qkv_proj for Phi-3).
+  std::vector<std::string> targets;
   std::vector<std::string> modules_to_save;  // e.g. {"embed_tokens", "lm_head"}: full trainable copies
   double dropout = 0.0;
   AdapterDtype adapter_dtype = AdapterDtype::kFp32;  // PEFT >= 0.12 autocast_adapter_dtype=True

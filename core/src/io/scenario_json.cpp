@@ -244,6 +244,19 @@ void ParseFramework(const Json& v, FrameworkConfig* f, Issues* errors) {
   r.RejectUnknownKeys();
 }
 
+// PEFT's default LoRA targets per model type (peft/utils/constants.py,
+// TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING); types it does not list train all linears.
+void ResolveLoraDefaults(Scenario* s) {
+  LoraConfig& lora = s->train.lora;
+  if (lora.all_linear || !lora.targets.empty()) return;
+  const std::string& t = s->model.model_type;
+  if (t == "gpt2") lora.targets = {"c_attn"};
+  else if (t == "gpt_neox" || t == "falcon") lora.targets = {"query_key_value"};
+  else if (t == "phi3") lora.targets = {"qkv_proj"};
+  else if (t == "deepseek_v2" || t == "deepseek_v3" || t == "gpt_oss") lora.all_linear = true;
+  else lora.targets = {"q_proj", "v_proj"};
+}
+
 // Checks that need the resolved model (layer counts, module names).
 void ValidateAgainstModel(const Scenario& s, Issues* errors) {
   const TrainConfig& t = s.train;
@@ -332,7 +345,10 @@ Expected<Scenario> ParseScenarioWithWarnings(std::string_view text, Issues* warn
   if (const Json* g = r.Raw("gpu")) ParseGpu(*g, &s.gpu, &errors);
   else ParseGpu(Json(s.gpu.id), &s.gpu, &errors);
   r.RejectUnknownKeys();
-  if (errors.empty()) ValidateAgainstModel(s, &errors);
+  if (errors.empty()) {
+    ResolveLoraDefaults(&s);
+    ValidateAgainstModel(s, &errors);
+  }
   if (!errors.empty()) return errors;
   return s;
 }
