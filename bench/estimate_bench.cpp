@@ -31,6 +31,25 @@ void BM_EstimateTyped(benchmark::State& state) {
 }
 BENCHMARK(BM_EstimateTyped)->DenseRange(0, 4);
 
+// The simulation alone: no inverse searches (max batch/sequence, max context/format/GPUs).
+void BM_SimulateOnly(benchmark::State& state) {
+  auto scenario = vramplan::ParseScenario(kScenarios[state.range(0)]);
+  if (!scenario.ok()) {
+    state.SkipWithError("scenario did not parse");
+    return;
+  }
+  vramplan::EstimateOptions options;
+  options.inverse = false;
+  for (auto _ : state) benchmark::DoNotOptimize(vramplan::Estimate(scenario.value(), options));
+}
+BENCHMARK(BM_SimulateOnly)->DenseRange(0, 4);
+
+void BM_EstimateSummaryJson(benchmark::State& state) {
+  std::string scenario = kScenarios[state.range(0)];
+  for (auto _ : state) benchmark::DoNotOptimize(vramplan::EstimateSummaryJson(scenario));
+}
+BENCHMARK(BM_EstimateSummaryJson)->DenseRange(0, 4);
+
 }  // namespace
 
 BENCHMARK_MAIN();

@@ -609,7 +609,16 @@ function dl(pairs) {
 function renderInference(r) {
   const box = $('inference-box');
   const i = r.inference;
-  box.hidden = !i;
+  const t = r.training;
+  box.hidden = !i && !t;
+  if (t && !i) {
+    const s = r.scenario.train;
+    box.replaceChildren(el('h2', { class: 'h3', text: 'What fits on this GPU' }), dl([
+      [`Largest micro-batch at ${int(s.seq_len)} tokens`, t.max_micro_batch_fits ? int(t.max_micro_batch_fits) : 'none fits'],
+      [`Longest sequence at micro-batch ${int(s.micro_batch_size)}`, t.max_seq_len_fits ? `${int(t.max_seq_len_fits)} tokens` : 'none fits'],
+    ]));
+    return;
+  }
   if (!i) return;
   box.replaceChildren(el('h2', { class: 'h3', text: 'Serving capacity' }), dl([
     ['KV cache per token', i.kv_bytes_per_token != null ? `${int(i.kv_bytes_per_token)} B` : '—'],

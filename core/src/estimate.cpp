@@ -26,7 +26,8 @@ Result Estimate(const Scenario& scenario, const EstimateOptions& options) {
   r.gpu.name = scenario.gpu.name;
   r.gpu.capacity_bytes = scenario.gpu.memory_bytes;
   if (scenario.mode == Mode::kTrain) {
-    EstimateTraining(scenario, &r);
+    EstimateTraining(scenario, &r, options.explain);
+    if (options.inverse) SolveTrainingCapacity(scenario, &r);
   } else {
     EstimateInference(scenario, &r, options.inverse);
   }

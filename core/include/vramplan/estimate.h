@@ -28,7 +28,7 @@ std::string EstimateSummaryJson(std::string_view scenario_json);
 
 struct EstimateOptions {
   bool explain = true;        // explain strings and timeline labels
-  bool inverse = true;        // inference: max context / batch / format / GPUs searches
+  bool inverse = true;        // max micro-batch / sequence (training); max context / batch / format / GPUs (inference)
 };
 Result Estimate(const Scenario& scenario, const EstimateOptions& options);
 

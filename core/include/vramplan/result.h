@@ -69,6 +69,12 @@ struct InferenceCapacity {
   int64_t min_gpus = 0;                // inverse: GPUs (tensor parallel) needed
 };
 
+struct TrainingCapacity {
+  bool present = false;
+  int64_t max_micro_batch_fits = 0;  // at the scenario's seq_len (0: even 1 does not fit)
+  int64_t max_seq_len_fits = 0;      // at the scenario's micro_batch_size
+};
+
 struct Result {
   int schema = kSchemaVersion;
   ParamCounts params;
@@ -79,6 +85,7 @@ struct Result {
   std::string peak_at;  // what is running at the peak ("cross_entropy", "layer 31 attention", ...)
   std::vector<TimelinePoint> timeline;
   InferenceCapacity inference;
+  TrainingCapacity training;
   Issues warnings;
 };
 

@@ -185,6 +185,10 @@ std::string ResultToJson(const Scenario& scenario, const Result& r) {
         .Field("max_batch_fits", c.max_batch_fits).Field("smallest_format_fits", c.smallest_format_fits)
         .Field("min_gpus", c.min_gpus).EndObject();
   }
+  if (r.training.present) {
+    w.Key("training").BeginObject().Field("max_micro_batch_fits", r.training.max_micro_batch_fits)
+        .Field("max_seq_len_fits", r.training.max_seq_len_fits).EndObject();
+  }
   w.Key("warnings");
   WriteIssues(w, r.warnings);
   w.EndObject();

@@ -70,7 +70,7 @@ int64_t LinearGradBytes(const LinearSpec& l, const LayerPlan& lp, const TrainCon
 
 }  // namespace
 
-void EstimateTraining(const Scenario& sc, Result* r) {
+void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
   const ModelSpec& model = sc.model;
   const TrainConfig& train = sc.train;
   const FrameworkConfig& fw = sc.framework;
@@ -226,7 +226,6 @@ void EstimateTraining(const Scenario& sc, Result* r) {
 
   std::vector<Moment> moments;
   moments.reserve(static_cast<size_t>(3 * L + 8));
-  r->timeline.reserve(40);
   // -- forward: the loss op (logits, fp32 upcast, log-probs) on top of everything saved.
   {
     Moment m{"forward", At::kCrossEntropy};
@@ -375,53 +374,60 @@ void EstimateTraining(const Scenario& sc, Result* r) {
   r->peak_phase = peak->phase;
   r->peak_at = Describe(peak->at, peak->layer);
 
-  // ---- breakdown at the peak, with the formulas
-  const std::string method = train.method == TrainMethod::kFull ? "full" : train.method == TrainMethod::kFreeze ? "freeze"
-                             : train.method == TrainMethod::kLora ? "LoRA" : "QLoRA";
+  // ---- breakdown at the peak
   std::vector<Term>& bd = r->gpu.breakdown;
-  bd.push_back(Term{"weights", weights.bytes, weights.explain});
-  bd.push_back(Term{"gradients", peak->gradients,
-                    WithCommas(plan.trainable_params) + " trainable params (" + method + ")" +
-                        (plan.lora_params > 0 ? ": adapters " + WithCommas(plan.lora_params) + " x " + std::to_string(plan.adapter_bytes_per_param) + " B" +
-                                                    (plan.trainable_params > plan.lora_params ? ", others x " + std::to_string(prec.grad) + " B" : "")
-                                              : " x " + std::to_string(prec.grad) + " B") +
-                        " = " + Gib(grads_total) + "; live at the peak: " + Gib(peak->gradients)});
-  bd.push_back(Term{"optimizer_states", opt.state_bytes, opt.explain_states + " = " + Gib(opt.state_bytes) +
-                                                              (opt.paged_bytes > 0 ? " (+ " + Gib(opt.paged_bytes) + " paged in unified memory)" : "")});
-  std::string act = "saved for backward at the peak: " + Gib(peak->activations) + " of " + Gib(saved_total - loss.saved) +
+  bd.push_back(Term{"weights", weights.bytes, ""});
+  bd.push_back(Term{"gradients", peak->gradients, ""});
+  bd.push_back(Term{"optimizer_states", opt.state_bytes, ""});
+  bd.push_back(Term{"activations", peak->activations + batch_bytes, ""});
+  bd.push_back(Term{"logits_and_loss", peak->logits_and_loss, ""});
+  bd.push_back(Term{"kv_cache", peak->kv_cache, ""});
+  bd.push_back(Term{"temporary", peak->temporary + workspace, ""});
+  if (explain) {
+    const std::string method = train.method == TrainMethod::kFull ? "full" : train.method == TrainMethod::kFreeze ? "freeze"
+                               : train.method == TrainMethod::kLora ? "LoRA" : "QLoRA";
+    bd[0].explain = weights.explain;
+    bd[1].explain = WithCommas(plan.trainable_params) + " trainable params (" + method + ")" +
+                    (plan.lora_params > 0 ? ": adapters " + WithCommas(plan.lora_params) + " x " + std::to_string(plan.adapter_bytes_per_param) + " B" +
+                                                (plan.trainable_params > plan.lora_params ? ", others x " + std::to_string(prec.grad) + " B" : "")
+                                          : " x " + std::to_string(prec.grad) + " B") +
+                    " = " + Gib(grads_total) + "; live at the peak: " + Gib(peak->gradients);
+    bd[2].explain = opt.explain_states + " = " + Gib(opt.state_bytes) +
+                    (opt.paged_bytes > 0 ? " (+ " + Gib(opt.paged_bytes) + " paged in unified memory)" : "");
+    bd[3].explain = "saved for backward at the peak: " + Gib(peak->activations) + " of " + Gib(saved_total - loss.saved) +
                     " saved by the layers (" + std::to_string(L) + " layers x ~" + Gib(L > 0 ? layers_kept / L : 0) + ", " +
-                    (ckpt == Checkpointing::kFull ? "checkpointed: each layer keeps its input" : ckpt == Checkpointing::kSelective ? "selective recomputation of attention" : "no checkpointing") +
+                    (ckpt == Checkpointing::kFull ? "checkpointed: each layer keeps its input"
+                     : ckpt == Checkpointing::kSelective ? "selective recomputation of attention" : "no checkpointing") +
                     ") + batch tensors " + WithCommas(batch_bytes) + " B";
-  bd.push_back(Term{"activations", peak->activations + batch_bytes, act});
-  bd.push_back(Term{"logits_and_loss", peak->logits_and_loss,
-                    loss.explain + ", b=" + std::to_string(b) + " s=" + std::to_string(s) + " V=" + WithCommas(V) + ": " + Gib(peak->logits_and_loss) + " at the peak"});
-  bd.push_back(Term{"kv_cache", peak->kv_cache, kv_cache > 0 ? "use_cache=True returns every layer's k and v during training" : ""});
-  bd.push_back(Term{"temporary", peak->temporary + workspace,
-                    "transient at the peak (" + r->peak_at + "): " + Gib(peak->temporary) +
-                        (workspace > 0 ? " + cuBLAS workspace " + WithCommas(workspace) + " B" : "") +
-                        (peak == &moments.back() ? "; " + opt.explain_temporary : "")});
+    bd[4].explain = loss.explain + ", b=" + std::to_string(b) + " s=" + std::to_string(s) + " V=" + WithCommas(V) + ": " +
+                    Gib(peak->logits_and_loss) + " at the peak";
+    if (kv_cache > 0) bd[5].explain = "use_cache=True returns every layer's k and v during training";
+    bd[6].explain = "transient at the peak (" + r->peak_at + "): " + Gib(peak->temporary) +
+                    (workspace > 0 ? " + cuBLAS workspace " + WithCommas(workspace) + " B" : "") +
+                    (peak == &moments.back() ? "; " + opt.explain_temporary : "");
 
-  // ---- timeline (allocated bytes; CUDA context and allocator reserve are added on top)
-  auto point = [&](const char* phase, std::string step, int64_t variable) {
-    r->timeline.push_back(TimelinePoint{phase, std::move(step), base + variable});
-  };
-  point("load", "weights + optimizer states + batch", 0);
-  const int64_t stride = std::max<int64_t>(1, L / 16);
-  int64_t running = cos_sin + ckpt_shared;
-  for (int64_t i = 0; i < L; ++i) {
-    running += layers[static_cast<size_t>(i)].kept_forward;
-    if ((i + 1) % stride == 0 || i + 1 == L) point("forward", "layer " + std::to_string(i), grads_resident + running);
+    // ---- timeline (allocated bytes; CUDA context and allocator reserve are added on top)
+    auto point = [&](const char* phase, std::string step, int64_t variable) {
+      r->timeline.push_back(TimelinePoint{phase, std::move(step), base + variable});
+    };
+    point("load", "weights + optimizer states + batch", 0);
+    const int64_t stride = std::max<int64_t>(1, L / 16);
+    int64_t running = cos_sin + ckpt_shared;
+    for (int64_t i = 0; i < L; ++i) {
+      running += layers[static_cast<size_t>(i)].kept_forward;
+      if ((i + 1) % stride == 0 || i + 1 == L) point("forward", "layer " + std::to_string(i), grads_resident + running);
+    }
+    point("forward", "cross_entropy", moments[0].Variable());
+    point("backward", "cross_entropy backward", moments[loss_backward_index].Variable());
+    int64_t grads_acc = head_grads;
+    for (int64_t i = L - 1; i >= 0; --i) {
+      running -= layers[static_cast<size_t>(i)].kept_forward;
+      grads_acc += layers[static_cast<size_t>(i)].grad_bytes;
+      if (i % stride == 0) point("backward", "layer " + std::to_string(i), running + (train.grad_accum_steps > 1 ? grads_total : grads_acc));
+    }
+    point("optimizer_step", "optimizer.step", moments.back().Variable());
+    point("zero_grad", "zero_grad(set_to_none)", 0);
   }
-  point("forward", "cross_entropy", moments[0].Variable());
-  point("backward", "cross_entropy backward", moments[loss_backward_index].Variable());
-  int64_t grads_acc = head_grads;
-  for (int64_t i = L - 1; i >= 0; --i) {
-    running -= layers[static_cast<size_t>(i)].kept_forward;
-    grads_acc += layers[static_cast<size_t>(i)].grad_bytes;
-    if (i % stride == 0) point("backward", "layer " + std::to_string(i), running + (train.grad_accum_steps > 1 ? grads_total : grads_acc));
-  }
-  point("optimizer_step", "optimizer.step", moments.back().Variable());
-  point("zero_grad", "zero_grad(set_to_none)", 0);
 
   // ---- host memory
   if (opt.paged_bytes > 0) r->cpu.breakdown.push_back(Term{"paged_optimizer_states", opt.paged_bytes, "paged AdamW 8-bit states in CUDA unified memory (evicted to host under pressure)"});

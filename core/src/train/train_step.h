@@ -7,6 +7,11 @@
 
 namespace vramplan {
 
-void EstimateTraining(const Scenario& scenario, Result* result);
+// `explain`: build the explain strings and the timeline (off inside searches, for speed).
+void EstimateTraining(const Scenario& scenario, Result* result, bool explain = true);
+
+// Largest micro-batch and sequence length that still fit the GPU (binary search over the same
+// simulation); fills result->training.
+void SolveTrainingCapacity(const Scenario& scenario, Result* result);
 
 }  // namespace vramplan
