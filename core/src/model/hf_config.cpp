@@ -114,6 +114,26 @@ class ConfigReader {
     return out;
   }
 
+  // A list of layer indices (e.g. mlp_only_layers); absent or null -> empty.
+  std::vector<int64_t> IntList(const char* key) {
+    std::vector<int64_t> out;
+    auto it = cfg_.find(key);
+    if (it == cfg_.end() || it->is_null()) return out;
+    std::string p = io::JoinPath(path_, key);
+    if (!it->is_array()) {
+      io::AddError(errors_, "wrong_type", p, p + " must be a list of layer indices");
+      return out;
+    }
+    for (const auto& v : *it) {
+      if (!v.is_number_integer()) {
+        io::AddError(errors_, "wrong_type", p, p + " must be a list of layer indices");
+        return {};
+      }
+      out.push_back(v.get<int64_t>());
+    }
+    return out;
+  }
+
   bool Has(const char* key) const {
     auto it = cfg_.find(key);
     return it != cfg_.end() && !it->is_null();
@@ -369,8 +389,8 @@ Expected<ModelSpec> BuildMoe(ConfigReader& c, const std::string& type, ModelSpec
   int64_t moe_inter = type == "mixtral" ? m.inter : c.Required({"moe_intermediate_size"});
   int64_t shared_inter = type == "qwen2_moe" ? c.Int({"shared_expert_intermediate_size"}).value_or(0) : 0;
   int64_t sparse_step = c.Int({"decoder_sparse_step"}, 1).value_or(1);
-  std::vector<int64_t> mlp_only;
   // mlp_only_layers: dense layers inside a MoE model (qwen2_moe / qwen3_moe).
+  std::vector<int64_t> mlp_only = c.IntList("mlp_only_layers");
   LlamaLikeOptions o;
   o.qkv_bias = type == "qwen2_moe" ? true : c.Bool("attention_bias", false);
   o.o_bias = type == "qwen3_moe" && o.qkv_bias;
@@ -379,7 +399,8 @@ Expected<ModelSpec> BuildMoe(ConfigReader& c, const std::string& type, ModelSpec
   if (!c.errors()->empty()) return *c.errors();
   FinishCommon(&spec, m, c.Bool("tie_word_embeddings", false), NormKind::kRmsNorm, false);
   BuildLayers(&spec, m.layers, [&](int64_t i) {
-    bool moe_layer = experts > 0 && (i + 1) % sparse_step == 0;
+    bool moe_layer = experts > 0 && (i + 1) % sparse_step == 0 &&
+                     std::find(mlp_only.begin(), mlp_only.end(), i) == mlp_only.end();
     LayerKind k = LlamaLikeLayer(m, o, act, use_sw ? window : 0);
     if (!moe_layer) return k;
     // Replace the dense MLP by router + experts (+ shared expert).
@@ -739,9 +760,6 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
   if (type == "gpt2") return BuildGpt2(c, std::move(spec));
   if (type == "gpt_neox") return BuildGptNeox(c, std::move(spec));
   if (type == "falcon" || type == "RefinedWeb" || type == "RefinedWebModel") return BuildFalcon(c, std::move(spec));
-  if (type == "smollm3" || type == "olmo" || type == "starcoder2" || type == "cohere") {
-    // Fall through to generic with a warning below.
-  }
   if (std::find(kLlamaLike.begin(), kLlamaLike.end(), type) != kLlamaLike.end()) return BuildLlamaLike(c, type, std::move(spec));
   warnings->push_back(Issue{"generic_model_type", io::JoinPath(cfg_path, "model_type"),
                             (type.empty() ? std::string("no model_type given") : "model_type \"" + type + "\" has no dedicated reader") +
