@@ -120,6 +120,7 @@ struct FrameworkConfig {
   Device device = Device::kCuda;
   bool rmsnorm_saves_squared_input = false;  // PyTorch <= 2.1 mean.dim saves its input (pytorch#109876)
   bool loss_shift_logits_copy = false;       // transformers <= 4.45 copies shift_logits (.contiguous())
+  bool loss_upcast_logits = true;            // the loss upcasts logits to fp32 (HF; not GPT-2 <= 4.45 or remote-code models like Qwen1)
   bool keep_outputs = false;                 // caller keeps the model output (fp32 logits) through backward
   bool use_cache = false;                    // model returns a KV cache during training
   bool attention_mask = true;                // a 2-D attention mask is passed (HF expands it to b*1*s*s)

@@ -87,7 +87,7 @@ void WriteScenario(JsonWriter& w, const Scenario& s) {
   w.Key("preset").String(io::NameOf(f.preset, io::kFrameworkPresetNames));
   w.Key("device").String(io::NameOf(f.device, io::kDeviceNames));
   w.Field("rmsnorm_saves_squared_input", f.rmsnorm_saves_squared_input).Field("loss_shift_logits_copy", f.loss_shift_logits_copy)
-      .Field("keep_outputs", f.keep_outputs).Field("use_cache", f.use_cache).Field("attention_mask", f.attention_mask)
+      .Field("loss_upcast_logits", f.loss_upcast_logits).Field("keep_outputs", f.keep_outputs).Field("use_cache", f.use_cache).Field("attention_mask", f.attention_mask)
       .Field("batch_on_device", f.batch_on_device).Field("cuda_lazy_loading", f.cuda_lazy_loading)
       .Field("variable_shapes", f.variable_shapes).Field("expandable_segments", f.expandable_segments)
       .Field("cpu_onednn_bf16_buffers", f.cpu_onednn_bf16_buffers)

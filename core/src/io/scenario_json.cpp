@@ -232,6 +232,7 @@ void ParseFramework(const Json& v, FrameworkConfig* f, Issues* errors) {
   r.Enum("device", &f->device, io::kDeviceNames);
   r.Bool("rmsnorm_saves_squared_input", &f->rmsnorm_saves_squared_input);
   r.Bool("loss_shift_logits_copy", &f->loss_shift_logits_copy);
+  r.Bool("loss_upcast_logits", &f->loss_upcast_logits);
   r.Bool("keep_outputs", &f->keep_outputs);
   r.Bool("use_cache", &f->use_cache);
   r.Bool("attention_mask", &f->attention_mask);

@@ -7,22 +7,25 @@
 namespace vramplan {
 
 LossHead ComputeLossHead(const TrainConfig& train, const FrameworkConfig& fw, const PrecisionModel& prec,
-                         int64_t V, int64_t h, bool lm_head_trainable, bool legacy_upcast) {
+                         int64_t V, int64_t h, bool lm_head_trainable, bool upcast) {
   LossHead head;
   const int64_t b = train.micro_batch_size, s = train.seq_len, T = b * s;
   const int64_t logits_bytes = prec.matmul * T * V;  // lm_head output dtype
   const bool logits_fp32 = prec.matmul == 4;
   switch (train.loss) {
     case LossImpl::kStandard: {
-      if (fw.loss_shift_logits_copy && !legacy_upcast) {
-        // transformers <= 4.45 GPT-2: no .float(); the shifted copy and the log-probs stay in the
-        // logits dtype (autocast runs cross_entropy in fp32: an fp32 cast of the shifted logits).
-        const int64_t shifted = b * (s - 1) * V;
+      if (!upcast) {
+        // No .float() (transformers <= 4.45 GPT-2; remote-code models such as Qwen1): the shifted
+        // copy and the log-probs stay in the logits dtype (autocast runs cross_entropy in fp32: an
+        // fp32 cast of the shifted logits). Without the shift copy the labels are shifted instead.
+        const bool copy = fw.loss_shift_logits_copy;
+        const int64_t shifted = copy ? b * (s - 1) * V : T * V;
         const int64_t lg = prec.matmul;
         const int64_t q = prec.autocast ? 4 : lg;
-        head.saved = q * shifted + (b > 1 ? 8 * b * (s - 1) : 0) + q;
-        head.forward_extra = lg * T * V + (b > 1 ? lg * shifted : 0) + (prec.autocast ? 4 * shifted : 0) + q;
-        head.backward_extra = 2 * q * shifted - (b > 1 ? 8 * b * (s - 1) : 0) + q;
+        const int64_t target = copy ? (b > 1 ? 8 * b * (s - 1) : 0) : 8 * T;
+        head.saved = q * shifted + target + q;
+        head.forward_extra = lg * T * V + (copy && b > 1 ? lg * shifted : 0) + (prec.autocast ? 4 * shifted : 0) + q;
+        head.backward_extra = 2 * q * shifted - target + q;
         head.keep_outputs = lg * T * V;
         head.explain = "logits in the compute dtype + shifted copy + log-probs (transformers <= 4.45 GPT-2, no upcast)";
       } else if (fw.loss_shift_logits_copy) {
