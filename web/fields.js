@@ -62,6 +62,7 @@ export const FIELDS = [
 
   // Precision & optimizer
   { path: 'train.precision', group: 'precision', show: train, label: 'Precision', help: 'AMP keeps fp32 weights (4 B/param) and casts to 16-bit on the fly; pure 16-bit keeps 2 B/param.' },
+  { path: 'train.autocast', group: 'precision', show: (s) => s.mode !== 'inference' && /^(bf16|fp16|mixed_)/.test(s.train?.precision ?? 'bf16'), label: 'Autocast on 16-bit weights', help: 'HF Trainer bf16=True on a bf16 model: fp32 adapters run in 16-bit, the loss in fp32.' },
   { path: 'train.optimizer', group: 'precision', show: train, label: 'Optimizer', help: 'AdamW keeps 2 fp32 states per trainable param (8 B); 8-bit AdamW 2 B; SGD none.' },
   { path: 'train.optimizer_impl', group: 'precision', show: train, label: 'Optimizer implementation', help: 'foreach needs a temporary copy of the grads during the step; fused and for_loop do not.', auto: 'auto (PyTorch default)' },
   { path: 'inference.weights', group: 'precision', show: infer, label: 'Weight format', help: 'Bytes per weight: bf16 2 B, int8/fp8 1 B, 4-bit ~0.5 B plus scales.' },
@@ -107,6 +108,7 @@ export const FIELDS = [
   { path: 'framework.keep_outputs', group: 'framework', show: train, label: 'Keep model outputs', help: 'Holding the output object keeps fp32 logits alive through backward.' },
   { path: 'framework.use_cache', group: 'framework', show: train, label: 'use_cache in training', help: 'The model also returns a KV cache.' },
   { path: 'framework.attention_mask', group: 'framework', label: 'Attention mask', help: 'A 2-D mask expands to batch x 1 x seq x seq.' },
+  { path: 'framework.loss_upcast_logits', group: 'framework', show: train, label: 'Loss upcasts logits', help: 'HF upcasts logits to fp32 for the loss; some remote-code models do not.' },
   { path: 'framework.batch_on_device', group: 'framework', label: 'Batch on device', help: 'input_ids/labels/mask (int64) live on the GPU.' },
   { path: 'framework.cuda_lazy_loading', group: 'framework', label: 'CUDA lazy loading', help: 'CUDA >= 11.7 loads kernels on demand: ~0.5 GiB context instead of ~1.3 GiB.' },
   { path: 'framework.variable_shapes', group: 'framework', label: 'Varying batch lengths', help: 'Dynamic padding: the caching allocator keeps more memory reserved.' },

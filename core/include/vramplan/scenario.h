@@ -57,6 +57,9 @@ struct FreezeConfig {
 struct TrainConfig {
   TrainMethod method = TrainMethod::kLora;
   Precision precision = Precision::kBf16;  // bf16 weights, as most fine-tunes load them
+  // 16-bit weights *and* torch.autocast (HF Trainer bf16=True on a bf16 model, LLaMA-Factory):
+  // fp32 adapters and losses the model does not upcast itself run through autocast's casts.
+  bool autocast = false;
   Optimizer optimizer = Optimizer::kAdamW;
   std::optional<OptimizerImpl> optimizer_impl;  // default: what PyTorch picks on the device
   int64_t micro_batch_size = 1;

@@ -44,6 +44,7 @@ void WriteScenario(JsonWriter& w, const Scenario& s) {
   w.Key("train").BeginObject();
   w.Key("method").String(io::NameOf(t.method, io::kMethodNames));
   w.Key("precision").String(io::NameOf(t.precision, io::kPrecisionNames));
+  w.Field("autocast", t.autocast);
   w.Key("optimizer").String(io::NameOf(t.optimizer, io::kOptimizerNames));
   if (t.optimizer_impl) w.Key("optimizer_impl").String(io::NameOf(*t.optimizer_impl, io::kOptimizerImplNames));
   w.Field("micro_batch_size", t.micro_batch_size).Field("seq_len", t.seq_len).Field("grad_accum_steps", t.grad_accum_steps);

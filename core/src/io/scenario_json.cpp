@@ -107,6 +107,7 @@ void ParseTrain(const Json& v, TrainConfig* t, Issues* errors) {
   ObjectReader r(v, "train", errors);
   r.Enum("method", &t->method, io::kMethodNames);
   r.Enum("precision", &t->precision, io::kPrecisionNames);
+  r.Bool("autocast", &t->autocast);
   r.Enum("optimizer", &t->optimizer, io::kOptimizerNames);
   if (const Json* impl = r.Raw("optimizer_impl")) {
     OptimizerImpl value = OptimizerImpl::kForeach;
@@ -144,6 +145,10 @@ void ParseTrain(const Json& v, TrainConfig* t, Issues* errors) {
     f.RejectUnknownKeys();
   }
   r.RejectUnknownKeys();
+  if (t->autocast && (t->precision == Precision::kFp32 || t->precision == Precision::kAmpBf16 || t->precision == Precision::kAmpFp16)) {
+    io::AddError(errors, "invalid_value", "train.autocast",
+                 "train.autocast applies to 16-bit weights (bf16, fp16, mixed_*); amp_* already runs under autocast and fp32 does not");
+  }
 }
 
 void ParseInference(const Json& v, InferenceConfig* c, Issues* errors) {

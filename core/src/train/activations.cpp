@@ -74,14 +74,15 @@ struct Walker {
       }
       if (lora) {
         const int64_t r = ctx.lora->rank;
-        const int64_t ab = p.autocast ? 2 : ctx.adapter_bytes;  // adapter compute dtype
+        const bool cast_adapters = p.autocast || (p.autocast16 && ctx.adapter_bytes == 4);
+        const int64_t ab = cast_adapters ? 2 : ctx.adapter_bytes;  // adapter compute dtype
         const bool dropout = ctx.lora->dropout > 0;
         for (int64_t c = 0; c < copies; ++c) {
           // lora_A saves x.to(adapter dtype): the base input itself when the dtypes match.
           if (dropout) {
             Save(rows * in);            // dropout mask (bool)
             Save(ab * rows * in);       // dropped input, saved by lora_A
-          } else if (p.autocast || ctx.adapter_bytes != xb) {
+          } else if (cast_adapters || ctx.adapter_bytes != xb) {
             Save(ab * rows * in);       // a separate cast per adapter
           } else if (!shared_input_saved) {
             Save(xb * rows * in);
@@ -89,7 +90,7 @@ struct Walker {
           }
           Save(ab * rows * r);  // lora_A output, saved by lora_B
           Save(8);              // `* scaling`: a wrapped float64 scalar
-          if (p.autocast) {
+          if (cast_adapters) {
             int64_t casts = 2 * r * l->out_features + (x_req ? 2 * r * in : 0);
             Save(casts);
             out.weight_casts += casts;

@@ -21,10 +21,11 @@ LossHead ComputeLossHead(const TrainConfig& train, const FrameworkConfig& fw, co
         const bool copy = fw.loss_shift_logits_copy;
         const int64_t shifted = copy ? b * (s - 1) * V : T * V;
         const int64_t lg = prec.matmul;
-        const int64_t q = prec.autocast ? 4 : lg;
+        const bool cast = prec.autocast || prec.autocast16;  // cross_entropy is on autocast's fp32 list
+        const int64_t q = cast ? 4 : lg;
         const int64_t target = copy ? (b > 1 ? 8 * b * (s - 1) : 0) : 8 * T;
         head.saved = q * shifted + target + q;
-        head.forward_extra = lg * T * V + (copy && b > 1 ? lg * shifted : 0) + (prec.autocast ? 4 * shifted : 0) + q;
+        head.forward_extra = lg * T * V + (copy && b > 1 ? lg * shifted : 0) + (cast ? 4 * shifted : 0) + q;
         head.backward_extra = 2 * q * shifted - target + q;
         head.keep_outputs = lg * T * V;
         head.explain = "logits in the compute dtype + shifted copy + log-probs (transformers <= 4.45 GPT-2, no upcast)";

@@ -24,11 +24,12 @@ struct PrecisionModel {
   int64_t matmul = 4;      // matmul outputs and the inputs bmm/SDPA save
   int64_t rope = 4;        // cos/sin and the causal mask (embedding dtype)
   int64_t q_after_rope = 4;  // q/k after RoPE (fp32 under amp: fp32 cos/sin x bf16 q)
-  bool autocast = false;   // weights are cast per matmul (amp)
+  bool autocast = false;   // fp32 weights cast per matmul (amp_*)
+  bool autocast16 = false; // 16-bit weights under autocast (train.autocast): fp32 adapters and losses are cast
   bool half = false;       // any 16-bit compute
   const char* name = "fp32";
 };
 
-PrecisionModel PrecisionFor(Precision p);
+PrecisionModel PrecisionFor(Precision p, bool autocast16 = false);
 
 }  // namespace vramplan

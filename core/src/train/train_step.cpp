@@ -74,7 +74,7 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
   const ModelSpec& model = sc.model;
   const TrainConfig& train = sc.train;
   const FrameworkConfig& fw = sc.framework;
-  const PrecisionModel prec = PrecisionFor(train.precision);
+  const PrecisionModel prec = PrecisionFor(train.precision, train.autocast);
   const TrainPlan plan = MakeTrainPlan(model, train, prec);
   const bool legacy = fw.preset == FrameworkPreset::kTorch113Hf444;
   const bool on_cpu = fw.device == Device::kCpu;
