@@ -44,7 +44,10 @@ int64_t CudaContextBytes(const Scenario& s) {
   if (s.framework.device != Device::kCuda) return 0;
   const GpuEntry* gpu = FindGpu(s.gpu.id);
   if (gpu != nullptr && gpu->vendor == "apple") return 0;  // MPS has no separate context reservation
-  return (s.framework.cuda_lazy_loading ? kCudaContextMiB : kCudaContextEagerMiB) * kMiB;
+  // NCCL's communicator buffers are outside PyTorch's allocator too (nccl#964: 544-688 MB per
+  // group on A100 NVLink with one all-reduce group).
+  const int64_t nccl = s.parallel.gpus > 1 ? kNcclMiB * kMiB : 0;
+  return (s.framework.cuda_lazy_loading ? kCudaContextMiB : kCudaContextEagerMiB) * kMiB + nccl;
 }
 
 double DynamicReserveFraction(const Scenario& s) {
@@ -90,8 +93,8 @@ void ApplyDeviceOverheads(const Scenario& scenario, Result* result, bool explain
     Term* c = FindTerm(&g.breakdown, "cuda_context");
     c->bytes = CudaContextBytes(scenario);
     if (explain) c->explain = c->bytes == 0 ? "no CUDA context on this device"
-                               : "CUDA context + lazily loaded kernels, outside the allocator: " + Gib(c->bytes) +
-                                     " (CUDA >= 11.7 lazy loading; calibrated, docs/accuracy.md)";
+                               : "CUDA context + lazily loaded kernels" + std::string(scenario.parallel.gpus > 1 ? " + NCCL buffers" : "") +
+                                     ", outside the allocator: " + Gib(c->bytes) + " (docs/training.md section 7)";
   }
   g.reserved_bytes = allocated + FindTerm(&g.breakdown, "allocator_overhead")->bytes;
   g.device_total_bytes = g.reserved_bytes + FindTerm(&g.breakdown, "cuda_context")->bytes;

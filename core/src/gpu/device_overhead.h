@@ -12,6 +12,7 @@ namespace vramplan {
 // Calibrated constants (docs/accuracy.md, "GPU overheads").
 inline constexpr int64_t kCudaContextMiB = 500;          // CUDA >= 11.7, lazy module loading
 inline constexpr int64_t kCudaContextEagerMiB = 1343;    // all kernels loaded (HF docs, V100, 2022: measured)
+inline constexpr int64_t kNcclMiB = 512;                 // communicator buffers per process with > 1 GPU (nccl#964)
 inline constexpr double kStaticReserveFraction = 0.01;   // weights, optimizer states: allocated once
 inline constexpr double kDynamicReserveFraction = 0.10;  // activations, logits, grads, temporaries: churn
 inline constexpr double kVariableShapesReserveFraction = 0.25;  // ... when every batch has a different length

@@ -12,6 +12,7 @@
 
 #include "format.h"
 #include "gpu/device_overhead.h"
+#include "parallel/data_parallel.h"
 #include "train/activations.h"
 #include "train/logits_loss.h"
 #include "train/optimizer.h"
@@ -223,7 +224,6 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
   }
 
   const int64_t grads_resident = train.grad_accum_steps > 1 ? grads_total : 0;
-  const int64_t base = weights.bytes + opt.state_bytes + batch_bytes + workspace;
 
   std::vector<Moment> moments;
   moments.reserve(static_cast<size_t>(3 * L + 8));
@@ -362,6 +362,44 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
     moments.push_back(m);
   }
 
+  // ---- data parallel: shard model states across ranks, offload to host (parallel/data_parallel.h)
+  const DataParallel dp = DataParallelFor(sc.parallel);
+  int64_t weights_dev = weights.bytes, states_dev = opt.state_bytes;
+  int64_t gathered = 0, unit_grads = 0;
+  if (dp.Any()) {
+    const int64_t vh = model.vocab_size * model.hidden_size;
+    const int64_t root_bytes = (vh * (model.tied_embeddings ? 1 : 2) + model.final_norm.Params()) * prec.weight;
+    const int64_t layer_bytes = L > 0 ? std::max<int64_t>(0, weights.bytes - root_bytes) / L : 0;
+    int64_t max_layer_grads = 0;
+    for (const auto& li : layers) max_layer_grads = std::max(max_layer_grads, li.grad_bytes);
+    if (dp.shard_params) {
+      weights_dev = dp.offload_params ? 0 : dp.Shard(weights.bytes);
+      gathered = 2 * layer_bytes + (dp.fsdp ? root_bytes : 0);  // the running unit + the prefetched one (+ FSDP's root unit)
+    }
+    if (dp.shard_states) states_dev = dp.Shard(opt.state_bytes);
+    if (dp.offload_states) states_dev = 0;
+    if (dp.shard_grads) unit_grads = max_layer_grads;
+    for (auto& m : moments) {
+      const bool step = m.phase[0] == 'o';
+      if (dp.shard_grads) m.gradients = dp.Shard(m.gradients);
+      if (step) {
+        m.temporary = dp.offload_states ? 0 : dp.shard_states ? dp.Shard(opt.step_temporary) : opt.step_temporary;
+      } else {
+        m.temporary += gathered + (m.phase[0] == 'b' ? unit_grads : 0);
+      }
+    }
+    if (dp.offload_states) {
+      r->cpu.breakdown.push_back(Term{"offloaded_optimizer_states", dp.Shard(opt.state_bytes) + dp.Shard(4 * plan.trainable_params),
+                                      "optimizer states + fp32 gradients of this rank's 1/" + std::to_string(dp.dp) + " shard in host RAM (DeepSpeedCPUAdam)"});
+    }
+    if (dp.offload_params) {
+      r->cpu.breakdown.push_back(Term{"offloaded_parameters", dp.Shard(weights.bytes), "this rank's parameter shard in host RAM"});
+    }
+    r->gpu.gradient_bytes = dp.shard_grads ? dp.Shard(grads_total) : grads_total;
+    r->gpu.optimizer_state_bytes = states_dev;
+  }
+  const int64_t base = weights_dev + states_dev + batch_bytes + workspace;
+
   // ---- pick the peak; per-phase peaks
   const Moment* peak = &moments.front();
   for (const auto& m : moments) {
@@ -377,9 +415,9 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
 
   // ---- breakdown at the peak
   std::vector<Term>& bd = r->gpu.breakdown;
-  bd.push_back(Term{"weights", weights.bytes, ""});
+  bd.push_back(Term{"weights", weights_dev, ""});
   bd.push_back(Term{"gradients", peak->gradients, ""});
-  bd.push_back(Term{"optimizer_states", opt.state_bytes, ""});
+  bd.push_back(Term{"optimizer_states", states_dev, ""});
   bd.push_back(Term{"activations", peak->activations + batch_bytes, ""});
   bd.push_back(Term{"logits_and_loss", peak->logits_and_loss, ""});
   bd.push_back(Term{"kv_cache", peak->kv_cache, ""});
@@ -388,13 +426,18 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
     const std::string method = train.method == TrainMethod::kFull ? "full" : train.method == TrainMethod::kFreeze ? "freeze"
                                : train.method == TrainMethod::kLora ? "LoRA" : "QLoRA";
     bd[0].explain = weights.explain;
+    if (dp.shard_params) {
+      bd[0].explain += dp.offload_params ? "; offloaded to host RAM (ZeRO-3 offload_param)" : "; sharded: / " + std::to_string(dp.dp) + " ranks = " + Gib(weights_dev);
+      bd[0].explain += "; + gathered units " + Gib(gathered) + " while layers run (in temporary)";
+    }
     bd[1].explain = WithCommas(plan.trainable_params) + " trainable params (" + method + ")" +
                     (plan.lora_params > 0 ? ": adapters " + WithCommas(plan.lora_params) + " x " + std::to_string(plan.adapter_bytes_per_param) + " B" +
                                                 (plan.trainable_params > plan.lora_params ? ", others x " + std::to_string(prec.grad) + " B" : "")
                                           : " x " + std::to_string(prec.grad) + " B") +
                     " = " + Gib(grads_total) + "; live at the peak: " + Gib(peak->gradients);
     bd[2].explain = opt.explain_states + " = " + Gib(opt.state_bytes) +
-                    (opt.paged_bytes > 0 ? " (+ " + Gib(opt.paged_bytes) + " paged in unified memory)" : "");
+                    (opt.paged_bytes > 0 ? " (+ " + Gib(opt.paged_bytes) + " paged in unified memory)" : "") +
+                    (dp.offload_states ? "; offloaded to host RAM" : dp.shard_states ? "; sharded: / " + std::to_string(dp.dp) + " ranks = " + Gib(states_dev) : "");
     bd[3].explain = "saved for backward at the peak: " + Gib(peak->activations) + " of " + Gib(saved_total - loss.saved) +
                     " saved by the layers (" + std::to_string(L) + " layers x ~" + Gib(L > 0 ? layers_kept / L : 0) + ", " +
                     (ckpt == Checkpointing::kFull ? "checkpointed: each layer keeps its input"
@@ -436,9 +479,11 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
 
   // ---- fields whose effect is not modeled yet are said, never silently ignored
   const ParallelConfig& p = sc.parallel;
-  if (p.gpus > 1 || p.tp > 1 || p.pp > 1 || p.cp > 1 || p.ep > 1 || p.zero > 0 || p.fsdp || p.sequence_parallel ||
-      p.offload_optimizer != Offload::kNone || p.offload_params != Offload::kNone) {
-    r->warnings.push_back(Issue{"not_implemented", "parallel", "distributed training (ZeRO/FSDP/TP/PP/CP/EP, offload) is not modeled yet: the result is for one GPU holding the whole model"});
+  if (p.tp > 1 || p.pp > 1 || p.cp > 1 || p.ep > 1 || p.sequence_parallel) {
+    r->warnings.push_back(Issue{"not_implemented", "parallel", "tensor/pipeline/context/expert parallelism is not modeled yet for training: only data parallelism (ZeRO, FSDP, offload) shards the result"});
+  }
+  if (p.offload_params != Offload::kNone && !dp.shard_params) {
+    r->warnings.push_back(Issue{"no_effect", "parallel.offload_params", "parameter offload needs ZeRO-3 or FSDP (parallel.zero: 3 or parallel.fsdp: true)"});
   }
   if (train.attention == AttentionImpl::kFlash && !prec.half) {
     r->warnings.push_back(Issue{"unsupported_combination", "train.attention", "FlashAttention needs fp16/bf16 inputs; with fp32 weights and no autocast transformers falls back to another kernel"});
