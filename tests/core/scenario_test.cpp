@@ -82,3 +82,21 @@ TEST(Scenario, ParallelFieldsAreValidatedAndWarnedNotIgnored) {
 
 }  // namespace
 }  // namespace vramplan
+
+namespace vramplan {
+namespace {
+
+// Full fine-tuning trains every parameter, whatever the layer pattern (runs of identical layers
+// are counted once in the optimizer's tensor list).
+TEST(Scenario, FullTrainsEveryParameter) {
+  for (const char* id : {"meta-llama/Llama-3.1-405B", "deepseek-ai/DeepSeek-V3", "google/gemma-3-1b-it", "openai/gpt-oss-20b",
+                         "openai-community/gpt2", "Qwen/Qwen3-30B-A3B"}) {
+    auto s = ParseScenario(std::string(R"({"train":{"method":"full"},"model":")") + id + "\"}");
+    ASSERT_TRUE(s.ok()) << id;
+    Result r = Estimate(s.value(), EstimateOptions{false, false});
+    EXPECT_EQ(r.trainable_params, r.params.total) << id;
+  }
+}
+
+}  // namespace
+}  // namespace vramplan

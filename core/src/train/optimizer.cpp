@@ -42,10 +42,10 @@ OptimizerMemory ComputeOptimizerMemory(const TrainConfig& train, const Precision
   int64_t count = 0;
   int64_t total_state_bytes = 0;  // one state element per parameter, in the parameter's dtype
   for (const TensorShape& t : tensors) {
-    total += t.Elements() * t.count;
-    total_state_bytes += t.Elements() * t.count * t.dtype_bytes;
+    total += t.Total();
+    total_state_bytes += t.Total() * t.dtype_bytes;
     largest = std::max(largest, t.Elements());
-    count += t.count;
+    count += t.count * t.repeat;
   }
   m.impl = train.optimizer_impl.value_or(DefaultOptimizerImpl(device));
   // The fp32 `step` counter per tensor lives on the CPU unless fused/capturable; PyTorch 1.13's CPU
@@ -75,12 +75,12 @@ OptimizerMemory ComputeOptimizerMemory(const TrainConfig& train, const Precision
     case Optimizer::kAdamW8bit:
     case Optimizer::kPagedAdamW8bit: {
       int64_t states = 0;
-      for (const TensorShape& t : tensors) states += t.count * Bnb8bitStateBytes(t.Elements(), 2);
+      for (const TensorShape& t : tensors) states += t.count * t.repeat * Bnb8bitStateBytes(t.Elements(), 2);
       if (train.optimizer == Optimizer::kPagedAdamW8bit) {
         // Paged states (tensors >= 1e5 elements) live in cudaMallocManaged memory: not in torch's allocated.
         int64_t small = 0;
         for (const TensorShape& t : tensors) {
-          if (t.Elements() < 100000) small += t.count * Bnb8bitStateBytes(t.Elements(), 2);
+          if (t.Elements() < 100000) small += t.count * t.repeat * Bnb8bitStateBytes(t.Elements(), 2);
         }
         m.paged_bytes = states - small;
         states = small;
@@ -95,7 +95,7 @@ OptimizerMemory ComputeOptimizerMemory(const TrainConfig& train, const Precision
       // (row + column vectors, fp32), full exp_avg_sq for vectors; params/grads upcast to fp32 in step().
       int64_t states = 0;
       for (const TensorShape& t : tensors) {
-        states += t.count * ((t.rows > 1 && t.cols > 1 ? 4 * (t.rows + t.cols) : 4 * t.Elements()) + 4);  // + RMS scalar
+        states += t.count * t.repeat * ((t.rows > 1 && t.cols > 1 ? 4 * (t.rows + t.cols) : 4 * t.Elements()) + 4);  // + RMS scalar
       }
       m.state_bytes = states + step_counters + master;
       m.step_temporary = (prec.half ? 16 : 8) * largest;

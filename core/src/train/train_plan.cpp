@@ -77,10 +77,25 @@ TrainPlan MakeTrainPlan(const ModelSpec& model, const TrainConfig& train, const 
     add2(model.vocab_size, model.hidden_size);
     if (model.position_embedding_rows > 0) add2(model.position_embedding_rows, model.hidden_size);
   }
+  size_t second_copy_begin = 0, second_copy_end = 0;  // the listed second copy of the current run
+  int64_t run_length = 0, block_params = 0, block_lora = 0;
   for (int64_t i = 0; i < L; ++i) {
     const LayerPlan& lp = plan.layers[static_cast<size_t>(i)];
     const uint8_t kind_index = model.layer_kind[static_cast<size_t>(i)];
     const LayerKind& kind = model.kinds[kind_index];
+    const bool same = i > 0 && model.layer_kind[static_cast<size_t>(i - 1)] == kind_index &&
+                      plan.layers[static_cast<size_t>(i - 1)].weights_trainable == lp.weights_trainable &&
+                      plan.layers[static_cast<size_t>(i - 1)].lora == lp.lora;
+    run_length = same ? run_length + 1 : 1;
+    if (run_length >= 3) {
+      // Third and later identical layers: count them on the listed second copy.
+      for (size_t t = second_copy_begin; t < second_copy_end; ++t) ++plan.trainable_tensors[t].repeat;
+      plan.trainable_params += block_params;
+      plan.lora_params += block_lora;
+      continue;
+    }
+    const size_t begin = plan.trainable_tensors.size();
+    const int64_t params_before = plan.trainable_params, lora_before = plan.lora_params;
     for (size_t j = 0; j < kind.linears.size(); ++j) {
       const LinearSpec& l = kind.linears[j];
       if (lp.weights_trainable) {
@@ -101,6 +116,12 @@ TrainPlan MakeTrainPlan(const ModelSpec& model, const TrainConfig& train, const 
       }
       add(kind.extra_attention_params);
       add(kind.extra_router_params);
+    }
+    block_params = plan.trainable_params - params_before;
+    block_lora = plan.lora_params - lora_before;
+    if (run_length == 2) {
+      second_copy_begin = begin;
+      second_copy_end = plan.trainable_tensors.size();
     }
   }
   if (plan.final_norm_trainable && model.final_norm.has_weight) {

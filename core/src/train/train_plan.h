@@ -29,6 +29,11 @@ struct TensorShape {
   int64_t cols = 1;
   int64_t count = 1;  // identical tensors in a row (routed experts)
   int64_t dtype_bytes = 4;  // the parameter's element size (optimizer states follow it)
+  // How many times this entry stands for in the totals. A run of identical layers is listed twice
+  // (so that every adjacent pair of tensors still appears, for the single-tensor optimizer's peak)
+  // and the second copy carries the rest of the run: O(kinds), not O(layers).
+  int64_t repeat = 1;
+  int64_t Total() const { return Elements() * count * repeat; }
   int64_t Elements() const { return rows * cols; }
 };
 

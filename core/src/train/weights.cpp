@@ -36,13 +36,16 @@ WeightMemory ComputeWeightMemory(const ModelSpec& model, const TrainConfig& trai
   int64_t dense_params = counts.total;
   int64_t quant_bytes = 0;
   if (qlora) {
-    for (uint8_t k : model.layer_kind) {
+    int64_t uses[256] = {0};
+    for (uint8_t k : model.layer_kind) ++uses[k];
+    for (size_t k = 0; k < model.kinds.size(); ++k) {
+      if (uses[k] == 0) continue;
       for (const auto& l : model.kinds[k].linears) {
         if (!l.lora_targetable) continue;  // only nn.Linear modules are replaced by bnb layers
-        const int64_t n = l.in_features * l.out_features * l.copies;
+        const int64_t n = l.in_features * l.out_features * l.copies * uses[k];
         dense_params -= n;
         w.quantized_linear_params += n;
-        quant_bytes += l.copies * QuantizedBytes(l.in_features, l.out_features, train.qlora_bits, train.qlora_double_quant);
+        quant_bytes += uses[k] * l.copies * QuantizedBytes(l.in_features, l.out_features, train.qlora_bits, train.qlora_double_quant);
       }
     }
   }
