@@ -38,8 +38,9 @@ const t0 = performance.now();
 
 // ---------------------------------------------------------------- core calls
 
+// Redraws use the fast call; the inverse questions (what fits) arrive from the worker afterwards.
 function estimate(scenario) {
-  try { return app.core.estimate(scenario); } catch (e) {
+  try { return app.core.fast(scenario); } catch (e) {
     return { ok: false, errors: [{ code: 'internal', field_path: '', message: `the estimator failed: ${e?.message ?? e}` }] };
   }
 }
@@ -54,6 +55,12 @@ function compute(candidate, { history = 'push', started = performance.now() } = 
   const r = estimate(candidate);
   if (!r.ok) { showFieldErrors(r.errors); return r; }
   showFieldErrors([]);
+  // Keep the previous "what fits" answers on screen until the worker sends the new ones.
+  const prev = app.result;
+  if (prev && prev.scenario?.mode === r.scenario.mode) {
+    r.training ??= prev.training;
+    r.inference ??= prev.inference;
+  }
   app.choices = candidate;
   app.scenario = r.scenario;
   app.result = r;
@@ -63,7 +70,29 @@ function compute(candidate, { history = 'push', started = performance.now() } = 
   hook.renders++;
   if (history !== 'none') writeUrl(history);
   scheduleMatrix();
+  scheduleCapacity(candidate);
   return r;
+}
+
+let capacitySeq = 0;
+function scheduleCapacity(candidate) {
+  const id = ++capacitySeq;
+  const apply = (capacity) => {
+    if (id !== capacitySeq || !capacity || !app.result) return;
+    Object.assign(app.result, capacity);
+    renderInference(app.result);
+  };
+  const w = matrixWorker();
+  if (!w) {
+    setTimeout(() => { try { const r = app.core.estimate(candidate); apply(r.ok ? { training: r.training, inference: r.inference } : null); } catch { /* shown on the next edit */ } }, 0);
+    return;
+  }
+  w.addEventListener('message', function onMsg(e) {
+    if (e.data.id !== -id) return;
+    w.removeEventListener('message', onMsg);
+    apply(e.data.capacity);
+  });
+  w.postMessage({ id: -id, capacity: candidate });
 }
 
 function writeUrl(mode) {
@@ -622,8 +651,11 @@ function renderInference(r) {
   if (!i) return;
   box.replaceChildren(el('h2', { class: 'h3', text: 'Serving capacity' }), dl([
     ['KV cache per token', i.kv_bytes_per_token != null ? `${int(i.kv_bytes_per_token)} B` : '—'],
-    ['KV tokens that fit', i.kv_token_capacity != null ? int(i.kv_token_capacity) : '—'],
-    ['Max concurrency at max length', i.max_concurrency != null ? int(i.max_concurrency) : '—'],
+    // vLLM's pre-allocated pool only: other engines grow the cache with the requests.
+    ...(r.scenario.inference.engine === 'vllm' ? [
+      ['KV tokens that fit', i.kv_token_capacity != null ? int(i.kv_token_capacity) : '—'],
+      ['Max concurrency at max length', i.max_concurrency != null ? int(i.max_concurrency) : '—'],
+    ] : []),
     ['Longest context that fits', i.max_context_fits != null ? `${int(i.max_context_fits)} tokens` : '—'],
     ['Largest batch that fits', i.max_batch_fits != null ? int(i.max_batch_fits) : '—'],
     ['Smallest weight format that fits', i.smallest_format_fits || 'none'],

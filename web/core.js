@@ -7,6 +7,8 @@ export function loadCore() {
   pending ??= import('./vramplan.mjs').then((m) => m.default()).then((raw) => ({
     raw,
     estimate: (scenario) => JSON.parse(raw.estimate(JSON.stringify(scenario))),
+    // Everything but the inverse searches (max batch / sequence / context): for redraws as you type.
+    fast: (scenario) => JSON.parse(raw.estimateFast(JSON.stringify(scenario))),
     // Totals only (no formulas, timeline labels or inverse searches): for the matrix.
     summary: (scenario) => JSON.parse(raw.estimateSummary(JSON.stringify(scenario))),
     presets: () => JSON.parse(raw.listPresets()),

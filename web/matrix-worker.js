@@ -6,6 +6,12 @@ import { loadCore } from './core.js';
 const ready = loadCore();
 self.onmessage = async (e) => {
   const core = await ready;
+  if (e.data.capacity) {
+    // The inverse questions for the scenario on screen (what fits), off the main thread.
+    const r = core.estimate(e.data.capacity);
+    self.postMessage({ id: e.data.id, capacity: r.ok ? { training: r.training, inference: r.inference } : null });
+    return;
+  }
   const started = performance.now();
   const cells = e.data.jobs.map((s) => {
     const r = core.summary(s);

@@ -52,11 +52,13 @@ std::string EstimateSummaryJson(std::string_view scenario_json) {
   return w.Take();
 }
 
-std::string EstimateJson(std::string_view scenario_json) {
+std::string EstimateJson(std::string_view scenario_json) { return EstimateJson(scenario_json, EstimateOptions{}); }
+
+std::string EstimateJson(std::string_view scenario_json, const EstimateOptions& options) {
   Issues warnings;
   Expected<Scenario> scenario = ParseScenarioWithWarnings(scenario_json, &warnings);
   if (!scenario.ok()) return ErrorsToJson(scenario.errors());
-  Result r = Estimate(scenario.value());
+  Result r = Estimate(scenario.value(), options);
   r.warnings.insert(r.warnings.begin(), warnings.begin(), warnings.end());
   return ResultToJson(scenario.value(), r);
 }

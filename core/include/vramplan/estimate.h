@@ -20,6 +20,10 @@ Result Estimate(const Scenario& scenario);
 // JSON in, JSON out: {"ok":true, ...result} or {"ok":false,"errors":[{code,field_path,message}]}.
 std::string EstimateJson(std::string_view scenario_json);
 
+struct EstimateOptions;
+// EstimateJson with options (e.g. without the inverse searches, for interactive redraws).
+std::string EstimateJson(std::string_view scenario_json, const EstimateOptions& options);
+
 // The totals only, for tables that run many estimates (the page's methods x sizes matrix):
 // {"ok", "peak_allocated_bytes", "reserved_bytes", "device_total_bytes", "capacity_bytes",
 //  "headroom_bytes", "fits", "peak_phase", "params_total", "trainable_params"}. Same numbers as
