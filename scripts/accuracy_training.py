@@ -68,7 +68,8 @@ def score(cli, rows):
         rec = {"id": row["id"], "source_group": row.get("source_group", ""), "model": model_label(row),
                "method": method_label(row), "gpu": row["scenario"].get("gpu") if isinstance(row["scenario"].get("gpu"), str)
                else row["scenario"].get("gpu", {}).get("name", ""), "metric": row["metric"],
-               "reliability": row.get("reliability", ""), "representable": row.get("representable", True)}
+               "reliability": row.get("reliability", ""), "representable": row.get("representable", True),
+               "multi_gpu": row.get("multi_gpu", False)}
         measured = row.get("measured_bytes_per_gpu", row["measured_bytes"])
         rec["measured_bytes"] = measured
         try:
@@ -124,7 +125,9 @@ def fmt_stats(title, s):
         title, s["n"], s["median_abs_pct"], s["median_signed_pct"], s["worst_abs_pct"], s["worst_id"], s["within_10pct"], s["within_20pct"])
 
 
-def report(scored, extra):
+def report(all_scored, extra):
+    scored = [r for r in all_scored if not r.get("multi_gpu")]
+    multi = [r for r in all_scored if r.get("multi_gpu")]
     out = ["# vramplan training estimates vs published GPU measurements", "",
            "Predicted figure per metric: allocated/active -> peak allocated, reserved/unknown -> reserved, device_total -> nvidia-smi total. "
            "error % = (predicted - measured) / measured. `*` after a model = inline approximation of an unsupported architecture.", "",
@@ -144,6 +147,12 @@ def report(scored, extra):
     errors = [r for r in scored if "error" in r]
     if errors:
         out += ["", "%d row(s) failed to run: %s" % (len(errors), ", ".join(r["id"] for r in errors))]
+    if multi:
+        out += ["", "## Multi-GPU rows: data-parallel sharding, first version (%d; not in the statistics above)" % len(multi), "",
+                "Per-GPU measurements of ZeRO / FSDP / offload runs; the per-GPU figure of rows published as sums is the sum / GPUs.", ""]
+        out += fmt_table(multi)
+        out += ["", "| subset | n | median | median signed | worst (id) | <=10% | <=20% |", "|---|---:|---:|---:|---|---:|---:|"]
+        out.append(fmt_stats("multi-GPU", stats(multi)))
     if extra:
         out += ["", "## Not representable (information only, not in the statistics) (%d)" % len(extra), ""]
         out += fmt_table(extra)
