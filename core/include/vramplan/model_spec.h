@@ -33,6 +33,21 @@ struct LinearSpec {
   int64_t Params() const { return copies * (in_features * out_features + (bias ? out_features : 0)); }
 };
 
+// The attention block's output projection: Llama "o_proj", GPT-NeoX/Phi "dense", GPT-2's square
+// attention "c_proj". One definition for the activation walk, the backward gradient order and the
+// GGUF tensor categories.
+inline bool IsAttentionOutputProjection(const LinearSpec& l) {
+  return l.role == ModuleRole::kAttention &&
+         (l.name == "o_proj" || l.name == "dense" || (l.name == "c_proj" && l.in_features == l.out_features));
+}
+
+// The MLP's (or an expert's) last linear: "down_proj", Mixtral "w2", "fc2", NeoX "dense_4h_to_h",
+// GPT-2's MLP "c_proj".
+inline bool IsMlpDownProjection(const LinearSpec& l) {
+  return l.name == "down_proj" || l.name == "w2" || l.name == "fc2" || l.name == "dense_4h_to_h" ||
+         (l.name == "c_proj" && l.role == ModuleRole::kMlp);
+}
+
 struct NormSpec {
   std::string_view name;
   int64_t dim = 0;

@@ -71,11 +71,11 @@ GgufCategory CategoryOf(const LinearSpec& l) {
   if (n == "q_proj") return GgufCategory::kAttnQ;
   if (n == "c_attn" || n == "query_key_value" || n == "qkv_proj" || n == "Wqkv") return GgufCategory::kAttnQkv;
   if (l.role == ModuleRole::kAttention) {
-    if (n == "o_proj" || n == "dense" || n == "c_proj" || n == "out_proj") return GgufCategory::kAttnOutput;
+    if (IsAttentionOutputProjection(l)) return GgufCategory::kAttnOutput;
     return GgufCategory::kOther;  // q_a_proj, kv_a_proj_with_mqa, q_b_proj ...
   }
   if (l.role == ModuleRole::kMlp || l.role == ModuleRole::kExperts || l.role == ModuleRole::kSharedExperts) {
-    if (n == "down_proj" || n == "w2" || n == "fc2" || n == "dense_4h_to_h" || n == "c_proj" || n == "fc_out") return GgufCategory::kFfnDown;
+    if (IsMlpDownProjection(l)) return GgufCategory::kFfnDown;
     if (n == "gate_proj" || n == "w1") return GgufCategory::kFfnGate;
     return GgufCategory::kFfnUp;  // up_proj, w3, fc1, c_fc, dense_h_to_4h, gate_up_proj
   }

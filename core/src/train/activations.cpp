@@ -7,17 +7,7 @@
 namespace vramplan {
 namespace {
 
-bool IsOutputProjection(const LinearSpec& l) {
-  return l.role == ModuleRole::kAttention &&
-         (l.name == "o_proj" || l.name == "dense" || (l.name == "c_proj" && l.in_features == l.out_features));
-}
-
 bool IsSecondStage(const LinearSpec& l) { return l.name == "q_b_proj" || l.name == "kv_b_proj"; }
-
-bool IsMlpDown(const LinearSpec& l) {
-  return l.name == "down_proj" || l.name == "w2" || l.name == "fc2" || l.name == "dense_4h_to_h" ||
-         (l.name == "c_proj" && l.role == ModuleRole::kMlp);
-}
 
 // Accumulates the saved bytes of one layer, with per-group dedup of shared input storages.
 struct Walker {
@@ -139,17 +129,17 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
       shared_in, shared_down;
   for (const auto& l : kind.linears) {
     if (l.role == ModuleRole::kAttention) {
-      if (IsOutputProjection(l)) attn_out.push_back(&l);
+      if (IsAttentionOutputProjection(l)) attn_out.push_back(&l);
       else if (IsSecondStage(l)) attn_second.push_back(&l);
       else attn_in.push_back(&l);
     } else if (l.role == ModuleRole::kRouter) {
       router.push_back(&l);
     } else if (l.role == ModuleRole::kExperts) {
-      (IsMlpDown(l) ? experts_down : experts_in).push_back(&l);
+      (IsMlpDownProjection(l) ? experts_down : experts_in).push_back(&l);
     } else if (l.role == ModuleRole::kSharedExperts) {
-      (IsMlpDown(l) ? shared_down : shared_in).push_back(&l);
+      (IsMlpDownProjection(l) ? shared_down : shared_in).push_back(&l);
     } else {
-      (IsMlpDown(l) ? mlp_down : mlp_in).push_back(&l);
+      (IsMlpDownProjection(l) ? mlp_down : mlp_in).push_back(&l);
     }
   }
   // Norm roles: pre-attention, pre-MLP, and "sandwich" norms on block outputs (Gemma 2/3, OLMo 2).
