@@ -140,8 +140,8 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
       for (const auto& l : kind.linears) {
         int64_t g = LinearGradBytes(l, lp, train, plan, prec);
         li.grad_bytes += g;
-        if (l.role != ModuleRole::kAttention || l.name == "o_proj" || l.name == "dense") li.pre_attn_grad_bytes += g;
-        if (l.name == "down_proj" || l.name == "w2" || l.name == "fc2" || l.name == "dense_4h_to_h") li.down_grad_bytes += g;
+        if (l.role != ModuleRole::kAttention || IsAttentionOutputProjection(l)) li.pre_attn_grad_bytes += g;
+        if (IsMlpDownProjection(l)) li.down_grad_bytes += g;
       }
       if (lp.weights_trainable) {
         int64_t extra = 0;
