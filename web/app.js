@@ -2,14 +2,12 @@
 // the WASM core, renders the result, keeps the scenario in the URL, and drives the matrix.
 // Every number shown comes from the core; this file only formats and draws.
 import { loadCore } from './core.js';
-import { FIELDS, GROUPS, OPTION_LABELS, schemaNode, getPath, setPath } from './fields.js';
+import { DEFAULT_MODEL, FIELDS, GROUPS, OPTION_LABELS, schemaNode, getPath, setPath } from './fields.js';
 import { encodeScenario, decodeScenario, dropPath } from './state.js';
-import { gib, gibNumber, exactBytes, int, count, percent, termLabel, orderedTerms, el } from './format.js';
+import { GIB, gib, gibNumber, exactBytes, int, count, percent, termLabel, orderedTerms, el } from './format.js';
 import { stackedBar, timelineChart } from './charts.js';
 
-const DEFAULT_MODEL = 'meta-llama/Llama-3.1-8B';
 export const DEFAULT_HUB = 'https://huggingface.co';
-const GIB = 1024 ** 3;
 
 const $ = (id) => document.getElementById(id);
 const clone = (x) => structuredClone(x);
@@ -375,7 +373,7 @@ function syncForm() {
   const custom = typeof s.gpu === 'object';
   if (active !== $('gpu-name') && active !== $('gpu-mem')) {
     $('gpu').value = custom ? 'custom' : s.gpu;
-    if (custom) { $('gpu-name').value = s.gpu.name ?? ''; $('gpu-mem').value = (s.gpu.memory_bytes / GIB).toFixed(1); }
+    if (custom) { $('gpu-name').value = s.gpu.name ?? ''; $('gpu-mem').value = gibNumber(s.gpu.memory_bytes); }
   }
   $('gpu-custom').hidden = !custom && $('gpu').value !== 'custom';
   // Model

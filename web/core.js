@@ -2,6 +2,7 @@
 // JSON. The module and its .wasm are resolved relative to this file, so the widget works from any
 // page that loads embed.js from the site directory.
 let pending;
+let schemaCache;
 
 export function loadCore() {
   pending ??= import('./vramplan.mjs').then((m) => m.default()).then((raw) => ({
@@ -14,7 +15,8 @@ export function loadCore() {
     presets: () => JSON.parse(raw.listPresets()),
     gpus: () => JSON.parse(raw.listGpus()),
     parseHfConfig: (text) => JSON.parse(raw.parseHfConfig(text)),
-    schema: () => JSON.parse(raw.schema()),
+    // Constant for a build: parsed once, shared read-only by every caller.
+    schema: () => (schemaCache ??= JSON.parse(raw.schema())),
     version: () => raw.version(),
   }));
   return pending;

@@ -8,8 +8,8 @@
 // with text only (attribute values are never parsed as HTML).
 import { loadCore } from './core.js';
 import { encodeScenario, convert } from './state.js';
-import { schemaNode, setPath } from './fields.js';
-import { gib, exactBytes, orderedTerms, termLabel, percent, count } from './format.js';
+import { DEFAULT_MODEL, schemaNode, setPath } from './fields.js';
+import { gib, exactBytes, orderedTerms, termLabel, percent, count, el, TERM_ORDER } from './format.js';
 import { stackedBar } from './charts.js';
 
 // Attribute -> scenario path. Any other scenario field can be given with the `scenario` attribute
@@ -44,8 +44,7 @@ ul { list-style: none; margin: .4rem 0; padding: 0; display: grid; grid-template
 li { display: contents; } .n { text-align: right; font-variant-numeric: tabular-nums; }
 svg { display: block; width: 100%; height: auto; margin-top: .4rem; }
 .bar-bg { fill: var(--band0); } .cap-line { stroke: currentColor; stroke-width: 2; stroke-dasharray: 4 3; } .cap-label { fill: var(--muted); font-size: 11px; }
-${Object.keys({ weights: 1, gradients: 1, optimizer_states: 1, activations: 1, logits_and_loss: 1, kv_cache: 1, temporary: 1, cuda_context: 1, allocator_overhead: 1 })
-    .map((k) => `.t-${k} { fill: var(--c-${k}); }`).join('\n')}
+${TERM_ORDER.map((k) => `.t-${k} { fill: var(--c-${k}); }`).join('\n')}
 .err { color: var(--bad); font-size: .85rem; }
 a { color: inherit; font-size: .85rem; }
 `;
@@ -56,20 +55,13 @@ function styles() {
   return sheet;
 }
 
-function h(tag, attrs = {}, ...kids) {
-  const n = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) if (v !== undefined) (k === 'text' ? (n.textContent = v) : n.setAttribute(k, v));
-  n.append(...kids.filter((k) => k != null));
-  return n;
-}
-
 export class VramplanEstimate extends HTMLElement {
   static get observedAttributes() { return ['scenario', ...Object.keys(ATTRIBUTES)]; }
 
   constructor() {
     super();
     this.attachShadow({ mode: 'open' }).adoptedStyleSheets = [styles()];
-    this.shadowRoot.append(h('div', { class: 'card muted', text: 'Loading the estimate…' }));
+    this.shadowRoot.append(el('div', { class: 'card muted', text: 'Loading the estimate…' }));
     this.result = null;
     this._queued = false;
   }
@@ -97,7 +89,7 @@ export class VramplanEstimate extends HTMLElement {
       if (text === null) continue;
       setPath(s, path, path === 'model' || path === 'gpu' ? text : convert(schemaNode(schema, path), text));
     }
-    if (s.model === undefined) s.model = 'meta-llama/Llama-3.1-8B';
+    if (s.model === undefined) s.model = DEFAULT_MODEL;
     if (s.train?.method && s.mode === undefined) s.mode = 'train';
     return { s, problems };
   }
@@ -105,19 +97,19 @@ export class VramplanEstimate extends HTMLElement {
   async _update() {
     let core;
     try { core = await loadCore(); } catch (e) {
-      this.shadowRoot.replaceChildren(h('div', { class: 'card err', text: `vramplan could not load (${e?.message ?? e})` }));
+      this.shadowRoot.replaceChildren(el('div', { class: 'card err', text: `vramplan could not load (${e?.message ?? e})` }));
       return;
     }
     const started = performance.now();
     const { s, problems } = this.scenarioFrom(core.schema());
     const r = core.estimate(s);
     this.result = r;
-    const card = h('div', { class: 'card', part: 'card' });
+    const card = el('div', { class: 'card', part: 'card' });
     if (!r.ok || problems.length) {
       card.classList.add('err');
-      card.append(h('strong', { text: 'vramplan: this scenario was not accepted' }));
-      const ul = h('div');
-      for (const e of [...problems, ...(r.errors ?? [])]) ul.append(h('div', { text: `${e.field_path ? `${e.field_path}: ` : ''}${e.message}` }));
+      card.append(el('strong', { text: 'vramplan: this scenario was not accepted' }));
+      const ul = el('div');
+      for (const e of [...problems, ...(r.errors ?? [])]) ul.append(el('div', { text: `${e.field_path ? `${e.field_path}: ` : ''}${e.message}` }));
       card.append(ul);
     }
     if (r.ok) {
@@ -126,18 +118,18 @@ export class VramplanEstimate extends HTMLElement {
       card.classList.add(g.fits ? 'fits' : 'nofit');
       const what = r.scenario.mode === 'inference' ? `inference, ${r.scenario.inference.weights}` : r.scenario.train.method;
       card.append(
-        h('div', { class: 'head' },
-          h('span', { class: 'badge', text: g.fits ? 'Fits' : 'Does not fit' }),
-          h('span', { class: 'total', title: exactBytes(g.device_total_bytes), text: gib(g.device_total_bytes) }),
-          h('span', { class: 'muted', text: `${gpus > 1 ? `per GPU (× ${gpus}) ` : ''}of ${gib(g.capacity_bytes)} on ${g.name}` })),
-        h('div', { class: 'muted', text: `${r.model.name} (${count(r.params.total)} params) · ${what}` }),
+        el('div', { class: 'head' },
+          el('span', { class: 'badge', text: g.fits ? 'Fits' : 'Does not fit' }),
+          el('span', { class: 'total', title: exactBytes(g.device_total_bytes), text: gib(g.device_total_bytes) }),
+          el('span', { class: 'muted', text: `${gpus > 1 ? `per GPU (× ${gpus}) ` : ''}of ${gib(g.capacity_bytes)} on ${g.name}` })),
+        el('div', { class: 'muted', text: `${r.model.name} (${count(r.params.total)} params) · ${what}` }),
         stackedBar(g, 480),
       );
       const top = orderedTerms(g.breakdown).filter(([, b]) => b > 0).sort((a, b) => b[1] - a[1]).slice(0, 4);
-      const ul = h('ul');
-      for (const [k, b] of top) ul.append(h('li', {}, h('span', { text: termLabel(k) }), h('span', { class: 'n', title: exactBytes(b), text: gib(b) }), h('span', { class: 'n muted', text: percent(b, g.device_total_bytes) })));
+      const ul = el('ul');
+      for (const [k, b] of top) ul.append(el('li', {}, el('span', { text: termLabel(k) }), el('span', { class: 'n', title: exactBytes(b), text: gib(b) }), el('span', { class: 'n muted', text: percent(b, g.device_total_bytes) })));
       card.append(ul);
-      const link = h('a', { target: '_blank', rel: 'noopener', part: 'link', text: 'Open in vramplan →' });
+      const link = el('a', { target: '_blank', rel: 'noopener', part: 'link', text: 'Open in vramplan →' });
       encodeScenario(s, null).then((q) => { link.href = `${APP_URL.href}?${q}`; });
       card.append(link);
       this.dataset.totalBytes = String(g.device_total_bytes);

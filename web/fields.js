@@ -2,6 +2,9 @@
 // label and a one-line note on what the option does to memory. Types, allowed values and ranges
 // are NOT repeated here: they come from the core's JSON Schema (core.schema()) at run time.
 
+// The model a scenario gets when it names none (the calculator and the embed widget alike).
+export const DEFAULT_MODEL = 'meta-llama/Llama-3.1-8B';
+
 const train = (s) => s.mode !== 'inference';
 const infer = (s) => s.mode === 'inference';
 const adapters = (s) => train(s) && (s.train?.method === 'lora' || s.train?.method === 'qlora');

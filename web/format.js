@@ -1,6 +1,6 @@
 // Number formatting shared by the page and the widget: GiB with one decimal everywhere, exact
 // bytes (grouped digits) for title/hover text. Display only: no memory math.
-const GIB = 1024 ** 3;
+export const GIB = 1024 ** 3;
 const grouped = new Intl.NumberFormat('en-US');
 
 export const gib = (bytes) => `${(bytes / GIB).toFixed(1)} GiB`;
