@@ -28,7 +28,7 @@ LossHead ComputeLossHead(const TrainConfig& train, const FrameworkConfig& fw, co
         head.forward_extra = lg * T * V + (copy && b > 1 ? lg * shifted : 0) + (cast ? 4 * shifted : 0) + q;
         head.backward_extra = 2 * q * shifted - target + q;
         head.keep_outputs = lg * T * V;
-        head.explain = "logits in the compute dtype + shifted copy + log-probs (transformers <= 4.45 GPT-2, no upcast)";
+        head.explain = std::string("logits in the compute dtype") + (copy ? " + shifted copy" : "") + " + log-probs in " + (q == 4 ? "fp32 (autocast)" : "the logits dtype") + " (no .float() upcast: GPT-2 <= 4.45, remote-code models)";
       } else if (fw.loss_shift_logits_copy) {
         // transformers 4.44: fp32 logits (the 16-bit output is dropped), a contiguous copy of the
         // shifted logits when b > 1, log_softmax output (saved), target copy when b > 1.

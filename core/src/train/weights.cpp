@@ -26,6 +26,13 @@ int64_t QuantizedBytes(int64_t in, int64_t out, int bits, bool double_quant) {
   }
 }
 
+// "4.50": bits per weight with two decimals, for the explain string.
+std::string BitsPerWeight(int64_t bytes, int64_t weights) {
+  const int64_t centi_bits = bytes * 800 / std::max<int64_t>(1, weights);
+  const int64_t frac = centi_bits % 100;
+  return std::to_string(centi_bits / 100) + "." + (frac < 10 ? "0" : "") + std::to_string(frac);
+}
+
 }  // namespace
 
 WeightMemory ComputeWeightMemory(const ModelSpec& model, const TrainConfig& train, const TrainPlan& plan,
@@ -63,7 +70,7 @@ WeightMemory ComputeWeightMemory(const ModelSpec& model, const TrainConfig& trai
   if (qlora) {
     w.explain += " + " + WithCommas(w.quantized_linear_params) + " quantized linear params in " +
                  (train.qlora_bits == 4 ? std::string(train.qlora_double_quant ? "NF4 + double quant" : "NF4") +
-                                              " (~" + std::to_string(quant_bytes * 10000 / std::max<int64_t>(1, w.quantized_linear_params)) + "e-4 B/param)"
+                                              " (~" + BitsPerWeight(quant_bytes, w.quantized_linear_params) + " bits/weight)"
                                         : std::to_string(train.qlora_bits) + "-bit") +
                  " = " + Gib(quant_bytes);
   }
