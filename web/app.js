@@ -213,6 +213,10 @@ function buildControl(f, node) {
     if (f.auto) control.append(el('option', { value: '', text: f.auto }));
     const values = node.enum ?? Object.keys(OPTION_LABELS[f.path]).map(Number);
     for (const v of values) control.append(el('option', { value: String(v), text: optionLabel(f.path, v) }));
+  } else if (node.type === 'boolean' && f.auto) {
+    kind = 'bool-auto';  // optional switch whose default depends on other fields
+    control = el('select', { id });
+    for (const [value, text] of [['', f.auto], ['true', 'on'], ['false', 'off']]) control.append(el('option', { value, text }));
   } else if (node.type === 'boolean') {
     kind = 'bool';
     control = el('input', { id, type: 'checkbox' });
@@ -220,7 +224,7 @@ function buildControl(f, node) {
     kind = 'number';
     control = el('input', {
       id, type: 'number', inputmode: node.type === 'integer' ? 'numeric' : 'decimal',
-      min: node.minimum, max: node.maximum, step: f.step ?? (node.type === 'integer' ? 1 : 'any'),
+      min: node.minimum, max: node.maximum, step: f.step ?? (node.type === 'integer' ? 1 : 'any'), placeholder: f.placeholder,
       list: f.list ? `${id}-list` : undefined,
     });
   } else {
@@ -286,6 +290,7 @@ function readControl(c) {
   switch (kind) {
     case 'bool': return c.checked;
     case 'bool-or-const': return c.value === 'true' ? true : c.value === 'false' ? false : c.value;
+    case 'bool-auto': return c.value === '' ? undefined : c.value === 'true';
     case 'list-or-const': {
       const t = c.value.trim();
       return t === 'all-linear' ? t : t.split(',').map((s) => s.trim()).filter(Boolean);
@@ -358,6 +363,7 @@ function syncForm() {
       case 'bool': c.checked = !!v; break;
       case 'list-or-const': c.value = Array.isArray(v) ? v.join(',') : (v ?? ''); break;
       case 'number': if (c.value === '' || Number(c.value) !== v) c.value = v ?? ''; break;
+      case 'bool-auto': c.value = v === undefined ? '' : String(v); break;
       default: c.value = v === undefined ? '' : String(v);
     }
   }

@@ -87,6 +87,8 @@ export const FIELDS = [
   { path: 'parallel.fsdp', group: 'parallel', show: train, label: 'FSDP full shard', help: 'Like ZeRO-3: weights, gradients and states are sharded.' },
   { path: 'parallel.offload_optimizer', group: 'parallel', show: train, label: 'Offload optimizer', help: 'Moves optimizer states to CPU RAM or NVMe.' },
   { path: 'parallel.offload_params', group: 'parallel', show: train, label: 'Offload parameters', help: 'Moves weights to CPU RAM or NVMe (ZeRO-3).' },
+  { path: 'parallel.reduce_bucket_size', group: 'parallel', show: (s) => train(s) && s.parallel?.zero > 0, label: 'ZeRO reduce bucket (elements)', help: 'DeepSpeed gradient buckets: ZeRO-1/2 hold one (two with overlap_comm) during backward, ZeRO-3 one all along.', placeholder: '500000000 (DeepSpeed default)' },
+  { path: 'parallel.overlap_comm', group: 'parallel', show: (s) => train(s) && s.parallel?.zero > 0, label: 'ZeRO overlap_comm', help: 'Doubles the ZeRO-1/2 gradient buckets (double buffering).', auto: 'auto (on for ZeRO-3 only)' },
   { path: 'parallel.sequence_parallel', group: 'parallel', show: train, label: 'Sequence parallel', help: 'With TP: shards norm/dropout activations along the sequence.' },
 
   // Serving engine
@@ -106,6 +108,7 @@ export const FIELDS = [
   // Framework details
   { path: 'framework.preset', group: 'framework', label: 'Framework versions', help: 'Older PyTorch/transformers keep extra tensors alive.' },
   { path: 'framework.device', group: 'framework', label: 'Device', help: 'cpu: no CUDA context, everything in host RAM.' },
+  { path: 'framework.adamw_foreach_denom_copy', group: 'framework', show: train, label: 'foreach AdamW denom copy', help: 'PyTorch <= 2.0: the foreach step holds two copies of the parameters\' size instead of one.' },
   { path: 'framework.rmsnorm_saves_squared_input', group: 'framework', show: train, label: 'RMSNorm saves squared input', help: 'PyTorch <= 2.1: one extra saved tensor per norm.' },
   { path: 'framework.loss_shift_logits_copy', group: 'framework', show: train, label: 'Loss copies shifted logits', help: 'transformers <= 4.45: one extra logits copy.' },
   { path: 'framework.keep_outputs', group: 'framework', show: train, label: 'Keep model outputs', help: 'Holding the output object keeps fp32 logits alive through backward.' },

@@ -48,5 +48,30 @@ TEST(DataParallel, FsdpMatchesZero3AndOffloadMovesStatesToHost) {
   EXPECT_GT(Term(off, "cuda_context"), Term(RunWith(R"({"gpus":1})"), "cuda_context"));  // NCCL buffers
 }
 
+// DeepSpeed's gradient buckets (deepspeed/runtime/zero/stage_1_and_2.py backward(): one
+// reduce_bucket_size buffer in the 16-bit dtype, a second with overlap_comm, freed in the backward
+// epilogue; stage3.py: one buffer allocated at init and kept). Sizes by hand from the ds_config.
+TEST(DataParallel, DeepSpeedGradientBuckets) {
+  const Result none = RunWith(R"({"gpus":8,"zero":2,"contiguous_gradients":false})");
+  const Result one = RunWith(R"({"gpus":8,"zero":2,"reduce_bucket_size":200000000})");
+  const Result two = RunWith(R"({"gpus":8,"zero":2,"reduce_bucket_size":200000000,"overlap_comm":true})");
+  const Result dflt = RunWith(R"({"gpus":8,"zero":2})");  // DeepSpeed default 5e8, overlap_comm off below stage 3
+  EXPECT_EQ(one.gpu.phase_peaks.backward - none.gpu.phase_peaks.backward, 200000000 * 2);
+  EXPECT_EQ(two.gpu.phase_peaks.backward - none.gpu.phase_peaks.backward, 2 * 200000000 * 2);
+  EXPECT_EQ(dflt.gpu.phase_peaks.backward - none.gpu.phase_peaks.backward, 500000000 * 2);
+  EXPECT_EQ(two.gpu.phase_peaks.forward, none.gpu.phase_peaks.forward);  // not alive outside backward
+  EXPECT_EQ(two.gpu.phase_peaks.optimizer_step, none.gpu.phase_peaks.optimizer_step);
+  const Result z3_none = RunWith(R"({"gpus":8,"zero":3,"contiguous_gradients":false})");
+  const Result z3 = RunWith(R"({"gpus":8,"zero":3,"reduce_bucket_size":16777216})");  // "auto" = hidden_size^2
+  EXPECT_EQ(z3.gpu.phase_peaks.forward - z3_none.gpu.phase_peaks.forward, 16777216 * 2);
+  EXPECT_EQ(z3.gpu.phase_peaks.optimizer_step - z3_none.gpu.phase_peaks.optimizer_step, 16777216 * 2);
+  const Result fsdp = RunWith(R"({"gpus":8,"fsdp":true,"reduce_bucket_size":16777216})");
+  const Result fsdp_none = RunWith(R"({"gpus":8,"fsdp":true})");
+  EXPECT_EQ(fsdp.gpu.peak_allocated_bytes, fsdp_none.gpu.peak_allocated_bytes);  // DeepSpeed keys do not touch FSDP
+  bool warned = false;
+  for (const auto& w : fsdp.warnings) warned = warned || (w.code == "no_effect" && w.field_path == "parallel.reduce_bucket_size");
+  EXPECT_TRUE(warned);
+}
+
 }  // namespace
 }  // namespace vramplan

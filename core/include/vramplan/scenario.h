@@ -109,6 +109,12 @@ struct ParallelConfig {
   Offload offload_optimizer = Offload::kNone;
   Offload offload_params = Offload::kNone;
   bool sequence_parallel = false;
+  // DeepSpeed ZeRO gradient buckets (ds_config zero_optimization keys; defaults from
+  // deepspeed/runtime/zero/config.py): reduce_bucket_size elements per bucket, overlap_comm
+  // (default: true for stage 3, false for 1-2), contiguous_gradients.
+  std::optional<int64_t> reduce_bucket_size;  // default 500'000'000
+  std::optional<bool> overlap_comm;
+  std::optional<bool> contiguous_gradients;   // default true
 };
 
 struct GpuChoice {
@@ -123,6 +129,7 @@ struct FrameworkConfig {
   Device device = Device::kCuda;
   bool rmsnorm_saves_squared_input = false;  // PyTorch <= 2.1 mean.dim saves its input (pytorch#109876)
   bool loss_shift_logits_copy = false;       // transformers <= 4.45 copies shift_logits (.contiguous())
+  bool adamw_foreach_denom_copy = false;     // PyTorch <= 2.0 foreach AdamW: a second group-wide list (pytorch#104898)
   bool loss_upcast_logits = true;            // the loss upcasts logits to fp32 (HF; not GPT-2 <= 4.45 or remote-code models like Qwen1)
   bool keep_outputs = false;                 // caller keeps the model output (fp32 logits) through backward
   bool use_cache = false;                    // model returns a KV cache during training

@@ -80,7 +80,11 @@ void WriteScenario(JsonWriter& w, const Scenario& s) {
       .Field("ep", p.ep).Field("zero", p.zero).Field("fsdp", p.fsdp);
   w.Key("offload_optimizer").String(io::NameOf(p.offload_optimizer, io::kOffloadNames));
   w.Key("offload_params").String(io::NameOf(p.offload_params, io::kOffloadNames));
-  w.Field("sequence_parallel", p.sequence_parallel).EndObject();
+  w.Field("sequence_parallel", p.sequence_parallel);
+  if (p.reduce_bucket_size) w.Field("reduce_bucket_size", *p.reduce_bucket_size);
+  if (p.overlap_comm) w.Field("overlap_comm", *p.overlap_comm);
+  if (p.contiguous_gradients) w.Field("contiguous_gradients", *p.contiguous_gradients);
+  w.EndObject();
   if (s.gpu.id == "custom") w.Key("gpu").BeginObject().Field("name", s.gpu.name).Field("memory_bytes", s.gpu.memory_bytes).EndObject();
   else w.Field("gpu", s.gpu.id);
   const FrameworkConfig& f = s.framework;
@@ -88,6 +92,7 @@ void WriteScenario(JsonWriter& w, const Scenario& s) {
   w.Key("preset").String(io::NameOf(f.preset, io::kFrameworkPresetNames));
   w.Key("device").String(io::NameOf(f.device, io::kDeviceNames));
   w.Field("rmsnorm_saves_squared_input", f.rmsnorm_saves_squared_input).Field("loss_shift_logits_copy", f.loss_shift_logits_copy)
+      .Field("adamw_foreach_denom_copy", f.adamw_foreach_denom_copy)
       .Field("loss_upcast_logits", f.loss_upcast_logits).Field("keep_outputs", f.keep_outputs).Field("use_cache", f.use_cache).Field("attention_mask", f.attention_mask)
       .Field("batch_on_device", f.batch_on_device).Field("cuda_lazy_loading", f.cuda_lazy_loading)
       .Field("variable_shapes", f.variable_shapes).Field("expandable_segments", f.expandable_segments)

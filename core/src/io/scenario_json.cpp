@@ -1,6 +1,7 @@
 // Scenario JSON (schema v1) -> Scenario, with every problem reported as an Issue naming its path.
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "io/enum_names.h"
 #include "io/json_reader.h"
@@ -27,11 +28,13 @@ void ApplyFrameworkPreset(FrameworkPreset preset, FrameworkConfig* f) {
     f->device = Device::kCpu;
     f->rmsnorm_saves_squared_input = true;
     f->loss_shift_logits_copy = true;
+    f->adamw_foreach_denom_copy = true;
   } else {
     // What users run today: PyTorch >= 2.2 on CUDA, transformers >= 4.46 (ForCausalLMLoss).
     f->device = Device::kCuda;
     f->rmsnorm_saves_squared_input = false;
     f->loss_shift_logits_copy = false;
+    f->adamw_foreach_denom_copy = false;
   }
 }
 
@@ -187,6 +190,17 @@ void ParseParallel(const Json& v, ParallelConfig* p, Issues* errors) {
   r.Enum("offload_optimizer", &p->offload_optimizer, io::kOffloadNames);
   r.Enum("offload_params", &p->offload_params, io::kOffloadNames);
   r.Bool("sequence_parallel", &p->sequence_parallel);
+  if (r.Has("reduce_bucket_size")) {
+    int64_t elements = 0;
+    r.Int("reduce_bucket_size", &elements, 0, int64_t{1} << 40);
+    p->reduce_bucket_size = elements;
+  }
+  for (auto [key, field] : {std::pair{"overlap_comm", &p->overlap_comm}, std::pair{"contiguous_gradients", &p->contiguous_gradients}}) {
+    if (!r.Has(key)) continue;
+    bool value = false;
+    r.Bool(key, &value);
+    *field = value;
+  }
   r.RejectUnknownKeys();
   if (!errors->empty()) return;
   int64_t model_parallel = p->tp * p->pp * p->cp;
@@ -237,6 +251,7 @@ void ParseFramework(const Json& v, FrameworkConfig* f, Issues* errors) {
   r.Enum("device", &f->device, io::kDeviceNames);
   r.Bool("rmsnorm_saves_squared_input", &f->rmsnorm_saves_squared_input);
   r.Bool("loss_shift_logits_copy", &f->loss_shift_logits_copy);
+  r.Bool("adamw_foreach_denom_copy", &f->adamw_foreach_denom_copy);
   r.Bool("loss_upcast_logits", &f->loss_upcast_logits);
   r.Bool("keep_outputs", &f->keep_outputs);
   r.Bool("use_cache", &f->use_cache);

@@ -7,6 +7,11 @@
 //           gathered from forward to backward (torch/distributed/fsdp, root module).
 //   offload_optimizer: states and the optimizer step move to host RAM (DeepSpeedCPUAdam).
 //   offload_params: sharded parameters live in host RAM; only gathered units are on the GPU.
+//   DeepSpeed gradient buckets (contiguous_gradients): ZeRO-1/2 allocate reduce_bucket_size
+//           elements (x2 with overlap_comm) in the gradients' dtype at each backward and free them
+//           in the backward epilogue (deepspeed/runtime/zero/stage_1_and_2.py, backward() and
+//           _release_ipg_buffers()); ZeRO-3 allocates one such buffer at init and keeps it
+//           (stage3.py, __ipg_bucket_flat_buffer). The size does not depend on the model.
 // dp = gpus / (tp x pp x cp). Tensor/pipeline/context/expert parallelism are not modeled yet.
 #pragma once
 
@@ -24,8 +29,10 @@ struct DataParallel {
   bool offload_states = false;
   bool offload_params = false;
   bool fsdp = false;
+  int64_t backward_bucket_elements = 0;    // ZeRO-1/2 ipg buffers, alive during backward
+  int64_t persistent_bucket_elements = 0;  // ZeRO-3 ipg buffer, alive all along
   int64_t Shard(int64_t bytes) const { return dp <= 1 ? bytes : (bytes + dp - 1) / dp; }
-  bool Any() const { return shard_states || shard_grads || shard_params || offload_states || offload_params; }
+  bool Any() const { return shard_states || shard_grads || shard_params || offload_states || offload_params || backward_bucket_elements > 0 || persistent_bucket_elements > 0; }
 };
 
 DataParallel DataParallelFor(const ParallelConfig& parallel);

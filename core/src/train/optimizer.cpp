@@ -1,6 +1,7 @@
 #include "train/optimizer.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "format.h"
 
@@ -33,10 +34,31 @@ int64_t ForLoopPeak(const std::vector<TensorShape>& tensors, int64_t k, int64_t 
   return best;
 }
 
+// foreach AdamW's intermediates, `k` parameter-sized lists per dtype group. PyTorch >= 2.0 runs
+// the update once per (device, dtype) group (_group_tensors_by_device_and_dtype) with loop-local
+// lists: while group j allocates its lists, group j-1's are still bound to the same names, so the
+// peak is max over j of S(j-1)·k + S(j) (first list) and S(j-1)·(k-1) + S(j)·k (second).
+// PyTorch 1.13 has no grouping: all lists at once.
+int64_t ForeachPeak(const std::vector<TensorShape>& tensors, int64_t k, bool grouped) {
+  std::vector<std::pair<int64_t, int64_t>> groups;  // (dtype bytes, state bytes), first-seen order
+  for (const TensorShape& t : tensors) {
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == t.dtype_bytes || !grouped; });
+    if (it == groups.end()) groups.emplace_back(t.dtype_bytes, 0), it = groups.end() - 1;
+    it->second += t.Total() * t.dtype_bytes;
+  }
+  int64_t peak = 0, prev = 0;
+  for (const auto& g : groups) {
+    peak = std::max({peak, k * prev + g.second, (k - 1) * prev + k * g.second});
+    prev = g.second;
+  }
+  return peak;
+}
+
 }  // namespace
 
 OptimizerMemory ComputeOptimizerMemory(const TrainConfig& train, const PrecisionModel& prec,
-                                       const std::vector<TensorShape>& tensors, bool legacy_torch, Device device) {
+                                       const std::vector<TensorShape>& tensors, bool legacy_torch,
+                                       bool foreach_denom_copy, Device device) {
   OptimizerMemory m;
   int64_t total = 0, largest = 0;
   int64_t count = 0;
@@ -59,11 +81,12 @@ OptimizerMemory ComputeOptimizerMemory(const TrainConfig& train, const Precision
       m.explain_states = "AdamW exp_avg + exp_avg_sq in the parameters' dtype: 2 x " + WithCommas(total_state_bytes) + " B (" +
                          WithCommas(total) + " trainable params)" + master_note;
       if (m.impl == OptimizerImpl::kForeach) {
-        // 1.13: _foreach_sqrt + _foreach_div (two group-wide lists); 2.x: one (_foreach_sqrt, then in place).
-        const int64_t k = legacy_torch ? 2 : 1;
-        m.step_temporary = k * total_state_bytes;
-        m.explain_temporary = "foreach AdamW: " + std::to_string(k) + " x " + WithCommas(total_state_bytes) +
-                              " B (every parameter at once)";
+        // <= 2.0: exp_avg_sq_sqrt and denom = _foreach_add(exp_avg_sq_sqrt, eps), two group-wide
+        // lists; >= 2.1: one, updated in place (pytorch#97712, #104898).
+        const int64_t k = foreach_denom_copy ? 2 : 1;
+        m.step_temporary = ForeachPeak(tensors, k, !legacy_torch);
+        m.explain_temporary = "foreach AdamW: " + std::to_string(k) + " parameter-sized list" + (k > 1 ? "s" : "") +
+                              " per dtype group = " + WithCommas(m.step_temporary) + " B at the peak";
       } else if (m.impl == OptimizerImpl::kForLoop) {
         m.step_temporary = ForLoopPeak(tensors, 2, 1);
         m.explain_temporary = "single-tensor AdamW: sqrt and quotient of the largest tensor (+ previous denom)";

@@ -21,10 +21,12 @@ struct OptimizerMemory {
 };
 
 // `tensors`: trainable tensors' element counts in registration order. `master_bytes` > 0 for
-// mixed precision (fp32 master copy held by the optimizer). `legacy_foreach` selects PyTorch 1.13's
-// foreach AdamW (two whole-group temporaries) instead of 2.x (one).
+// mixed precision (fp32 master copy held by the optimizer). `legacy_torch` keeps PyTorch 1.13's
+// step counters with the parameters; `foreach_denom_copy` selects PyTorch <= 2.0's foreach AdamW
+// (two whole-group intermediates) instead of >= 2.1's (one, pytorch#104898).
 OptimizerMemory ComputeOptimizerMemory(const TrainConfig& train, const PrecisionModel& prec,
-                                       const std::vector<TensorShape>& tensors, bool legacy_torch, Device device);
+                                       const std::vector<TensorShape>& tensors, bool legacy_torch,
+                                       bool foreach_denom_copy, Device device);
 
 // PyTorch's default implementation for the device: foreach on CUDA (torch/optim/optimizer.py,
 // _default_to_fused_or_foreach), single-tensor for-loop on CPU.

@@ -100,7 +100,7 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
 
   // ---- persistent memory
   const WeightMemory weights = ComputeWeightMemory(model, train, plan, prec, legacy);
-  const OptimizerMemory opt = ComputeOptimizerMemory(train, prec, plan.trainable_tensors, legacy, fw.device);
+  const OptimizerMemory opt = ComputeOptimizerMemory(train, prec, plan.trainable_tensors, legacy, fw.adamw_foreach_denom_copy, fw.device);
   const int64_t grads_total = (plan.trainable_params - plan.lora_params) * prec.grad + plan.lora_params * plan.adapter_bytes_per_param;
   const int64_t batch_bytes = fw.batch_on_device ? (fw.attention_mask ? 24 : 16) * T : 0;
   const int64_t workspace = CublasWorkspaceBytes(sc);
@@ -366,6 +366,12 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
   const DataParallel dp = DataParallelFor(sc.parallel);
   int64_t weights_dev = weights.bytes, states_dev = opt.state_bytes;
   int64_t gathered = 0, unit_grads = 0;
+  // DeepSpeed's gradient buckets hold the trainable parameters' gradients (16-bit under ZeRO's
+  // fp16/bf16 modes, which also cast LoRA adapters: engine module.half()/bfloat16()).
+  const int64_t bucket_dtype = plan.lora_params > 0 && plan.trainable_params == plan.lora_params ? std::min<int64_t>(plan.adapter_bytes_per_param, prec.weight)
+                                                                                               : prec.grad;
+  const int64_t backward_buckets = dp.backward_bucket_elements * bucket_dtype;
+  const int64_t persistent_buckets = dp.persistent_bucket_elements * bucket_dtype;
   if (dp.Any()) {
     const int64_t vh = model.vocab_size * model.hidden_size;
     const int64_t root_bytes = (vh * (model.tied_embeddings ? 1 : 2) + model.final_norm.Params()) * prec.weight;
@@ -385,7 +391,7 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
       if (step) {
         m.temporary = dp.offload_states ? 0 : dp.shard_states ? dp.Shard(opt.step_temporary) : opt.step_temporary;
       } else {
-        m.temporary += gathered + (m.phase[0] == 'b' ? unit_grads : 0);
+        m.temporary += gathered + (m.phase[0] == 'b' ? unit_grads + backward_buckets : 0);
       }
     }
     if (dp.offload_states) {
@@ -398,7 +404,7 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
     r->gpu.gradient_bytes = dp.shard_grads ? dp.Shard(grads_total) : grads_total;
     r->gpu.optimizer_state_bytes = states_dev;
   }
-  const int64_t base = weights_dev + states_dev + batch_bytes + workspace;
+  const int64_t base = weights_dev + states_dev + batch_bytes + workspace + persistent_buckets;
 
   // ---- pick the peak; per-phase peaks
   const Moment* peak = &moments.front();
@@ -421,7 +427,7 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
   bd.push_back(Term{"activations", peak->activations + batch_bytes, ""});
   bd.push_back(Term{"logits_and_loss", peak->logits_and_loss, ""});
   bd.push_back(Term{"kv_cache", peak->kv_cache, ""});
-  bd.push_back(Term{"temporary", peak->temporary + workspace, ""});
+  bd.push_back(Term{"temporary", peak->temporary + workspace + persistent_buckets, ""});
   if (explain) {
     const std::string method = train.method == TrainMethod::kFull ? "full" : train.method == TrainMethod::kFreeze ? "freeze"
                                : train.method == TrainMethod::kLora ? "LoRA" : "QLoRA";
@@ -448,6 +454,8 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
     if (kv_cache > 0) bd[5].explain = "use_cache=True returns every layer's k and v during training";
     bd[6].explain = "transient at the peak (" + r->peak_at + "): " + Gib(peak->temporary) +
                     (workspace > 0 ? " + cuBLAS workspace " + WithCommas(workspace) + " B" : "") +
+                    (backward_buckets > 0 && peak->phase[0] == 'b' ? "; includes DeepSpeed gradient buckets " + WithCommas(dp.backward_bucket_elements) + " x " + std::to_string(bucket_dtype) + " B" : "") +
+                    (persistent_buckets > 0 ? " + DeepSpeed ZeRO-3 gradient bucket " + WithCommas(dp.persistent_bucket_elements) + " x " + std::to_string(bucket_dtype) + " B" : "") +
                     (peak == &moments.back() ? "; " + opt.explain_temporary : "");
 
     // ---- timeline (allocated bytes; CUDA context and allocator reserve are added on top)
@@ -481,6 +489,9 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
   const ParallelConfig& p = sc.parallel;
   if (p.tp > 1 || p.pp > 1 || p.cp > 1 || p.ep > 1 || p.sequence_parallel) {
     r->warnings.push_back(Issue{"not_implemented", "parallel", "tensor/pipeline/context/expert parallelism is not modeled yet for training: only data parallelism (ZeRO, FSDP, offload) shards the result"});
+  }
+  if ((p.reduce_bucket_size || p.overlap_comm || p.contiguous_gradients) && (p.zero == 0 || p.fsdp)) {
+    r->warnings.push_back(Issue{"no_effect", "parallel.reduce_bucket_size", "reduce_bucket_size, overlap_comm and contiguous_gradients are DeepSpeed ZeRO settings: they need parallel.zero 1-3"});
   }
   if (p.offload_params != Offload::kNone && !dp.shard_params) {
     r->warnings.push_back(Issue{"no_effect", "parallel.offload_params", "parameter offload needs ZeRO-3 or FSDP (parallel.zero: 3 or parallel.fsdp: true)"});
