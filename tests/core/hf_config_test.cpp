@@ -46,6 +46,28 @@ TEST(HfConfig, FamilyDefaults) {
   EXPECT_EQ(testing_support::PresetSpec("Qwen/Qwen3-8B").kinds[0].attention.head_dim, 128);
 }
 
+// Qwen1 remote code (modeling_qwen.py): fused c_attn with bias, two MLP inputs of
+// intermediate_size / 2 (a1 * silu(a2)), c_proj in both attention and MLP, loss without .float().
+TEST(HfConfig, Qwen1RemoteCodeLayout) {
+  const json cfg = {{"model_type", "qwen"}, {"hidden_size", 4096}, {"intermediate_size", 22016}, {"kv_channels", 128},
+                    {"num_attention_heads", 32}, {"num_hidden_layers", 32}, {"no_bias", true}, {"rotary_pct", 1.0},
+                    {"tie_word_embeddings", false}, {"vocab_size", 151936}};
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok());
+  EXPECT_TRUE(warnings.empty());  // a dedicated reader, not the generic fallback
+  const LayerKind& k = spec.value().kinds[0];
+  ASSERT_EQ(k.linears.size(), 5u);
+  EXPECT_EQ(k.linears[0].name, "c_attn");
+  EXPECT_EQ(k.linears[0].out_features, 3 * 4096);
+  EXPECT_TRUE(k.linears[0].bias);
+  EXPECT_TRUE(IsAttentionOutputProjection(k.linears[1]));
+  EXPECT_FALSE(IsMlpDownProjection(k.linears[3]));  // Qwen1's w2 feeds silu; Mixtral's expert w2 is the down projection
+  EXPECT_TRUE(IsMlpDownProjection(k.linears[4]));
+  EXPECT_EQ(k.mlp.intermediate, 11008);
+  EXPECT_FALSE(spec.value().loss_upcasts_logits);
+}
+
 TEST(HfConfig, MultimodalUsesTextConfigWithWarning) {
   json cfg = {{"model_type", "gemma3"},
               {"text_config", {{"model_type", "gemma3_text"}, {"hidden_size", 256}, {"intermediate_size", 512},

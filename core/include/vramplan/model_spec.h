@@ -44,7 +44,8 @@ inline bool IsAttentionOutputProjection(const LinearSpec& l) {
 // The MLP's (or an expert's) last linear: "down_proj", Mixtral "w2", "fc2", NeoX "dense_4h_to_h",
 // GPT-2's MLP "c_proj".
 inline bool IsMlpDownProjection(const LinearSpec& l) {
-  return l.name == "down_proj" || l.name == "w2" || l.name == "fc2" || l.name == "dense_4h_to_h" ||
+  // Mixtral's experts call it w2; Qwen1's dense MLP uses w2 as an input projection.
+  return l.name == "down_proj" || (l.name == "w2" && l.role == ModuleRole::kExperts) || l.name == "fc2" || l.name == "dense_4h_to_h" ||
          (l.name == "c_proj" && l.role == ModuleRole::kMlp);
 }
 
@@ -113,6 +114,7 @@ struct ModelSpec {
   bool softmax_fp32 = true;         // softmax(..., dtype=float32) (Llama family) vs in the scores dtype (GPT-2)
   bool scale_is_tensor = false;     // scores / torch.full([], sqrt(d)) in the scores dtype (GPT-2) vs a python float
   bool legacy_logits_upcast = true; // transformers <= 4.45 called logits.float() before the loss (not GPT-2)
+  bool loss_upcasts_logits = true;  // false: the model's own (remote) code runs the loss on the logits as they are (Qwen1)
   int64_t legacy_buffer_bytes_per_layer = 0;  // transformers <= 4.45 GPT-2: causal-mask `bias` buffer (bool)
   std::vector<LayerKind> kinds;
   std::vector<uint8_t> layer_kind;  // size num_layers: index into kinds

@@ -274,6 +274,7 @@ void ResolveLoraDefaults(Scenario* s) {
   if (t == "gpt2") lora.targets = {"c_attn"};
   else if (t == "gpt_neox" || t == "falcon") lora.targets = {"query_key_value"};
   else if (t == "phi3") lora.targets = {"qkv_proj"};
+  else if (t == "qwen") lora.targets = {"c_attn", "c_proj", "w1", "w2"};  // PEFT lists no default: Qwen's finetune.py
   else if (t == "deepseek_v2" || t == "deepseek_v3" || t == "gpt_oss") lora.all_linear = true;
   else lora.targets = {"q_proj", "v_proj"};
 }
@@ -306,9 +307,9 @@ void ValidateAgainstModel(const Scenario& s, Issues* errors) {
   if (s.mode == Mode::kTrain) {
     for (size_t i = 0; i < t.lora.modules_to_save.size(); ++i) {
       const std::string& m = t.lora.modules_to_save[i];
-      if (m != "embed_tokens" && m != "lm_head") {
+      if (m != "embed_tokens" && m != "wte" && m != "lm_head") {
         io::AddError(errors, "unknown_module", "train.lora.modules_to_save[" + std::to_string(i) + "]",
-                     "train.lora.modules_to_save entries must be \"embed_tokens\" or \"lm_head\"");
+                     "train.lora.modules_to_save entries must be \"embed_tokens\" (or \"wte\", GPT-2 and Qwen1) or \"lm_head\"");
       }
     }
   }

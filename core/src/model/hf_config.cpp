@@ -551,6 +551,40 @@ Expected<ModelSpec> BuildPhi3(ConfigReader& c, ModelSpec spec) {
   return spec;
 }
 
+// Qwen1 (model_type "qwen", remote code modeling_qwen.py): fused c_attn (h -> 3·heads·kv_channels,
+// with bias), attention c_proj, MLP w1/w2 (h -> intermediate_size / 2 each; a1 * silu(a2)) and
+// c_proj, RMSNorms ln_1/ln_2/ln_f, untied lm_head. Its loss runs on the logits without .float()
+// (QWenLMHeadModel.forward).
+Expected<ModelSpec> BuildQwen(ConfigReader& c, ModelSpec spec) {
+  Dims m = ReadDims(c);
+  m.d = c.Int({"kv_channels"}, 1, 65536).value_or(m.a > 0 ? m.h / m.a : 0);
+  m.kv = m.a;
+  CheckDims(c, m, true);
+  m.inter /= 2;  // QWenMLP: config.intermediate_size // 2 per projection
+  const bool bias = !c.Bool("no_bias", true);
+  spec.rope_fraction = c.Number("rotary_pct", 1.0);
+  spec.attention_dropout = c.Number("attn_dropout_prob", 0.0);
+  spec.embedding_dropout = c.Number("emb_dropout_prob", 0.0);
+  spec.softmax_fp32 = c.Bool("softmax_in_fp32", false);
+  if (!c.errors()->empty()) return *c.errors();
+  FinishCommon(&spec, m, c.Bool("tie_word_embeddings", false), NormKind::kRmsNorm, false, "ln_f");
+  spec.loss_upcasts_logits = false;
+  BuildLayers(&spec, m.layers, [&](int64_t) {
+    LayerKind k;
+    AddLinear(&k, "c_attn", m.h, 3 * m.a * m.d, true, ModuleRole::kAttention);
+    AddLinear(&k, "c_proj", m.a * m.d, m.h, bias, ModuleRole::kAttention);
+    AddLinear(&k, "w1", m.h, m.inter, bias, ModuleRole::kMlp);
+    AddLinear(&k, "w2", m.h, m.inter, bias, ModuleRole::kMlp);
+    AddLinear(&k, "c_proj", m.inter, m.h, bias, ModuleRole::kMlp);
+    AddNorm(&k, "ln_1", m.h, false);
+    AddNorm(&k, "ln_2", m.h, false);
+    SetAttention(&k, m, 0);
+    SetDenseMlp(&k, MlpKind::kGated, ActivationFn::kSilu, m.inter);
+    return k;
+  });
+  return spec;
+}
+
 Expected<ModelSpec> BuildPhi(ConfigReader& c, ModelSpec spec) {
   Dims m = ReadDims(c);
   CheckDims(c, m, true);
@@ -684,7 +718,7 @@ const std::vector<std::string> kLlamaLike = {"llama", "mistral", "qwen2", "qwen3
 const std::vector<std::string>& SupportedModelTypes() {
   static const std::vector<std::string> kTypes = {
       "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2", "gemma3_text",
-      "phi", "phi3", "gpt2", "gpt_neox", "falcon", "deepseek_v2", "deepseek_v3", "gpt_oss", "olmo2"};
+      "phi", "phi3", "gpt2", "gpt_neox", "falcon", "deepseek_v2", "deepseek_v3", "gpt_oss", "olmo2", "qwen"};
   return kTypes;
 }
 
@@ -756,6 +790,7 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
   if (type == "mixtral" || type == "qwen2_moe" || type == "qwen3_moe") return BuildMoe(c, type, std::move(spec));
   if (type == "gpt_oss") return BuildGptOss(c, std::move(spec));
   if (type == "phi3") return BuildPhi3(c, std::move(spec));
+  if (type == "qwen") return BuildQwen(c, std::move(spec));
   if (type == "phi") return BuildPhi(c, std::move(spec));
   if (type == "gpt2") return BuildGpt2(c, std::move(spec));
   if (type == "gpt_neox") return BuildGptNeox(c, std::move(spec));

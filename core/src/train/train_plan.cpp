@@ -34,7 +34,7 @@ TrainPlan MakeTrainPlan(const ModelSpec& model, const TrainConfig& train, const 
     case TrainMethod::kLora:
     case TrainMethod::kQlora:
       for (const auto& m : train.lora.modules_to_save) {
-        if (m == "embed_tokens") plan.embed_copy = true;
+        if (m == "embed_tokens" || m == "wte") plan.embed_copy = true;
         if (m == "lm_head") plan.lm_head_copy = true;
       }
       plan.embedding_trainable = plan.embed_copy;

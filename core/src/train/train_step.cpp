@@ -200,7 +200,7 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
   if (final_req && prec.autocast) lm_head_saved += 2 * V * h;  // bf16 weight cast, also when frozen or tied
   const bool norm_out_saved = plan.lm_head_trainable && !prec.autocast;
   const int64_t norm_out_extra = norm_out_saved ? 0 : prec.residual * T * h;
-  const bool upcast = fw.loss_upcast_logits && (!fw.loss_shift_logits_copy || model.legacy_logits_upcast);
+  const bool upcast = fw.loss_upcast_logits && model.loss_upcasts_logits && (!fw.loss_shift_logits_copy || model.legacy_logits_upcast);
   const LossHead loss = ComputeLossHead(train, fw, prec, V, h, plan.lm_head_trainable, upcast);
   const int64_t keep_outputs = fw.keep_outputs ? loss.keep_outputs : 0;
   const int64_t head_saved = final_norm_saved + lm_head_saved;
