@@ -23,6 +23,7 @@ export const GROUPS = [
 
 // Option labels shown instead of raw enum values (the raw value stays in the URL and the JSON).
 export const OPTION_LABELS = {
+  'train.qlora_backend': { bitsandbytes: 'bitsandbytes (NF4 / int8)', gptq: 'GPTQ checkpoint' },
   'train.method': { full: 'Full fine-tuning', freeze: 'Freeze (train last layers)', lora: 'LoRA', qlora: 'QLoRA' },
   'train.precision': {
     fp32: 'fp32', fp16: 'fp16 (pure)', bf16: 'bf16 (pure 16-bit)', amp_fp16: 'AMP fp16 (fp32 master)',
@@ -43,7 +44,9 @@ export const FIELDS = [
   { path: 'mode', group: 'task', label: 'Task', help: 'Training keeps gradients, optimizer states and activations; inference keeps weights and the KV cache.' },
   { path: 'train.method', group: 'task', show: train, label: 'Method', help: 'Full trains every weight (gradients + optimizer states for all); Freeze, LoRA and QLoRA train a small part.' },
   { path: 'train.qlora_bits', group: 'task', show: (s) => train(s) && s.train?.method === 'qlora', label: 'QLoRA base bits', help: 'Bits per frozen base weight: 4-bit needs about a quarter of bf16.' },
-  { path: 'train.qlora_double_quant', group: 'task', show: (s) => train(s) && s.train?.method === 'qlora', label: 'Double quantization', help: 'Quantizes the quantization constants too: saves ~0.4 bit per weight.' },
+  { path: 'train.qlora_backend', group: 'task', show: (s) => train(s) && s.train?.method === 'qlora', label: 'Quantized base', help: 'bitsandbytes NF4/LLM.int8, or a GPTQ checkpoint (auto-gptq saves each dequantized fp16 weight for backward).' },
+  { path: 'train.qlora_group_size', group: 'task', show: (s) => train(s) && s.train?.method === 'qlora' && s.train?.qlora_backend === 'gptq', label: 'GPTQ group size', help: 'One fp16 scale and a packed zero per group of input features.' },
+  { path: 'train.qlora_double_quant', group: 'task', show: (s) => train(s) && s.train?.method === 'qlora' && s.train?.qlora_backend !== 'gptq', label: 'Double quantization', help: 'Quantizes the quantization constants too: saves ~0.4 bit per weight.' },
   { path: 'train.lora.rank', group: 'task', show: adapters, label: 'LoRA rank', help: 'Adapter size: trainable params, their gradients and optimizer states grow linearly with rank.' },
   { path: 'train.lora.alpha', group: 'task', show: adapters, label: 'LoRA alpha', help: 'Scaling only: no effect on memory.' },
   { path: 'train.lora.targets', group: 'task', show: adapters, label: 'LoRA targets', help: '"all-linear" or comma-separated module names; more targets, more adapter params and saved inputs.' },

@@ -24,6 +24,7 @@ enum class Checkpointing { kNone, kFull, kSelective };
 enum class AttentionImpl { kEager, kSdpa, kFlash };
 enum class LossImpl { kStandard, kChunked, kFusedLinear };
 enum class AdapterDtype { kFp32, kBase };
+enum class QloraBackend { kBitsandbytes, kGptq };
 enum class WeightFormat {
   kFp32, kFp16, kBf16, kFp8, kInt8, kNf4, kGptq4, kAwq4,
   kGgufQ8_0, kGgufQ6_K, kGgufQ5_K_M, kGgufQ5_K_S, kGgufQ4_K_M, kGgufQ4_K_S, kGgufQ4_0,
@@ -71,6 +72,10 @@ struct TrainConfig {
   LoraConfig lora;
   int qlora_bits = 4;  // 4 (NF4 + double quant), 8 (LLM.int8), 2 (HQQ/AQLM-style 2-bit)
   bool qlora_double_quant = true;
+  // Which library holds the frozen quantized base: bitsandbytes (Linear4bit / Linear8bitLt) or a
+  // GPTQ checkpoint run by auto-gptq / optimum QuantLinear (group-wise, packed int32).
+  QloraBackend qlora_backend = QloraBackend::kBitsandbytes;
+  int qlora_group_size = 128;  // GPTQ group size; -1 = one group per input column set (per channel)
   FreezeConfig freeze;
 };
 

@@ -58,6 +58,8 @@ void WriteScenario(JsonWriter& w, const Scenario& s) {
   w.Field("modules_to_save", t.lora.modules_to_save).Field("dropout", t.lora.dropout);
   w.Key("adapter_dtype").String(io::NameOf(t.lora.adapter_dtype, io::kAdapterDtypeNames)).EndObject();
   w.Field("qlora_bits", t.qlora_bits).Field("qlora_double_quant", t.qlora_double_quant);
+  w.Key("qlora_backend").String(io::NameOf(t.qlora_backend, io::kQloraBackendNames));
+  w.Field("qlora_group_size", t.qlora_group_size);
   w.Key("freeze").BeginObject().Field("trainable_layers", t.freeze.trainable_layers)
       .Field("train_embeddings", t.freeze.train_embeddings).Field("train_lm_head", t.freeze.train_lm_head).EndObject();
   w.EndObject();

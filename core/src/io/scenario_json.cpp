@@ -140,6 +140,13 @@ void ParseTrain(const Json& v, TrainConfig* t, Issues* errors) {
     }
   }
   r.Bool("qlora_double_quant", &t->qlora_double_quant);
+  r.Enum("qlora_backend", &t->qlora_backend, io::kQloraBackendNames);
+  if (const Json* g = r.Raw("qlora_group_size")) {
+    const bool ok = g->is_number_integer() && (g->get<int64_t>() == -1 || (g->get<int64_t>() >= 16 && g->get<int64_t>() <= 4096));
+    if (ok) t->qlora_group_size = static_cast<int>(g->get<int64_t>());
+    else io::AddError(errors, g->is_number_integer() ? "out_of_range" : "wrong_type", "train.qlora_group_size",
+                      "train.qlora_group_size must be -1 (per channel) or an integer from 16 to 4096 (GPTQ: usually 32, 64 or 128)");
+  }
   if (const Json* fz = r.Raw("freeze")) {
     ObjectReader f(*fz, "train.freeze", errors);
     f.Int("trainable_layers", &t->freeze.trainable_layers, 0, 4096);

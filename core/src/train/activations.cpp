@@ -54,12 +54,23 @@ struct Walker {
           Save(cast);
           out.weight_casts += cast;
         }
-        if (ctx.quantized_base && !trains && ctx.qlora_bits == 8 && !shared_input_saved) {
+        if (ctx.quantized_base && !trains && !ctx.gptq && ctx.qlora_bits == 8 && !shared_input_saved) {
           Save(xb * rows * in);  // bnb MatMul8bitLt keeps its input
           shared_input_saved = true;
         }
       }
-      if (ctx.quantized_base && !trains) {
+      if (ctx.quantized_base && !trains && ctx.gptq) {
+        // auto-gptq QuantLinear, >= kernel_switch_threshold (128) rows: the weight is dequantized in
+        // torch (int32 shifts cast to int8/int16, then scales * (w - zeros) in fp16) and
+        // torch.matmul(x, weight) saves that fp16 weight when x needs a gradient
+        // (auto_gptq/nn_modules/qlinear/qlinear_cuda_old.py, forward). Below 128 rows the CUDA
+        // kernel writes into a fresh tensor: nothing saved.
+        const int64_t n = in * l->out_features;
+        if (rows >= 128) {
+          out.max_dequant_bytes = std::max(out.max_dequant_bytes, (4 + (ctx.qlora_bits == 8 ? 2 : 1)) * n);
+          if (x_req) Save(2 * n * copies);
+        }
+      } else if (ctx.quantized_base && !trains) {
         out.max_dequant_bytes = std::max(out.max_dequant_bytes, 2 * in * l->out_features);
       }
       if (lora) {

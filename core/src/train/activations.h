@@ -22,6 +22,7 @@ struct ActivationContext {
   bool norm_saves_squared = false;  // PyTorch <= 2.1: mean.dim saves its input (x^2, fp32)
   bool quantized_base = false;      // QLoRA: frozen base linears are bnb 4/8-bit
   int qlora_bits = 4;
+  bool gptq = false;                // the quantized base is a GPTQ QuantLinear (dequantizes in torch)
   const LoraConfig* lora = nullptr;
   int64_t adapter_bytes = 4;
   double attention_dropout = 0.0;

@@ -90,6 +90,7 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
   ctx.norm_saves_squared = fw.rmsnorm_saves_squared_input;
   ctx.quantized_base = train.method == TrainMethod::kQlora;
   ctx.qlora_bits = train.qlora_bits;
+  ctx.gptq = train.qlora_backend == QloraBackend::kGptq;
   ctx.lora = &train.lora;
   ctx.adapter_bytes = plan.adapter_bytes_per_param;
   ctx.attention_dropout = train.attention == AttentionImpl::kEager ? model.attention_dropout : 0.0;  // fused kernels regenerate it

@@ -26,6 +26,14 @@ int64_t QuantizedBytes(int64_t in, int64_t out, int bits, bool double_quant) {
   }
 }
 
+// A GPTQ checkpoint's QuantLinear buffers (auto_gptq/nn_modules/qlinear, optimum): qweight packs
+// `bits` per weight into int32, qzeros packs one zero per group and column, scales are fp16 per
+// group and column, g_idx is an int32 per input feature.
+int64_t GptqBytes(int64_t in, int64_t out, int bits, int group_size) {
+  const int64_t groups = group_size <= 0 ? 1 : (in + group_size - 1) / group_size;
+  return in * out * bits / 8 + groups * out * bits / 8 + groups * out * 2 + in * 4;
+}
+
 // "4.50": bits per weight with two decimals, for the explain string.
 std::string BitsPerWeight(int64_t bytes, int64_t weights) {
   const int64_t centi_bits = bytes * 800 / std::max<int64_t>(1, weights);
@@ -52,7 +60,9 @@ WeightMemory ComputeWeightMemory(const ModelSpec& model, const TrainConfig& trai
         const int64_t n = l.in_features * l.out_features * l.copies * uses[k];
         dense_params -= n;
         w.quantized_linear_params += n;
-        quant_bytes += uses[k] * l.copies * QuantizedBytes(l.in_features, l.out_features, train.qlora_bits, train.qlora_double_quant);
+        quant_bytes += uses[k] * l.copies *
+                       (train.qlora_backend == QloraBackend::kGptq ? GptqBytes(l.in_features, l.out_features, train.qlora_bits, train.qlora_group_size)
+                                                                   : QuantizedBytes(l.in_features, l.out_features, train.qlora_bits, train.qlora_double_quant));
       }
     }
   }
@@ -69,7 +79,10 @@ WeightMemory ComputeWeightMemory(const ModelSpec& model, const TrainConfig& trai
   w.explain = WithCommas(dense_params) + " params x " + std::to_string(prec.weight) + " B";
   if (qlora) {
     w.explain += " + " + WithCommas(w.quantized_linear_params) + " quantized linear params in " +
-                 (train.qlora_bits == 4 ? std::string(train.qlora_double_quant ? "NF4 + double quant" : "NF4") +
+                 (train.qlora_backend == QloraBackend::kGptq
+                      ? "GPTQ " + std::to_string(train.qlora_bits) + "-bit, group " + std::to_string(train.qlora_group_size) +
+                            " (~" + BitsPerWeight(quant_bytes, w.quantized_linear_params) + " bits/weight)"
+                  : train.qlora_bits == 4 ? std::string(train.qlora_double_quant ? "NF4 + double quant" : "NF4") +
                                               " (~" + BitsPerWeight(quant_bytes, w.quantized_linear_params) + " bits/weight)"
                                         : std::to_string(train.qlora_bits) + "-bit") +
                  " = " + Gib(quant_bytes);
