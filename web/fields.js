@@ -47,6 +47,7 @@ export const FIELDS = [
   { path: 'train.qlora_backend', group: 'task', show: (s) => train(s) && s.train?.method === 'qlora', label: 'Quantized base', help: 'bitsandbytes NF4/LLM.int8, or a GPTQ checkpoint (auto-gptq saves each dequantized fp16 weight for backward).' },
   { path: 'train.qlora_group_size', group: 'task', show: (s) => train(s) && s.train?.method === 'qlora' && s.train?.qlora_backend === 'gptq', label: 'GPTQ group size', help: 'One fp16 scale and a packed zero per group of input features.' },
   { path: 'train.qlora_double_quant', group: 'task', show: (s) => train(s) && s.train?.method === 'qlora' && s.train?.qlora_backend !== 'gptq', label: 'Double quantization', help: 'Quantizes the quantization constants too: saves ~0.4 bit per weight.' },
+  { path: 'train.lora.use_dora', group: 'task', show: adapters, label: 'DoRA', help: 'Adds a magnitude per output feature; each adapted linear keeps its base and LoRA outputs for backward.' },
   { path: 'train.lora.rank', group: 'task', show: adapters, label: 'LoRA rank', help: 'Adapter size: trainable params, their gradients and optimizer states grow linearly with rank.' },
   { path: 'train.lora.alpha', group: 'task', show: adapters, label: 'LoRA alpha', help: 'Scaling only: no effect on memory.' },
   { path: 'train.lora.targets', group: 'task', show: adapters, label: 'LoRA targets', help: '"all-linear" or comma-separated module names; more targets, more adapter params and saved inputs.' },

@@ -47,6 +47,7 @@ struct LoraConfig {
   std::vector<std::string> modules_to_save;  // e.g. {"embed_tokens", "lm_head"}: full trainable copies
   double dropout = 0.0;
   AdapterDtype adapter_dtype = AdapterDtype::kFp32;  // PEFT >= 0.12 autocast_adapter_dtype=True
+  bool use_dora = false;  // PEFT DoRA: a magnitude vector per adapted output, weight-norm rescaling
 };
 
 struct FreezeConfig {

@@ -56,7 +56,8 @@ void WriteScenario(JsonWriter& w, const Scenario& s) {
   if (t.lora.all_linear) w.Key("targets").String("all-linear");
   else w.Field("targets", t.lora.targets);
   w.Field("modules_to_save", t.lora.modules_to_save).Field("dropout", t.lora.dropout);
-  w.Key("adapter_dtype").String(io::NameOf(t.lora.adapter_dtype, io::kAdapterDtypeNames)).EndObject();
+  w.Key("adapter_dtype").String(io::NameOf(t.lora.adapter_dtype, io::kAdapterDtypeNames));
+  w.Field("use_dora", t.lora.use_dora).EndObject();
   w.Field("qlora_bits", t.qlora_bits).Field("qlora_double_quant", t.qlora_double_quant);
   w.Key("qlora_backend").String(io::NameOf(t.qlora_backend, io::kQloraBackendNames));
   w.Field("qlora_group_size", t.qlora_group_size);

@@ -101,6 +101,7 @@ void ParseLora(const Json& v, LoraConfig* lora, Issues* errors) {
     }
   }
   r.StringList("modules_to_save", &lora->modules_to_save);
+  r.Bool("use_dora", &lora->use_dora);
   r.Number("dropout", &lora->dropout, 0, 0.99);
   r.Enum("adapter_dtype", &lora->adapter_dtype, io::kAdapterDtypeNames);
   r.RejectUnknownKeys();

@@ -91,6 +91,24 @@ struct Walker {
           }
           Save(ab * rows * r);  // lora_A output, saved by lora_B
           Save(8);              // `* scaling`: a wrapped float64 scalar
+          if (ctx.lora->use_dora) {
+            // DoraLinearLayer.forward (peft/tuners/lora/dora.py): (mag_norm_scale - 1) * base_result
+            // and mag_norm_scale * lora_result both need the other operand for the magnitude's
+            // gradient, so the base output (matmul dtype) and the LoRA output (adapter compute
+            // dtype) stay saved. With dropout the base result is recomputed by F.linear on the
+            // dropped input (a new output of the same size; a quantized base is dequantized for it
+            // and that weight is saved too).
+            const int64_t out_f = l->out_features;
+            Save(p.matmul * rows * out_f + ab * rows * out_f);
+            if (dropout && ctx.quantized_base) Save(2 * in * out_f);
+            // Transient per adapted linear: lora_weight = lora_B(lora_A(eye(in))).T in the adapter
+            // dtype (eye(in) kept by the graph until the cast), its 16-bit cast, then
+            // weight + scaling * lora_weight for the column norm.
+            const int64_t stored = ctx.adapter_bytes;
+            const int64_t dora_transient = stored * in * in + std::max(stored * in * out_f + p.matmul * in * out_f, 3 * p.matmul * in * out_f) +
+                                           (ctx.quantized_base ? 2 * in * out_f : 0);
+            out.max_dequant_bytes = std::max(out.max_dequant_bytes, dora_transient);
+          }
           if (cast_adapters) {
             int64_t casts = 2 * r * l->out_features + (x_req ? 2 * r * in : 0);
             Save(casts);

@@ -106,6 +106,10 @@ TrainPlan MakeTrainPlan(const ModelSpec& model, const TrainConfig& train, const 
         add2(train.lora.rank, l.in_features, l.copies, ab);   // lora_A
         add2(l.out_features, train.lora.rank, l.copies, ab);  // lora_B
         plan.lora_params += l.copies * train.lora.rank * (l.in_features + l.out_features);
+        if (train.lora.use_dora) {  // lora_magnitude_vector: one per output feature (peft/tuners/lora/dora.py)
+          add2(l.out_features, 1, l.copies, ab);
+          plan.lora_params += l.copies * l.out_features;
+        }
       }
     }
     if (lp.weights_trainable) {

@@ -1,0 +1,31 @@
+// DoRA (PEFT use_dora=True). Expected values from peft/tuners/lora/dora.py: one trainable
+// magnitude per output feature of each adapted linear, and DoraLinearLayer.forward's products
+// (mag_norm_scale - 1) * base_result and mag_norm_scale * lora_result keep the base output and the
+// LoRA output saved for the magnitude's gradient.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "vramplan/estimate.h"
+
+namespace vramplan {
+namespace {
+
+Result RunDora(bool dora) {
+  const std::string json = std::string(R"({"model":"Qwen/Qwen2.5-0.5B","gpu":"a100-sxm-80gb","train":{"method":"lora","precision":"bf16","micro_batch_size":1,"seq_len":512,"gradient_checkpointing":false,"lora":{"rank":8,"targets":["q_proj","v_proj"],"adapter_dtype":"fp32","use_dora":)") +
+                           (dora ? "true" : "false") + "}}}";
+  auto s = ParseScenario(json);
+  EXPECT_TRUE(s.ok()) << json;
+  return s.ok() ? Estimate(s.value()) : Result{};
+}
+
+TEST(Dora, MagnitudeParamsAndSavedOutputs) {
+  const Result lora = RunDora(false), dora = RunDora(true);
+  // Qwen2.5-0.5B: 24 layers, q_proj out 896, v_proj out 128.
+  EXPECT_EQ(dora.trainable_params - lora.trainable_params, 24 * (896 + 128));
+  // Per layer and adapted linear: base output in bf16 (2 B) + LoRA output in fp32 (4 B), T = 512.
+  EXPECT_EQ(dora.gpu.saved_activation_bytes - lora.gpu.saved_activation_bytes, int64_t{24} * 512 * (2 + 4) * (896 + 128));
+}
+
+}  // namespace
+}  // namespace vramplan
