@@ -57,7 +57,7 @@ TEST(MeasuredStepTable, AtLeastEightyFixtures) {
   EXPECT_GE(rows, 80u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, MeasuredStep, ::testing::Values("measured_cpu.json", "measured_cpu_ext.json"));
+INSTANTIATE_TEST_SUITE_P(Fixtures, MeasuredStep, ::testing::Values("measured_cpu.json", "measured_cpu_ext.json", "measured_cpu_dora.json"));
 
 }  // namespace
 }  // namespace vramplan

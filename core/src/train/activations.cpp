@@ -100,12 +100,17 @@ struct Walker {
             // and that weight is saved too).
             const int64_t out_f = l->out_features;
             Save(p.matmul * rows * out_f + ab * rows * out_f);
+            // The (1, out) factors: magnitude / weight_norm saves weight_norm, the product with
+            // lora_result saves mag_norm_scale, and (mag_norm_scale - 1) is saved when the base
+            // output needs a gradient (measured: tests/fixtures/training/measured_cpu_dora.json).
+            Save(ab * out_f * (x_req ? 3 : 2));
             if (dropout && ctx.quantized_base) Save(2 * in * out_f);
-            // Transient per adapted linear: lora_weight = lora_B(lora_A(eye(in))).T in the adapter
-            // dtype (eye(in) kept by the graph until the cast), its 16-bit cast, then
-            // weight + scaling * lora_weight for the column norm.
+            // Transient per adapted linear, in x's dtype after PEFT's cast to the adapter dtype:
+            // lora_weight = lora_B(lora_A(eye(in))).T (eye kept by its graph), the base weight cast
+            // to that dtype when it differs, then weight + scaling * lora_weight for the norm.
             const int64_t stored = ctx.adapter_bytes;
-            const int64_t dora_transient = stored * in * in + std::max(stored * in * out_f + p.matmul * in * out_f, 3 * p.matmul * in * out_f) +
+            const int64_t cast_weight = ab != p.weight ? ab * in * out_f : 0;
+            const int64_t dora_transient = stored * in * in + stored * in * out_f + cast_weight + 2 * ab * in * out_f +
                                            (ctx.quantized_base ? 2 * in * out_f : 0);
             out.max_dequant_bytes = std::max(out.max_dequant_bytes, dora_transient);
           }
