@@ -16,12 +16,19 @@ constexpr int64_t kMaxMicroBatch = 1 << 16;
 constexpr int64_t kMaxSeq = int64_t{1} << 24;
 
 // Shapes whose byte counts could leave int64 are treated as not fitting (they would not anyway).
+// Bounds are on the sum over layers (eager attention saves ~20 B per score element in every
+// layer; the activations ~a hundred bytes per hidden/intermediate element), far below 9.2e18.
 bool Representable(const Scenario& s) {
   const double b = static_cast<double>(s.train.micro_batch_size), len = static_cast<double>(s.train.seq_len);
-  double heads = 1;
-  for (const auto& k : s.model.kinds) heads = std::max(heads, static_cast<double>(k.attention.num_heads));
+  const double layers = static_cast<double>(std::max<int64_t>(1, s.model.num_layers));
+  double heads = 1, width = 1;
+  for (const auto& k : s.model.kinds) {
+    heads = std::max(heads, static_cast<double>(k.attention.num_heads));
+    width = std::max(width, static_cast<double>(s.model.hidden_size + k.mlp.intermediate * std::max<int64_t>(1, k.mlp.experts_per_token)));
+  }
   const double scores = s.train.attention == AttentionImpl::kEager ? b * heads * len * len : 0;
-  return b * len * static_cast<double>(s.model.vocab_size) < 1e17 && scores < 1e17 && b * len <= 2147483648.0;
+  return b * len * static_cast<double>(s.model.vocab_size) < 1e17 && scores * layers < 1e17 &&
+         b * len * width * layers < 1e16 && b * len <= 2147483648.0;
 }
 
 // Bytes the device would show (nvidia-smi), or INT64_MAX for shapes beyond int64 arithmetic.
