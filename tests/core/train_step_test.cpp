@@ -57,7 +57,8 @@ TEST(MeasuredStepTable, AtLeastEightyFixtures) {
   EXPECT_GE(rows, 80u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, MeasuredStep, ::testing::Values("measured_cpu.json", "measured_cpu_ext.json", "measured_cpu_dora.json"));
+INSTANTIATE_TEST_SUITE_P(Fixtures, MeasuredStep, ::testing::Values("measured_cpu.json", "measured_cpu_ext.json", "measured_cpu_dora.json",
+                                                                 "measured_cpu_gptq.json"));
 
 }  // namespace
 }  // namespace vramplan
