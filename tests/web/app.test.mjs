@@ -54,6 +54,8 @@ test('changing inputs recomputes live and matches the native CLI', async () => {
     ['overlap_comm back to auto', () => page.selectOption('#f-parallel-overlap_comm', '')],
     ['method = qlora', () => page.selectOption('#f-train-method', 'qlora')],
     ['qlora_bits = 8', () => page.selectOption('#f-train-qlora_bits', '8')],
+    ['GPTQ base', () => page.selectOption('#f-train-qlora_backend', 'gptq')],
+    ['DoRA on', () => page.check('#f-train-lora-use_dora')],
     ['lora rank = 64', () => page.fill('#f-train-lora-rank', '64')],
     ['FSDP instead of ZeRO', async () => { await page.selectOption('#f-parallel-zero', '0'); await page.check('#f-parallel-fsdp'); }],
     ['mode = inference', () => page.selectOption('#f-mode', 'inference')],
@@ -69,6 +71,7 @@ test('changing inputs recomputes live and matches the native CLI', async () => {
     'ZeRO bucket 2e8 elements': (s) => s.parallel.reduce_bucket_size === 200000000,
     'overlap_comm off': (s) => s.parallel.overlap_comm === false,
     'overlap_comm back to auto': (s) => !('overlap_comm' in s.parallel),
+    'GPTQ base': (s) => s.train.qlora_backend === 'gptq', 'DoRA on': (s) => s.train.lora.use_dora === true,
     'mode = inference': (s) => s.mode === 'inference', 'weights = int8': (s) => s.inference.weights === 'int8',
     'custom GPU 40 GiB': (s) => typeof s.gpu === 'object' && s.gpu.memory_bytes === 40 * 1024 ** 3,
   };
