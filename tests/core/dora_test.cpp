@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "vramplan/estimate.h"
+#include "test_support.h"
 
 namespace vramplan {
 namespace {
@@ -14,9 +14,7 @@ namespace {
 Result RunDora(bool dora) {
   const std::string json = std::string(R"({"model":"Qwen/Qwen2.5-0.5B","gpu":"a100-sxm-80gb","train":{"method":"lora","precision":"bf16","micro_batch_size":1,"seq_len":512,"gradient_checkpointing":false,"lora":{"rank":8,"targets":["q_proj","v_proj"],"adapter_dtype":"fp32","use_dora":)") +
                            (dora ? "true" : "false") + "}}}";
-  auto s = ParseScenario(json);
-  EXPECT_TRUE(s.ok()) << json;
-  return s.ok() ? Estimate(s.value()) : Result{};
+  return testing_support::EstimateText(json);
 }
 
 TEST(Dora, MagnitudeParamsAndSavedOutputs) {

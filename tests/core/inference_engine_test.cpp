@@ -5,33 +5,27 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "test_support.h"
 #include "vramplan/estimate.h"
 
 namespace vramplan {
 namespace {
 
 using nlohmann::json;
+using testing_support::GpuTerm;
 
 Result RunQwen(const json& inf, const json& extra = json::object()) {
   json sc = {{"model", "Qwen/Qwen2.5-7B"}, {"mode", "inference"}, {"inference", inf}};
   for (auto it = extra.begin(); it != extra.end(); ++it) sc[it.key()] = it.value();
-  Expected<Scenario> s = ParseScenario(sc.dump());
-  EXPECT_TRUE(s.ok()) << sc.dump();
-  return s.ok() ? Estimate(s.value()) : Result{};
+  return testing_support::EstimateText(sc.dump());
 }
 
-int64_t Term(const Result& r, const std::string& key) {
-  for (const auto& t : r.gpu.breakdown) {
-    if (t.key == key) return t.bytes;
-  }
-  return -1;
-}
 
 TEST(InferenceEngine, TransformersTermsAndPhases) {
   Result r = RunQwen({{"prompt_len", 4096}, {"new_tokens", 256}});
   EXPECT_TRUE(r.inference.present);
-  EXPECT_EQ(Term(r, "weights"), 2 * r.params.total);
-  EXPECT_EQ(Term(r, "kv_cache"), 57344LL * 4096);  // prefill peak: prompt tokens only
+  EXPECT_EQ(GpuTerm(r, "weights"), 2 * r.params.total);
+  EXPECT_EQ(GpuTerm(r, "kv_cache"), 57344LL * 4096);  // prefill peak: prompt tokens only
   EXPECT_EQ(r.peak_phase, "prefill");
   ASSERT_EQ(r.timeline.size(), 3u);
   EXPECT_EQ(r.timeline[0].phase, "load");
@@ -41,7 +35,7 @@ TEST(InferenceEngine, TransformersTermsAndPhases) {
   // Long generation from a short prompt peaks in decode with the full cache.
   Result d = RunQwen({{"prompt_len", 16}, {"new_tokens", 8000}});
   EXPECT_EQ(d.peak_phase, "decode");
-  EXPECT_EQ(Term(d, "kv_cache"), 57344LL * 8016);
+  EXPECT_EQ(GpuTerm(d, "kv_cache"), 57344LL * 8016);
 }
 
 TEST(InferenceEngine, AttentionAndLogitsSettingsMatter) {
@@ -77,11 +71,11 @@ TEST(InferenceEngine, VllmPoolAndRefusal) {
 TEST(InferenceEngine, LlamaCppPartialOffload) {
   Result all = RunQwen({{"engine", "llama_cpp"}, {"weights", "gguf_q4_k_m"}, {"n_ctx", 8192}});
   Result half = RunQwen({{"engine", "llama_cpp"}, {"weights", "gguf_q4_k_m"}, {"n_ctx", 8192}, {"n_gpu_layers", 14}});
-  EXPECT_LT(Term(half, "weights"), Term(all, "weights") / 2);
+  EXPECT_LT(GpuTerm(half, "weights"), GpuTerm(all, "weights") / 2);
   EXPECT_GT(half.cpu.bytes, all.cpu.bytes);
-  EXPECT_EQ(Term(all, "weights") + all.cpu.breakdown[0].bytes, Term(half, "weights") + half.cpu.breakdown[0].bytes);
+  EXPECT_EQ(GpuTerm(all, "weights") + all.cpu.breakdown[0].bytes, GpuTerm(half, "weights") + half.cpu.breakdown[0].bytes);
   Result fa = RunQwen({{"engine", "llama_cpp"}, {"weights", "gguf_q4_k_m"}, {"n_ctx", 8192}, {"flash_attn", true}});
-  EXPECT_LT(Term(fa, "activations"), Term(all, "activations"));
+  EXPECT_LT(GpuTerm(fa, "activations"), GpuTerm(all, "activations"));
 }
 
 TEST(InferenceEngine, InverseAnswersSitOnTheBoundary) {

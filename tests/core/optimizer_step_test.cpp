@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "vramplan/estimate.h"
+#include "test_support.h"
 
 namespace vramplan {
 namespace {
@@ -16,9 +16,7 @@ Result RunAdamW(const std::string& impl, bool denom_copy) {
   const std::string json = R"({"model":"Qwen/Qwen2.5-0.5B","gpu":"a100-sxm-80gb","train":{"method":"full","precision":"bf16","optimizer":"adamw","optimizer_impl":")" +
                            impl + R"(","micro_batch_size":1,"seq_len":16},"framework":{"adamw_foreach_denom_copy":)" +
                            (denom_copy ? "true" : "false") + "}}";
-  auto s = ParseScenario(json);
-  EXPECT_TRUE(s.ok()) << json;
-  return s.ok() ? Estimate(s.value()) : Result{};
+  return testing_support::EstimateText(json);
 }
 
 TEST(OptimizerStep, ForeachAdamWIntermediatesByVersion) {
@@ -47,9 +45,7 @@ TEST(OptimizerStep, ForeachAdamWGroupsByDtype) {
     const std::string json = R"({"model":"meta-llama/Llama-3.1-8B","gpu":"a100-sxm-80gb","train":{"method":"lora","precision":"bf16","optimizer":"adamw","optimizer_impl":")" +
                              impl + R"(","micro_batch_size":1,"seq_len":16,"lora":{"rank":8,"targets":["q_proj","v_proj"],"adapter_dtype":"fp32","modules_to_save":["embed_tokens","lm_head"]}},"framework":{"adamw_foreach_denom_copy":)" +
                              (denom_copy ? "true" : "false") + "}}";
-    auto s = ParseScenario(json);
-    EXPECT_TRUE(s.ok()) << json;
-    return s.ok() ? Estimate(s.value()) : Result{};
+    return testing_support::EstimateText(json);
   };
   const int64_t bf16_group = 2101346304, fp32_group = 13631488;
   const Result fused = run("fused", false), v21 = run("foreach", false), v20 = run("foreach", true);

@@ -7,27 +7,21 @@
 
 #include <string>
 
-#include "vramplan/estimate.h"
+#include "test_support.h"
 
 namespace vramplan {
 namespace {
+
+using testing_support::GpuTerm;
 
 Result RunQlora(const std::string& method, const std::string& extra, int seq, bool checkpointing) {
   const std::string json = R"({"model":"Qwen/Qwen2.5-0.5B","gpu":"a100-sxm-80gb","train":{"method":")" + method +
                            R"(","precision":"bf16","micro_batch_size":1,"seq_len":)" + std::to_string(seq) +
                            R"(,"gradient_checkpointing":)" + (checkpointing ? "true" : "false") +
                            R"(,"lora":{"targets":"all-linear","dropout":0.0})" + extra + "}}";
-  auto s = ParseScenario(json);
-  EXPECT_TRUE(s.ok()) << json;
-  return s.ok() ? Estimate(s.value()) : Result{};
+  return testing_support::EstimateText(json);
 }
 
-int64_t Term(const Result& r, const char* key) {
-  for (const auto& t : r.gpu.breakdown) {
-    if (t.key == key) return t.bytes;
-  }
-  return -1;
-}
 
 struct Linear {
   int64_t in, out;
@@ -46,7 +40,7 @@ TEST(QloraGptq, WeightBytesFollowTheQuantLinearBuffers) {
   const Result lora = RunQlora("lora", "", 512, true);
   const Result q = RunQlora("qlora", R"(,"qlora_backend":"gptq","qlora_group_size":128)", 512, true);
   // Same model, same adapters: only the quantized linears' storage differs (bf16 -> GPTQ buffers).
-  EXPECT_EQ(Term(q, "weights") - Term(lora, "weights"), kLayers * (gptq - 2 * dense));
+  EXPECT_EQ(GpuTerm(q, "weights") - GpuTerm(lora, "weights"), kLayers * (gptq - 2 * dense));
 }
 
 TEST(QloraGptq, DequantizedWeightsAreSavedForBackward) {

@@ -4,11 +4,14 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "model/catalog.h"
+#include "vramplan/estimate.h"
 
 namespace vramplan::testing_support {
 
@@ -27,5 +30,24 @@ inline const ModelSpec& PresetSpec(const char* id) {
   static const ModelSpec empty;
   return p ? p->spec : empty;
 }
+
+// The estimate of a scenario given as JSON text: a failed expectation naming the first error, and
+// an empty result, when it does not parse.
+inline Result EstimateText(const std::string& json) {
+  auto s = ParseScenario(json);
+  EXPECT_TRUE(s.ok()) << json << (s.ok() ? "" : " -> " + s.errors()[0].message);
+  return s.ok() ? Estimate(s.value()) : Result{};
+}
+
+// Bytes of the breakdown term `key`, or `missing` when the list has none.
+inline int64_t TermBytes(const std::vector<Term>& terms, std::string_view key, int64_t missing = -1) {
+  for (const auto& t : terms) {
+    if (t.key == key) return t.bytes;
+  }
+  return missing;
+}
+
+// Bytes of a per-GPU breakdown term (-1 when absent).
+inline int64_t GpuTerm(const Result& r, std::string_view key) { return TermBytes(r.gpu.breakdown, key); }
 
 }  // namespace vramplan::testing_support

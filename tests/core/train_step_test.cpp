@@ -14,14 +14,10 @@
 namespace vramplan {
 namespace {
 
+using testing_support::GpuTerm;
+
 nlohmann::json Load(const std::string& name) { return testing_support::LoadFixture("training/" + name); }
 
-int64_t Term(const Result& r, const std::string& key) {
-  for (const auto& t : r.gpu.breakdown) {
-    if (t.key == key) return t.bytes;
-  }
-  return -1;
-}
 
 void ExpectWithin(int64_t predicted, int64_t measured, double tol, const std::string& what) {
   double err = std::abs(static_cast<double>(predicted - measured)) / static_cast<double>(measured);
@@ -40,7 +36,7 @@ TEST_P(MeasuredStep, MatchesFixtures) {
     ASSERT_TRUE(scenario.ok()) << name << ": " << (scenario.ok() ? "" : scenario.errors()[0].message);
     Result r = Estimate(scenario.value());
     const auto& m = row["measured"];
-    EXPECT_EQ(Term(r, "weights"), m["weights"].get<int64_t>()) << name << " weights";
+    EXPECT_EQ(GpuTerm(r, "weights"), m["weights"].get<int64_t>()) << name << " weights";
     EXPECT_EQ(r.gpu.gradient_bytes, m["gradients"].get<int64_t>()) << name << " gradients";
     EXPECT_EQ(r.gpu.optimizer_state_bytes, m["optimizer_states"].get<int64_t>()) << name << " optimizer states";
     EXPECT_EQ(r.gpu.saved_activation_bytes, m["saved_activations"].get<int64_t>()) << name << " saved activations";
