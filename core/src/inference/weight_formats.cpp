@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "format.h"
+#include "model/quantized_layouts.h"
 
 namespace vramplan {
 namespace {
@@ -112,24 +113,19 @@ LinearCost LinearBytes(const LinearSpec& l, WeightFormat f, GgmlType gguf_type, 
       // bnb replaces every nn.Linear (routers too); fused expert tensors that are not nn.Linear stay 16-bit.
       if (!l.lora_targetable) { c.bytes = Bytes16(n + bias); break; }
       c.quantized = true;
-      c.bytes = n + out * 4 + Bytes16(bias);
+      c.bytes = Int8RowwiseBytes(in, out) + Bytes16(bias);
       break;
-    case WeightFormat::kNf4: {
+    case WeightFormat::kNf4:  // with double quantization (compress_statistics), as weight_formats.h documents
       if (!l.lora_targetable) { c.bytes = Bytes16(n + bias); break; }
       c.quantized = true;
-      int64_t blocks = CeilDiv(n, 64);
-      c.bytes = CeilDiv(n, 2) + blocks + CeilDiv(blocks, 256) * 4 + 256 * 4 + 16 * 4 + 4 + Bytes16(bias);
+      c.bytes = Nf4Bytes(n, /*double_quant=*/true) + Bytes16(bias);
       break;
-    }
     case WeightFormat::kGptq4:
-    case WeightFormat::kAwq4: {
+    case WeightFormat::kAwq4:  // group 128; AWQ has no g_idx
       if (!quantizable) { c.bytes = Bytes16(n + bias); break; }
       c.quantized = true;
-      int64_t groups = CeilDiv(in, 128);
-      c.bytes = n / 2 + groups * out / 2 + groups * out * 2 + Bytes16(bias);
-      if (f == WeightFormat::kGptq4) c.bytes += in * 4;  // g_idx
+      c.bytes = GroupQuantBytes(in, out, 4, 128, /*g_idx=*/f == WeightFormat::kGptq4) + Bytes16(bias);
       break;
-    }
     default: {  // GGUF: 2-D weight in the recipe's type, bias in f32
       if (!quantizable) { c.bytes = (n + bias) * 4; break; }
       c.quantized = gguf_type != GgmlType::kF16 && gguf_type != GgmlType::kF32 && gguf_type != GgmlType::kBF16;

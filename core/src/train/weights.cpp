@@ -1,37 +1,18 @@
 #include "train/weights.h"
 
 #include "format.h"
+#include "model/quantized_layouts.h"
 
 namespace vramplan {
-
-int64_t Nf4Bytes(int64_t n, bool double_quant) {
-  const int64_t blocks = (n + 63) / 64;
-  int64_t bytes = (n + 1) / 2 + 64;  // packed weights + NF4 code (16 x fp32)
-  if (double_quant) {
-    bytes += blocks + 4 * ((blocks + 255) / 256) + 4 + 1024;  // uint8 absmax, fp32 absmax2, offset, code2
-  } else {
-    bytes += 4 * blocks;
-  }
-  return bytes;
-}
-
 namespace {
 
 int64_t QuantizedBytes(int64_t in, int64_t out, int bits, bool double_quant) {
   const int64_t n = in * out;
   switch (bits) {
-    case 8: return n + 4 * out;                 // LLM.int8: int8 CB + fp32 row scale SCB
+    case 8: return Int8RowwiseBytes(in, out);
     case 2: return n / 4 + 4 * ((n + 63) / 64);  // 2-bit, group 64, 16-bit scale + zero (HQQ-style)
     default: return Nf4Bytes(n, double_quant);
   }
-}
-
-// A GPTQ checkpoint's QuantLinear buffers (auto_gptq/nn_modules/qlinear, optimum): qweight packs
-// `bits` per weight into int32, qzeros packs one zero per group and column, scales are fp16 per
-// group and column, g_idx is an int32 per input feature.
-int64_t GptqBytes(int64_t in, int64_t out, int bits, int group_size) {
-  const int64_t groups = group_size <= 0 ? 1 : (in + group_size - 1) / group_size;
-  return in * out * bits / 8 + groups * out * bits / 8 + groups * out * 2 + in * 4;
 }
 
 // "4.50": bits per weight with two decimals, for the explain string.
@@ -61,7 +42,7 @@ WeightMemory ComputeWeightMemory(const ModelSpec& model, const TrainConfig& trai
         dense_params -= n;
         w.quantized_linear_params += n;
         quant_bytes += uses[k] * l.copies *
-                       (train.qlora_backend == QloraBackend::kGptq ? GptqBytes(l.in_features, l.out_features, train.qlora_bits, train.qlora_group_size)
+                       (train.qlora_backend == QloraBackend::kGptq ? GroupQuantBytes(l.in_features, l.out_features, train.qlora_bits, train.qlora_group_size, /*g_idx=*/true)
                                                                    : QuantizedBytes(l.in_features, l.out_features, train.qlora_bits, train.qlora_double_quant));
       }
     }

@@ -18,11 +18,6 @@ struct WeightMemory {
   std::string explain;
 };
 
-// bitsandbytes Params4bit NF4 bytes of one weight with n elements (blocksize 64): packed 4-bit
-// + absmax (uint8 with double quantization: fp32 absmax per 256 blocks + offset + 256-entry code;
-// fp32 per block without), + the 16-entry NF4 code (bitsandbytes/functional.py quantize_4bit).
-int64_t Nf4Bytes(int64_t n, bool double_quant);
-
 WeightMemory ComputeWeightMemory(const ModelSpec& model, const TrainConfig& train, const TrainPlan& plan,
                                  const PrecisionModel& prec, bool legacy = false);
 

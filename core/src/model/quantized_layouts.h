@@ -1,0 +1,23 @@
+// Stored bytes of one quantized linear weight (in x out, n = in·out elements) in the layouts that
+// both training (QLoRA's frozen base) and inference load. Biases are not included.
+#pragma once
+
+#include <cstdint>
+
+namespace vramplan {
+
+// bitsandbytes Params4bit NF4 (blocksize 64): packed 4-bit + absmax (uint8 with double
+// quantization: fp32 absmax per 256 blocks + offset + 256-entry code; fp32 per block without)
+// + the 16-entry NF4 code (bitsandbytes/functional.py quantize_4bit).
+int64_t Nf4Bytes(int64_t n, bool double_quant);
+
+// bitsandbytes LLM.int8 (Int8Params): int8 CB + one fp32 row scale (SCB) per output row.
+int64_t Int8RowwiseBytes(int64_t in, int64_t out);
+
+// A GPTQ / AWQ checkpoint's QuantLinear buffers (auto_gptq/nn_modules/qlinear, optimum, AutoAWQ):
+// qweight packs `bits` per weight into int32, qzeros packs one zero per group and column, scales
+// are fp16 per group and column; GPTQ adds an int32 g_idx per input feature. group_size <= 0 means
+// one group.
+int64_t GroupQuantBytes(int64_t in, int64_t out, int bits, int group_size, bool g_idx);
+
+}  // namespace vramplan
