@@ -17,9 +17,7 @@ int64_t QuantizedBytes(int64_t in, int64_t out, int bits, bool double_quant) {
 
 // "4.50": bits per weight with two decimals, for the explain string.
 std::string BitsPerWeight(int64_t bytes, int64_t weights) {
-  const int64_t centi_bits = bytes * 800 / std::max<int64_t>(1, weights);
-  const int64_t frac = centi_bits % 100;
-  return std::to_string(centi_bits / 100) + "." + (frac < 10 ? "0" : "") + std::to_string(frac);
+  return Hundredths(static_cast<uint64_t>(bytes * 800 / std::max<int64_t>(1, weights)));
 }
 
 }  // namespace
