@@ -140,6 +140,28 @@ void ObjectReader::Int(std::string_view key, int* out, int min, int max) {
   if (errors_->size() == before) *out = static_cast<int>(wide);
 }
 
+void ObjectReader::Int(std::string_view key, std::optional<int64_t>* out, int64_t min, int64_t max) {
+  if (!Has(key)) {
+    Raw(key);  // still an allowed key
+    return;
+  }
+  int64_t value = 0;
+  size_t before = errors_->size();
+  Int(key, &value, min, max);
+  if (errors_->size() == before) *out = value;
+}
+
+void ObjectReader::Bool(std::string_view key, std::optional<bool>* out) {
+  if (!Has(key)) {
+    Raw(key);
+    return;
+  }
+  bool value = false;
+  size_t before = errors_->size();
+  Bool(key, &value);
+  if (errors_->size() == before) *out = value;
+}
+
 void ObjectReader::Number(std::string_view key, double* out, double min, double max) {
   const Json* v = Raw(key);
   if (v == nullptr) return;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -53,12 +54,22 @@ class ObjectReader {
   void Bool(std::string_view key, bool* out);
   void String(std::string_view key, std::string* out, size_t max_len = 200);
   void StringList(std::string_view key, std::vector<std::string>* out, size_t max_items = 64);
+  // Optional fields (the default depends on other fields): set only when present and valid.
+  void Int(std::string_view key, std::optional<int64_t>* out, int64_t min, int64_t max);
+  void Bool(std::string_view key, std::optional<bool>* out);
 
   template <typename E, size_t N>
   void Enum(std::string_view key, E* out, const EnumName<E> (&table)[N]) {
     const Json* v = Raw(key);
     if (v == nullptr) return;
     EnumFrom(*v, JoinPath(path_, key), out, table);
+  }
+
+  template <typename E, size_t N>
+  void Enum(std::string_view key, std::optional<E>* out, const EnumName<E> (&table)[N]) {
+    const Json* v = Raw(key);
+    E value{};
+    if (v != nullptr && EnumFrom(*v, JoinPath(path_, key), &value, table)) *out = value;
   }
 
   template <typename E, size_t N>

@@ -1,7 +1,6 @@
 // Scenario JSON (schema v1) -> Scenario, with every problem reported as an Issue naming its path.
 #include <algorithm>
 #include <cmath>
-#include <utility>
 
 #include "io/enum_names.h"
 #include "io/json_reader.h"
@@ -113,10 +112,7 @@ void ParseTrain(const Json& v, TrainConfig* t, Issues* errors) {
   r.Enum("precision", &t->precision, io::kPrecisionNames);
   r.Bool("autocast", &t->autocast);
   r.Enum("optimizer", &t->optimizer, io::kOptimizerNames);
-  if (const Json* impl = r.Raw("optimizer_impl")) {
-    OptimizerImpl value = OptimizerImpl::kForeach;
-    if (r.EnumFrom(*impl, "train.optimizer_impl", &value, io::kOptimizerImplNames)) t->optimizer_impl = value;
-  }
+  r.Enum("optimizer_impl", &t->optimizer_impl, io::kOptimizerImplNames);
   r.Int("micro_batch_size", &t->micro_batch_size, 1, kMaxBatch);
   r.Int("seq_len", &t->seq_len, 1, kMaxTokens);
   r.Int("grad_accum_steps", &t->grad_accum_steps, 1, 1 << 20);
@@ -198,17 +194,9 @@ void ParseParallel(const Json& v, ParallelConfig* p, Issues* errors) {
   r.Enum("offload_optimizer", &p->offload_optimizer, io::kOffloadNames);
   r.Enum("offload_params", &p->offload_params, io::kOffloadNames);
   r.Bool("sequence_parallel", &p->sequence_parallel);
-  if (r.Has("reduce_bucket_size")) {
-    int64_t elements = 0;
-    r.Int("reduce_bucket_size", &elements, 0, int64_t{1} << 40);
-    p->reduce_bucket_size = elements;
-  }
-  for (auto [key, field] : {std::pair{"overlap_comm", &p->overlap_comm}, std::pair{"contiguous_gradients", &p->contiguous_gradients}}) {
-    if (!r.Has(key)) continue;
-    bool value = false;
-    r.Bool(key, &value);
-    *field = value;
-  }
+  r.Int("reduce_bucket_size", &p->reduce_bucket_size, 0, int64_t{1} << 40);
+  r.Bool("overlap_comm", &p->overlap_comm);
+  r.Bool("contiguous_gradients", &p->contiguous_gradients);
   r.RejectUnknownKeys();
   if (!errors->empty()) return;
   int64_t model_parallel = p->tp * p->pp * p->cp;
