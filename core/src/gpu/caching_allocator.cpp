@@ -1,0 +1,86 @@
+#include "gpu/caching_allocator.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace vramplan {
+namespace {
+
+constexpr int64_t kMiB = 1024 * 1024;
+constexpr int64_t kMinBlockSize = 512;
+constexpr int64_t kSmallSize = kMiB;
+constexpr int64_t kSmallBuffer = 2 * kMiB;
+constexpr int64_t kLargeBuffer = 20 * kMiB;
+constexpr int64_t kMinLargeAlloc = 10 * kMiB;
+constexpr int64_t kRoundLarge = 2 * kMiB;
+
+int64_t RoundSize(int64_t bytes) {
+  return bytes < kMinBlockSize ? kMinBlockSize : kMinBlockSize * ((bytes + kMinBlockSize - 1) / kMinBlockSize);
+}
+
+int64_t SegmentSize(int64_t size) {
+  if (size <= kSmallSize) return kSmallBuffer;
+  if (size < kMinLargeAlloc) return kLargeBuffer;
+  return kRoundLarge * ((size + kRoundLarge - 1) / kRoundLarge);
+}
+
+}  // namespace
+
+CachingAllocatorReplay::Handle CachingAllocatorReplay::Malloc(int64_t bytes) {
+  const int64_t size = RoundSize(bytes);
+  const bool small = size <= kSmallSize;
+  std::set<FreeKey>& pool = Pool(small);
+  int32_t b = -1;
+  auto it = pool.lower_bound({size, -1, -1});
+  if (it != pool.end()) {
+    b = std::get<2>(*it);
+    pool.erase(it);
+  } else {
+    const int64_t seg = SegmentSize(size);
+    blocks_.push_back(Block{seg, next_addr_, -1, -1, true, small});
+    b = static_cast<int32_t>(blocks_.size() - 1);
+    next_addr_ += seg;
+    reserved_ += seg;
+    ++segments_;
+  }
+  const int64_t rest = blocks_[b].size - size;
+  if (small ? rest >= kMinBlockSize : rest > kSmallSize) {
+    Block r{rest, blocks_[b].addr + size, b, blocks_[b].next, true, small};
+    blocks_.push_back(r);
+    const int32_t ri = static_cast<int32_t>(blocks_.size() - 1);
+    if (blocks_[ri].next >= 0) blocks_[blocks_[ri].next].prev = ri;
+    blocks_[b].next = ri;
+    blocks_[b].size = size;
+    Insert(ri);
+  }
+  blocks_[b].free = false;
+  allocated_ += blocks_[b].size;
+  peak_allocated_ = std::max(peak_allocated_, allocated_);
+  return b;
+}
+
+void CachingAllocatorReplay::Free(Handle handle) {
+  int32_t b = handle;
+  assert(b >= 0 && b < static_cast<int32_t>(blocks_.size()) && !blocks_[b].free);
+  blocks_[b].free = true;
+  allocated_ -= blocks_[b].size;
+  // Merge with a free previous block (it absorbs this one), then with a free next block.
+  const int32_t p = blocks_[b].prev;
+  if (p >= 0 && blocks_[p].free) {
+    Erase(p);
+    blocks_[p].size += blocks_[b].size;
+    blocks_[p].next = blocks_[b].next;
+    if (blocks_[b].next >= 0) blocks_[blocks_[b].next].prev = p;
+    b = p;
+  }
+  const int32_t n = blocks_[b].next;
+  if (n >= 0 && blocks_[n].free) {
+    Erase(n);
+    blocks_[b].size += blocks_[n].size;
+    blocks_[b].next = blocks_[n].next;
+    if (blocks_[n].next >= 0) blocks_[blocks_[n].next].prev = b;
+  }
+  Insert(b);
+}
+
+}  // namespace vramplan
