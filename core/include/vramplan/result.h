@@ -30,6 +30,7 @@ struct TimelinePoint {
 };
 
 struct PhasePeaks {
+  int64_t load = 0;  // the model load, before the first step (train/load_phase.h)
   int64_t forward = 0;
   int64_t backward = 0;
   int64_t optimizer_step = 0;
@@ -50,6 +51,8 @@ struct GpuResult {
   int64_t gradient_bytes = 0;          // all gradients after backward (training)
   int64_t optimizer_state_bytes = 0;   // device-resident optimizer states (training)
   int64_t paged_bytes = 0;             // unified-memory (paged) optimizer states, not in allocated
+  int64_t load_reserved_bytes = 0;     // reserved once the model is loaded (training); reserved_bytes >= it
+  std::string load_explain;
 };
 
 struct CpuResult {

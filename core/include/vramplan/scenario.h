@@ -24,7 +24,7 @@ enum class Checkpointing { kNone, kFull, kSelective };
 enum class AttentionImpl { kEager, kSdpa, kFlash };
 enum class LossImpl { kStandard, kChunked, kFusedLinear };
 enum class AdapterDtype { kFp32, kBase };
-enum class QloraBackend { kBitsandbytes, kGptq };
+enum class QloraBackend { kBitsandbytes, kGptq, kTorchao };
 enum class WeightFormat {
   kFp32, kFp16, kBf16, kFp8, kInt8, kNf4, kGptq4, kAwq4,
   kGgufQ8_0, kGgufQ6_K, kGgufQ5_K_M, kGgufQ5_K_S, kGgufQ4_K_M, kGgufQ4_K_S, kGgufQ4_0,
@@ -36,6 +36,10 @@ enum class LogitsKept { kLast, kAll };
 enum class Offload { kNone, kCpu, kNvme };
 enum class FrameworkPreset { kCurrent, kTorch113Hf444 };
 enum class Device { kCuda, kCpu };
+// How the model reaches the GPU (train/load_phase.h): "direct" materializes every weight once
+// (from_pretrained, meta-device init + load); torchtune 0.1.x recipes build one decoder layer on
+// the GPU, deepcopy it per layer, then load_state_dict (with torchao 0.1 NF4 for QLoRA).
+enum class ModelLoad { kDirect, kTorchtune01 };
 
 struct LoraConfig {
   int64_t rank = 16;
@@ -73,8 +77,9 @@ struct TrainConfig {
   LoraConfig lora;
   int qlora_bits = 4;  // 4 (NF4 + double quant), 8 (LLM.int8), 2 (HQQ/AQLM-style 2-bit)
   bool qlora_double_quant = true;
-  // Which library holds the frozen quantized base: bitsandbytes (Linear4bit / Linear8bitLt) or a
-  // GPTQ checkpoint run by auto-gptq / optimum QuantLinear (group-wise, packed int32).
+  // Which library holds the frozen quantized base: bitsandbytes (Linear4bit / Linear8bitLt), a
+  // GPTQ checkpoint run by auto-gptq / optimum QuantLinear (group-wise, packed int32), or torchao's
+  // NF4Tensor (torchtune's QLoRA: 4-bit only).
   QloraBackend qlora_backend = QloraBackend::kBitsandbytes;
   int qlora_group_size = 128;  // GPTQ group size; -1 = one group per input column set (per channel)
   FreezeConfig freeze;
@@ -144,6 +149,7 @@ struct FrameworkConfig {
   bool cuda_lazy_loading = true;             // CUDA >= 11.7 lazy module loading (PyTorch >= 1.13 default)
   bool variable_shapes = false;              // batches of varying length (dynamic padding): more allocator churn
   bool expandable_segments = false;          // PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True
+  ModelLoad model_load = ModelLoad::kDirect; // load-phase allocation order (replayed through the caching allocator)
   // CPU-only allocations seen on one fixture host (docs/derivations_extended.md section 0), to replay
   // those measurements exactly; never part of a GPU estimate.
   bool cpu_onednn_bf16_buffers = false;      // a bf16 mm allocates an fp32 buffer of its output size (+128 B)

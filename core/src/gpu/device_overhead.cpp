@@ -96,7 +96,15 @@ void ApplyDeviceOverheads(const Scenario& scenario, Result* result, bool explain
                                : "CUDA context + lazily loaded kernels" + std::string(scenario.parallel.gpus > 1 ? " + NCCL buffers" : "") +
                                      ", outside the allocator: " + Gib(c->bytes) + " (docs/training.md section 7)";
   }
-  g.reserved_bytes = allocated + FindTerm(&g.breakdown, "allocator_overhead")->bytes;
+  // Segments reserved while the model loaded stay reserved (nothing calls empty_cache): when the
+  // load reserved more than the step needs, it sets the reserve (train/load_phase.h).
+  Term* reserve = FindTerm(&g.breakdown, "allocator_overhead");
+  if (!has_allocator && g.load_reserved_bytes > allocated + reserve->bytes) {
+    reserve->bytes = g.load_reserved_bytes - allocated;
+    if (explain) reserve->explain = "segments the caching allocator reserved while the model loaded and keeps: " + g.load_explain +
+                                    "; reserved - allocated at the step peak = " + Gib(reserve->bytes);
+  }
+  g.reserved_bytes = allocated + reserve->bytes;
   g.device_total_bytes = g.reserved_bytes + FindTerm(&g.breakdown, "cuda_context")->bytes;
   g.headroom_bytes = g.capacity_bytes - g.device_total_bytes;
   g.fits = g.headroom_bytes >= 0;

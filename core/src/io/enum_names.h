@@ -26,7 +26,9 @@ inline constexpr EnumName<AttentionImpl> kAttentionNames[] = {
 inline constexpr EnumName<LossImpl> kLossNames[] = {
     {"standard", LossImpl::kStandard}, {"chunked", LossImpl::kChunked}, {"fused_linear", LossImpl::kFusedLinear}};
 inline constexpr EnumName<AdapterDtype> kAdapterDtypeNames[] = {{"fp32", AdapterDtype::kFp32}, {"base", AdapterDtype::kBase}};
-inline constexpr EnumName<QloraBackend> kQloraBackendNames[] = {{"bitsandbytes", QloraBackend::kBitsandbytes}, {"gptq", QloraBackend::kGptq}};
+inline constexpr EnumName<QloraBackend> kQloraBackendNames[] = {
+    {"bitsandbytes", QloraBackend::kBitsandbytes}, {"gptq", QloraBackend::kGptq}, {"torchao", QloraBackend::kTorchao}};
+inline constexpr EnumName<ModelLoad> kModelLoadNames[] = {{"direct", ModelLoad::kDirect}, {"torchtune_0_1", ModelLoad::kTorchtune01}};
 inline constexpr EnumName<WeightFormat> kWeightFormatNames[] = {
     {"fp32", WeightFormat::kFp32},           {"fp16", WeightFormat::kFp16},           {"bf16", WeightFormat::kBf16},
     {"fp8", WeightFormat::kFp8},             {"int8", WeightFormat::kInt8},           {"nf4", WeightFormat::kNf4},

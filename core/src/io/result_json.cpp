@@ -101,6 +101,7 @@ void WriteScenario(JsonWriter& w, const Scenario& s) {
       .Field("variable_shapes", f.variable_shapes).Field("expandable_segments", f.expandable_segments)
       .Field("cpu_onednn_bf16_buffers", f.cpu_onednn_bf16_buffers)
       .Field("cpu_kv_alive_at_scores", f.cpu_kv_alive_at_scores);
+  w.Key("model_load").String(io::NameOf(f.model_load, io::kModelLoadNames));
   w.EndObject();
   w.EndObject();
 }
@@ -169,10 +170,11 @@ std::string ResultToJson(const Scenario& scenario, const Result& r) {
       .Field("device_total_bytes", g.device_total_bytes).Field("headroom_bytes", g.headroom_bytes).Field("fits", g.fits);
   w.Key("breakdown");
   WriteTerms(w, g.breakdown);
-  w.Key("phase_peaks").BeginObject().Field("forward", g.phase_peaks.forward).Field("backward", g.phase_peaks.backward)
+  w.Key("phase_peaks").BeginObject().Field("load", g.phase_peaks.load).Field("forward", g.phase_peaks.forward).Field("backward", g.phase_peaks.backward)
       .Field("optimizer_step", g.phase_peaks.optimizer_step).EndObject();
   w.Field("saved_activation_bytes", g.saved_activation_bytes).Field("gradient_bytes", g.gradient_bytes)
-      .Field("optimizer_state_bytes", g.optimizer_state_bytes).Field("paged_bytes", g.paged_bytes).EndObject();
+      .Field("optimizer_state_bytes", g.optimizer_state_bytes).Field("paged_bytes", g.paged_bytes)
+      .Field("load_reserved_bytes", g.load_reserved_bytes).EndObject();
   w.Key("cpu").BeginObject().Field("bytes", r.cpu.bytes).Key("breakdown");
   WriteTerms(w, r.cpu.breakdown);
   w.EndObject();

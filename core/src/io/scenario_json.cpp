@@ -152,6 +152,10 @@ void ParseTrain(const Json& v, TrainConfig* t, Issues* errors) {
     f.RejectUnknownKeys();
   }
   r.RejectUnknownKeys();
+  if (t->qlora_backend == QloraBackend::kTorchao && t->qlora_bits != 4) {
+    io::AddError(errors, "unsupported_combination", "train.qlora_backend",
+                 "train.qlora_backend \"torchao\" is torchao's NF4Tensor: 4-bit only (train.qlora_bits 4)");
+  }
   if (t->autocast && (t->precision == Precision::kFp32 || t->precision == Precision::kAmpBf16 || t->precision == Precision::kAmpFp16)) {
     io::AddError(errors, "invalid_value", "train.autocast",
                  "train.autocast applies to 16-bit weights (bf16, fp16, mixed_*); amp_* already runs under autocast and fp32 does not");
@@ -256,6 +260,7 @@ void ParseFramework(const Json& v, FrameworkConfig* f, Issues* errors) {
   r.Bool("cuda_lazy_loading", &f->cuda_lazy_loading);
   r.Bool("variable_shapes", &f->variable_shapes);
   r.Bool("expandable_segments", &f->expandable_segments);
+  r.Enum("model_load", &f->model_load, io::kModelLoadNames);
   r.Bool("cpu_onednn_bf16_buffers", &f->cpu_onednn_bf16_buffers);
   r.Bool("cpu_kv_alive_at_scores", &f->cpu_kv_alive_at_scores);
   r.RejectUnknownKeys();

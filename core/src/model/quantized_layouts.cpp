@@ -13,6 +13,11 @@ int64_t Nf4Bytes(int64_t n, bool double_quant) {
   return bytes;
 }
 
+int64_t TorchaoNf4Bytes(int64_t n) {
+  const int64_t blocks = (n + 63) / 64;
+  return (n + 1) / 2 + blocks + 2 * blocks + 2 + 32;
+}
+
 int64_t Int8RowwiseBytes(int64_t in, int64_t out) { return in * out + 4 * out; }
 
 int64_t GroupQuantBytes(int64_t in, int64_t out, int bits, int group_size, bool g_idx) {

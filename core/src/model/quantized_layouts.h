@@ -11,6 +11,13 @@ namespace vramplan {
 // + the 16-entry NF4 code (bitsandbytes/functional.py quantize_4bit).
 int64_t Nf4Bytes(int64_t n, bool double_quant);
 
+// torchao NF4Tensor (torchao/dtypes/nf4tensor.py, to_nf4: block 64, scaler block 256), torchtune's
+// QLoRA base: packed 4-bit + int8 double-quantized scalers per block + the bf16 per-scaler-block
+// quantization factor, which double_quantize_scalers returns as quantization_factor[:, 0], a view
+// of a materialized (n/64/256, 256) tensor, so its storage is one bf16 per block (n/32 B) + the
+// bf16 scaler mean + the 16-entry bf16 NF4 table.
+int64_t TorchaoNf4Bytes(int64_t n);
+
 // bitsandbytes LLM.int8 (Int8Params): int8 CB + one fp32 row scale (SCB) per output row.
 int64_t Int8RowwiseBytes(int64_t in, int64_t out);
 

@@ -70,6 +70,13 @@ struct Walker {
           out.max_dequant_bytes = std::max(out.max_dequant_bytes, (4 + (ctx.qlora_bits == 8 ? 2 : 1)) * n);
           if (x_req) Save(2 * n * copies);
         }
+      } else if (ctx.quantized_base && !trains && ctx.torchao) {
+        // torchao LinearNF4: F.linear(x, weight.to(x.dtype)) and grad @ weight.to(...) rebuild the
+        // weight with get_original_weight: two int64 index tensors (4n B each), two bf16 halves and
+        // their scaled copies (n B each), the stacked result (2n B) and the scalers: 14n + n/32 B at
+        // the stack (torchao/dtypes/nf4tensor.py, v0.1 through v0.5). Nothing extra is saved.
+        const int64_t n = in * l->out_features;
+        if (!ctx.quantize_targets_only || lora) out.max_dequant_bytes = std::max(out.max_dequant_bytes, 14 * n + n / 32);
       } else if (ctx.quantized_base && !trains) {
         out.max_dequant_bytes = std::max(out.max_dequant_bytes, 2 * in * l->out_features);
       }

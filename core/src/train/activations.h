@@ -23,6 +23,8 @@ struct ActivationContext {
   bool quantized_base = false;      // QLoRA: frozen base linears are bnb 4/8-bit
   int qlora_bits = 4;
   bool gptq = false;                // the quantized base is a GPTQ QuantLinear (dequantizes in torch)
+  bool torchao = false;             // ... a torchao NF4Tensor (dequantizes in torch, get_original_weight)
+  bool quantize_targets_only = false;  // torchtune 0.1: only LoRA-wrapped linears are NF4, the rest bf16
   const LoraConfig* lora = nullptr;
   int64_t adapter_bytes = 4;
   double attention_dropout = 0.0;

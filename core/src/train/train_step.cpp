@@ -14,6 +14,7 @@
 #include "gpu/device_overhead.h"
 #include "parallel/data_parallel.h"
 #include "train/activations.h"
+#include "train/load_phase.h"
 #include "train/logits_loss.h"
 #include "train/optimizer.h"
 #include "train/precision.h"
@@ -91,6 +92,8 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
   ctx.quantized_base = train.method == TrainMethod::kQlora;
   ctx.qlora_bits = train.qlora_bits;
   ctx.gptq = train.qlora_backend == QloraBackend::kGptq;
+  ctx.torchao = train.qlora_backend == QloraBackend::kTorchao;
+  ctx.quantize_targets_only = fw.model_load == ModelLoad::kTorchtune01;
   ctx.lora = &train.lora;
   ctx.adapter_bytes = plan.adapter_bytes_per_param;
   ctx.attention_dropout = train.attention == AttentionImpl::kEager ? model.attention_dropout : 0.0;  // fused kernels regenerate it
@@ -100,7 +103,7 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
   ctx.cpu = on_cpu;
 
   // ---- persistent memory
-  const WeightMemory weights = ComputeWeightMemory(model, train, plan, prec, legacy);
+  const WeightMemory weights = ComputeWeightMemory(model, train, plan, prec, legacy, fw.model_load);
   const OptimizerMemory opt = ComputeOptimizerMemory(train, prec, plan.trainable_tensors, legacy, fw.adamw_foreach_denom_copy, fw.device);
   const int64_t grads_total = (plan.trainable_params - plan.lora_params) * prec.grad + plan.lora_params * plan.adapter_bytes_per_param;
   const int64_t batch_bytes = fw.batch_on_device ? (fw.attention_mask ? 24 : 16) * T : 0;
@@ -406,6 +409,10 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
     r->gpu.optimizer_state_bytes = states_dev;
   }
   const int64_t base = weights_dev + states_dev + batch_bytes + workspace + persistent_buckets;
+  const LoadPhase load = ComputeLoadPhase(sc, plan, prec, weights_dev);
+  r->gpu.phase_peaks.load = load.peak_allocated_bytes;
+  r->gpu.load_reserved_bytes = load.reserved_bytes;
+  r->gpu.load_explain = load.explain;
 
   // ---- pick the peak; per-phase peaks
   const Moment* peak = &moments.front();
@@ -463,6 +470,7 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
     auto point = [&](const char* phase, std::string step, int64_t variable) {
       r->timeline.push_back(TimelinePoint{phase, std::move(step), base + variable});
     };
+    r->timeline.push_back(TimelinePoint{"load", "model load (peak)", load.peak_allocated_bytes});
     point("load", "weights + optimizer states + batch", 0);
     const int64_t stride = std::max<int64_t>(1, L / 16);
     int64_t running = cos_sin + ckpt_shared;
@@ -493,6 +501,9 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
   }
   if ((p.reduce_bucket_size || p.overlap_comm || p.contiguous_gradients) && (p.zero == 0 || p.fsdp)) {
     r->warnings.push_back(Issue{"no_effect", "parallel.reduce_bucket_size", "reduce_bucket_size, overlap_comm and contiguous_gradients are DeepSpeed ZeRO settings: they need parallel.zero 1-3"});
+  }
+  if (fw.model_load == ModelLoad::kTorchtune01 && !ReplaysTorchtune01(sc)) {
+    r->warnings.push_back(Issue{"no_effect", "framework.model_load", "model_load torchtune_0_1 replays torchtune 0.1's single-device recipe (one CUDA GPU, no ZeRO/FSDP); this load is estimated as direct"});
   }
   if (p.offload_params != Offload::kNone && !dp.shard_params) {
     r->warnings.push_back(Issue{"no_effect", "parallel.offload_params", "parameter offload needs ZeRO-3 or FSDP (parallel.zero: 3 or parallel.fsdp: true)"});

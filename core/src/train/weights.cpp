@@ -22,8 +22,13 @@ std::string BitsPerWeight(int64_t bytes, int64_t weights) {
 
 }  // namespace
 
+bool IsQuantizedBase(const LinearSpec& l, const TrainConfig& train, ModelLoad load) {
+  if (train.method != TrainMethod::kQlora || !l.lora_targetable) return false;  // only nn.Linear modules are replaced
+  return load != ModelLoad::kTorchtune01 || IsLoraTarget(l, train.lora);
+}
+
 WeightMemory ComputeWeightMemory(const ModelSpec& model, const TrainConfig& train, const TrainPlan& plan,
-                                 const PrecisionModel& prec, bool legacy) {
+                                 const PrecisionModel& prec, bool legacy, ModelLoad load) {
   WeightMemory w;
   const ParamCounts counts = CountParams(model);
   const bool qlora = train.method == TrainMethod::kQlora;
@@ -35,13 +40,14 @@ WeightMemory ComputeWeightMemory(const ModelSpec& model, const TrainConfig& trai
     for (size_t k = 0; k < model.kinds.size(); ++k) {
       if (uses[k] == 0) continue;
       for (const auto& l : model.kinds[k].linears) {
-        if (!l.lora_targetable) continue;  // only nn.Linear modules are replaced by bnb layers
+        if (!IsQuantizedBase(l, train, load)) continue;
         const int64_t n = l.in_features * l.out_features * l.copies * uses[k];
         dense_params -= n;
         w.quantized_linear_params += n;
         quant_bytes += uses[k] * l.copies *
-                       (train.qlora_backend == QloraBackend::kGptq ? GroupQuantBytes(l.in_features, l.out_features, train.qlora_bits, train.qlora_group_size, /*g_idx=*/true)
-                                                                   : QuantizedBytes(l.in_features, l.out_features, train.qlora_bits, train.qlora_double_quant));
+                       (train.qlora_backend == QloraBackend::kGptq      ? GroupQuantBytes(l.in_features, l.out_features, train.qlora_bits, train.qlora_group_size, /*g_idx=*/true)
+                        : train.qlora_backend == QloraBackend::kTorchao ? TorchaoNf4Bytes(l.in_features * l.out_features)
+                                                                        : QuantizedBytes(l.in_features, l.out_features, train.qlora_bits, train.qlora_double_quant));
       }
     }
   }
@@ -61,6 +67,7 @@ WeightMemory ComputeWeightMemory(const ModelSpec& model, const TrainConfig& trai
                  (train.qlora_backend == QloraBackend::kGptq
                       ? "GPTQ " + std::to_string(train.qlora_bits) + "-bit, group " + std::to_string(train.qlora_group_size) +
                             " (~" + BitsPerWeight(quant_bytes, w.quantized_linear_params) + " bits/weight)"
+                  : train.qlora_backend == QloraBackend::kTorchao ? "torchao NF4Tensor (~" + BitsPerWeight(quant_bytes, w.quantized_linear_params) + " bits/weight)"
                   : train.qlora_bits == 4 ? std::string(train.qlora_double_quant ? "NF4 + double quant" : "NF4") +
                                               " (~" + BitsPerWeight(quant_bytes, w.quantized_linear_params) + " bits/weight)"
                                         : std::to_string(train.qlora_bits) + "-bit") +

@@ -18,7 +18,11 @@ struct WeightMemory {
   std::string explain;
 };
 
+// Whether QLoRA holds this linear quantized: every nn.Linear for bitsandbytes / GPTQ / current
+// torchtune (FrozenNF4Linear), only the LoRA-wrapped ones under torchtune 0.1 (ModelLoad).
+bool IsQuantizedBase(const LinearSpec& l, const TrainConfig& train, ModelLoad load);
+
 WeightMemory ComputeWeightMemory(const ModelSpec& model, const TrainConfig& train, const TrainPlan& plan,
-                                 const PrecisionModel& prec, bool legacy = false);
+                                 const PrecisionModel& prec, bool legacy = false, ModelLoad load = ModelLoad::kDirect);
 
 }  // namespace vramplan
