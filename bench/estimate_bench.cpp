@@ -50,6 +50,26 @@ void BM_EstimateSummaryJson(benchmark::State& state) {
 }
 BENCHMARK(BM_EstimateSummaryJson)->DenseRange(0, 4);
 
+// torchtune 0.1's model init replayed through the caching allocator (framework.model_load), cold:
+// alternating the LoRA rank defeats the one-entry replay cache. Llama-2-7B QLoRA, all linears.
+void BM_TorchtuneLoadReplayCold(benchmark::State& state) {
+  const std::string head = R"({"model":"meta-llama/Llama-2-7b-hf","train":{"method":"qlora","qlora_backend":"torchao","seq_len":512,"lora":{"targets":"all-linear","rank":)";
+  const std::string tail = R"(}},"framework":{"model_load":"torchtune_0_1"}})";
+  auto a = vramplan::ParseScenario(head + "8" + tail), b = vramplan::ParseScenario(head + "16" + tail);
+  if (!a.ok() || !b.ok()) {
+    state.SkipWithError("scenario did not parse");
+    return;
+  }
+  vramplan::EstimateOptions options;
+  options.inverse = false;
+  bool flip = false;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(vramplan::Estimate(flip ? a.value() : b.value(), options));
+    flip = !flip;
+  }
+}
+BENCHMARK(BM_TorchtuneLoadReplayCold)->Unit(benchmark::kMillisecond);
+
 }  // namespace
 
 BENCHMARK_MAIN();

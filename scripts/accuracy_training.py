@@ -8,6 +8,7 @@ markdown table plus median / worst absolute error, overall and per source_group.
   metric allocated / active -> gpu.peak_allocated_bytes
   metric reserved / unknown -> gpu.reserved_bytes
   metric device_total       -> gpu.device_total_bytes (nvidia-smi)
+  rows with "score_phase": "load" (model-init figures) -> gpu.load_reserved_bytes / phase_peaks.load
 
 Usage: accuracy_training.py [VRAMPLAN] [--rows FILE] [--out FILE] [--json FILE|-] [--all]
   VRAMPLAN   path to the CLI (default build/bin/vramplan, relative to the repository root)
@@ -81,10 +82,13 @@ def score(cli, rows):
         g = out["gpu"]
         field = PREDICTED_FIELD[row["metric"]]
         pred = g[field]
+        if row.get("score_phase") == "load":  # "model init" figures: the load phase of the training run
+            field = "load_reserved_bytes" if field != "peak_allocated_bytes" else "phase_peaks.load"
+            pred = g["load_reserved_bytes"] if field == "load_reserved_bytes" else g["phase_peaks"]["load"]
         rec.update({
             "predicted_field": field, "predicted_bytes": pred,
             "error_pct": 100.0 * (pred - measured) / measured,
-            "peak_phase": out.get("peak_phase", ""), "peak_at": out.get("peak_at", ""),
+            "peak_phase": "load" if row.get("score_phase") == "load" else out.get("peak_phase", ""), "peak_at": out.get("peak_at", ""),
             "peak_allocated_bytes": g["peak_allocated_bytes"], "reserved_bytes": g["reserved_bytes"],
             "device_total_bytes": g["device_total_bytes"],
             "breakdown": dict(g["breakdown"]) if isinstance(g["breakdown"], dict) else {t["key"]: t["bytes"] for t in g["breakdown"]},

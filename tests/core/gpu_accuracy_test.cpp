@@ -1,6 +1,6 @@
 // Regression guard for the calibration against published GPU measurements
 // (tests/fixtures/gpu/training_rows.json; docs/accuracy.md): the median absolute error over the
-// representable rows and every row's error must stay within the documented bounds.
+// representable rows (the target: 8%) and every single-GPU row within 25%.
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -17,13 +17,6 @@
 namespace vramplan {
 namespace {
 
-// Rows whose error is explained in docs/accuracy.md and exceeds the per-row bound.
-const char* const kExplained[] = {
-    "torchtune-llama2-7b-qlora-1x4090-apr24",           // load-time bf16 copy kept in reserved memory
-    "torchtune-tut-llama2-7b-qlora-r8-reserved",        // same
-    "torchtune-tut-llama2-7b-qlora-model-init-reserved",  // same
-};
-
 TEST(GpuAccuracy, PublishedTrainingRows) {
   nlohmann::json doc = testing_support::LoadFixture("gpu/training_rows.json");
   ASSERT_TRUE(doc.is_object());
@@ -38,6 +31,9 @@ TEST(GpuAccuracy, PublishedTrainingRows) {
     double predicted = metric == "allocated" || metric == "active" ? g["peak_allocated_bytes"].get<double>()
                        : metric == "device_total"                    ? g["device_total_bytes"].get<double>()
                                                                      : g["reserved_bytes"].get<double>();
+    if (row.value("score_phase", "") == "load") {  // model-init figures: the load phase of the training run
+      predicted = metric == "allocated" ? g["phase_peaks"]["load"].get<double>() : g["load_reserved_bytes"].get<double>();
+    }
     const double measured = row.contains("measured_bytes_per_gpu") ? row["measured_bytes_per_gpu"].get<double>()
                                                                      : row["measured_bytes"].get<double>();
     const double err = std::abs(predicted - measured) / measured;
@@ -46,14 +42,13 @@ TEST(GpuAccuracy, PublishedTrainingRows) {
       continue;
     }
     errors.push_back(err);
-    const bool explained = std::find(std::begin(kExplained), std::end(kExplained), id) != std::end(kExplained);
-    if (!explained) EXPECT_LE(err, 0.25) << id << " predicted " << predicted << " measured " << measured;
+    EXPECT_LE(err, 0.25) << id << " predicted " << predicted << " measured " << measured;
   }
   ASSERT_GE(errors.size(), 50u);
   std::sort(errors.begin(), errors.end());
   const double median = errors[errors.size() / 2];
   std::printf("# published GPU rows: %zu, median |error| %.1f%%\n", errors.size(), median * 100);
-  EXPECT_LE(median, 0.09);
+  EXPECT_LE(median, 0.08);  // the target (docs/accuracy.md)
   ASSERT_GE(multi_gpu.size(), 20u);
   std::sort(multi_gpu.begin(), multi_gpu.end());
   std::printf("# multi-GPU rows: %zu, median |error| %.1f%%\n", multi_gpu.size(), multi_gpu[multi_gpu.size() / 2] * 100);
