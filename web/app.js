@@ -620,7 +620,11 @@ function renderBreakdown(r) {
   const line = (label, bytes, note) => el('tr', {},
     el('th', { scope: 'row', text: label }), el('td', { class: 'num', title: exactBytes(bytes), text: gibNumber(bytes) }),
     el('td', { class: 'num', text: percent(bytes, g.device_total_bytes) }), el('td', { class: 'muted small', text: note }));
+  const loadLines = g.load_reserved_bytes > 0
+    ? [line('Model load', g.phase_peaks.load, `peak allocated while the weights load; ${gibNumber(g.load_reserved_bytes)} GiB reserved then, kept for training`)]
+    : [];
   foot.replaceChildren(
+    ...loadLines,
     line('Peak allocated', g.peak_allocated_bytes, 'torch.cuda.max_memory_allocated()'),
     line('Reserved', g.reserved_bytes, 'torch.cuda.max_memory_reserved()'),
     line('Device total', g.device_total_bytes, 'what nvidia-smi shows'),

@@ -23,7 +23,8 @@ export const GROUPS = [
 
 // Option labels shown instead of raw enum values (the raw value stays in the URL and the JSON).
 export const OPTION_LABELS = {
-  'train.qlora_backend': { bitsandbytes: 'bitsandbytes (NF4 / int8)', gptq: 'GPTQ checkpoint' },
+  'train.qlora_backend': { bitsandbytes: 'bitsandbytes (NF4 / int8)', gptq: 'GPTQ checkpoint', torchao: 'torchao NF4 (torchtune)' },
+  'framework.model_load': { direct: 'direct (each weight once)', torchtune_0_1: 'torchtune 0.1 (layer deep-copies, torchao 0.1)' },
   'train.method': { full: 'Full fine-tuning', freeze: 'Freeze (train last layers)', lora: 'LoRA', qlora: 'QLoRA' },
   'train.precision': {
     fp32: 'fp32', fp16: 'fp16 (pure)', bf16: 'bf16 (pure 16-bit)', amp_fp16: 'AMP fp16 (fp32 master)',
@@ -44,9 +45,9 @@ export const FIELDS = [
   { path: 'mode', group: 'task', label: 'Task', help: 'Training keeps gradients, optimizer states and activations; inference keeps weights and the KV cache.' },
   { path: 'train.method', group: 'task', show: train, label: 'Method', help: 'Full trains every weight (gradients + optimizer states for all); Freeze, LoRA and QLoRA train a small part.' },
   { path: 'train.qlora_bits', group: 'task', show: (s) => train(s) && s.train?.method === 'qlora', label: 'QLoRA base bits', help: 'Bits per frozen base weight: 4-bit needs about a quarter of bf16.' },
-  { path: 'train.qlora_backend', group: 'task', show: (s) => train(s) && s.train?.method === 'qlora', label: 'Quantized base', help: 'bitsandbytes NF4/LLM.int8, or a GPTQ checkpoint (auto-gptq saves each dequantized fp16 weight for backward).' },
+  { path: 'train.qlora_backend', group: 'task', show: (s) => train(s) && s.train?.method === 'qlora', label: 'Quantized base', help: 'bitsandbytes NF4/LLM.int8, a GPTQ checkpoint (auto-gptq saves each dequantized fp16 weight for backward), or torchao NF4 as torchtune uses it (4-bit only).' },
   { path: 'train.qlora_group_size', group: 'task', show: (s) => train(s) && s.train?.method === 'qlora' && s.train?.qlora_backend === 'gptq', label: 'GPTQ group size', help: 'One fp16 scale and a packed zero per group of input features.' },
-  { path: 'train.qlora_double_quant', group: 'task', show: (s) => train(s) && s.train?.method === 'qlora' && s.train?.qlora_backend !== 'gptq', label: 'Double quantization', help: 'Quantizes the quantization constants too: saves ~0.4 bit per weight.' },
+  { path: 'train.qlora_double_quant', group: 'task', show: (s) => train(s) && s.train?.method === 'qlora' && s.train?.qlora_backend !== 'gptq' && s.train?.qlora_backend !== 'torchao', label: 'Double quantization', help: 'Quantizes the quantization constants too: saves ~0.4 bit per weight.' },
   { path: 'train.lora.use_dora', group: 'task', show: adapters, label: 'DoRA', help: 'Adds a magnitude per output feature; each adapted linear keeps its base and LoRA outputs for backward.' },
   { path: 'train.lora.rank', group: 'task', show: adapters, label: 'LoRA rank', help: 'Adapter size: trainable params, their gradients and optimizer states grow linearly with rank.' },
   { path: 'train.lora.alpha', group: 'task', show: adapters, label: 'LoRA alpha', help: 'Scaling only: no effect on memory.' },
@@ -123,6 +124,7 @@ export const FIELDS = [
   { path: 'framework.cuda_lazy_loading', group: 'framework', label: 'CUDA lazy loading', help: 'CUDA >= 11.7 loads kernels on demand: ~0.5 GiB context instead of ~1.3 GiB.' },
   { path: 'framework.variable_shapes', group: 'framework', label: 'Varying batch lengths', help: 'Dynamic padding: the caching allocator keeps more memory reserved.' },
   { path: 'framework.expandable_segments', group: 'framework', label: 'Expandable segments', help: 'PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: almost no fragmentation.' },
+  { path: 'framework.model_load', group: 'framework', show: train, label: 'Model load', help: 'How the weights reach the GPU. torchtune 0.1 quantized whole tensors while deep-copying layers: the segments it reserved stay reserved for training.' },
 ];
 
 // The schema node for a dotted path ("train.lora.rank").

@@ -59,6 +59,14 @@ test('changing inputs recomputes live and matches the native CLI', async () => {
     ['DoRA on', () => page.check('#f-train-lora-use_dora')],
     ['lora rank = 64', () => page.fill('#f-train-lora-rank', '64')],
     ['FSDP instead of ZeRO', async () => { await page.selectOption('#f-parallel-zero', '0'); await page.check('#f-parallel-fsdp'); }],
+    ['qlora_bits = 4', () => page.selectOption('#f-train-qlora_bits', '4')],
+    ['torchao base', () => page.selectOption('#f-train-qlora_backend', 'torchao')],
+    ['one GPU', async () => { await page.uncheck('#f-parallel-fsdp'); await page.fill('#f-parallel-gpus', '1'); }],
+    ['torchtune 0.1 load', async () => {
+      const select = page.locator('#f-framework-model_load');
+      if (!(await select.isVisible())) await page.locator('details.sub:has(#f-framework-model_load) > summary').click();
+      await select.selectOption('torchtune_0_1');
+    }],
     ['mode = inference', () => page.selectOption('#f-mode', 'inference')],
     ['weights = int8', () => page.selectOption('#f-inference-weights', 'int8')],
     ['prompt_len = 8192', () => page.fill('#f-inference-prompt_len', '8192')],
@@ -73,6 +81,8 @@ test('changing inputs recomputes live and matches the native CLI', async () => {
     'overlap_comm off': (s) => s.parallel.overlap_comm === false,
     'overlap_comm back to auto': (s) => !('overlap_comm' in s.parallel),
     'GPTQ base': (s) => s.train.qlora_backend === 'gptq', 'DoRA on': (s) => s.train.lora.use_dora === true,
+    'torchao base': (s) => s.train.qlora_backend === 'torchao' && s.train.qlora_bits === 4,
+    'torchtune 0.1 load': (s) => s.framework.model_load === 'torchtune_0_1' && s.parallel.gpus === 1,
     'mode = inference': (s) => s.mode === 'inference', 'weights = int8': (s) => s.inference.weights === 'int8',
     'custom GPU 40 GiB': (s) => typeof s.gpu === 'object' && s.gpu.memory_bytes === 40 * 1024 ** 3,
   };
