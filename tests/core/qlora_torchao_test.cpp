@@ -96,6 +96,15 @@ TEST(ModelLoad, DirectLoadAddsTheLargestQuantizationTransient) {
   EXPECT_EQ(lora.gpu.phase_peaks.load, GpuTerm(lora, "weights"));
 }
 
+TEST(ModelLoad, TorchtuneReplayIsForDenseDecoders) {
+  // torchtune 0.1 had no mixture-of-experts models: such a load is estimated as direct, and said.
+  const Result r = EstimateText(R"({"model":"mistralai/Mixtral-8x7B-v0.1","train":{"method":"lora"},"framework":{"model_load":"torchtune_0_1"}})");
+  bool warned = false;
+  for (const auto& w : r.warnings) warned = warned || (w.code == "no_effect" && w.field_path == "framework.model_load");
+  EXPECT_TRUE(warned);
+  EXPECT_EQ(r.gpu.phase_peaks.load, GpuTerm(r, "weights"));
+}
+
 TEST(ModelLoad, TorchtuneReplayIsSingleDeviceOnly) {
   std::string json = Tutorial(true, "torchtune_0_1");
   json.replace(json.find(R"("gpu":"a100-sxm-80gb")"), std::string(R"("gpu":"a100-sxm-80gb")").size(), R"("gpu":"a100-sxm-80gb","parallel":{"gpus":2,"fsdp":true})");

@@ -113,26 +113,24 @@ LayerTensors BuildLayer(CachingAllocatorReplay& a, const Scenario& sc, const Lay
   const bool lora = train.method == TrainMethod::kLora || train.method == TrainMethod::kQlora;
   LayerTensors t;
   bool rope_done = false;
-  for (const LinearSpec& l : kind.linears) {
-    for (int64_t c = 0; c < l.copies; ++c) {
-      const int64_t n = l.in_features * l.out_features;
-      if (IsQuantizedBase(l, train, sc.framework.model_load)) {
-        // LoRALinear(quantize_base=True): nn.Linear in bf16, then to_nf4 (construction); clone:
-        // dequantize + re-quantize.
-        Handle src = clone ? GetOriginalWeight(a, n) : a.Malloc(kBf16 * n);
-        t.nf4.push_back(ToNf4V01(a, n));
-        t.nf4_elems.push_back(n);
-        a.Free(src);
-      } else {
-        t.plain.push_back(a.Malloc(prec.weight * n));
-      }
-      if (l.bias) t.plain.push_back(a.Malloc(prec.weight * l.out_features));
-      if (lora && IsLoraTarget(l, train.lora)) {
-        t.plain.push_back(a.Malloc(plan.adapter_bytes_per_param * train.lora.rank * l.in_features));
-        t.plain.push_back(a.Malloc(plan.adapter_bytes_per_param * train.lora.rank * l.out_features));
-      }
+  for (const LinearSpec& l : kind.linears) {  // dense decoders only (ReplaysTorchtune01): one copy each
+    const int64_t n = l.in_features * l.out_features;
+    if (IsQuantizedBase(l, train, sc.framework.model_load)) {
+      // LoRALinear(quantize_base=True): nn.Linear in bf16, then to_nf4 (construction); clone:
+      // dequantize + re-quantize.
+      Handle src = clone ? GetOriginalWeight(a, n) : a.Malloc(kBf16 * n);
+      t.nf4.push_back(ToNf4V01(a, n));
+      t.nf4_elems.push_back(n);
+      a.Free(src);
+    } else {
+      t.plain.push_back(a.Malloc(prec.weight * n));
     }
-    if (!rope_done && l.role == ModuleRole::kAttention && (IsAttentionOutputProjection(l))) {
+    if (l.bias) t.plain.push_back(a.Malloc(prec.weight * l.out_features));
+    if (lora && IsLoraTarget(l, train.lora)) {
+      t.plain.push_back(a.Malloc(plan.adapter_bytes_per_param * train.lora.rank * l.in_features));
+      t.plain.push_back(a.Malloc(plan.adapter_bytes_per_param * train.lora.rank * l.out_features));
+    }
+    if (!rope_done && l.role == ModuleRole::kAttention && IsAttentionOutputProjection(l)) {
       // RotaryPositionalEmbeddings(head_dim, max_seq_len) per attention module: fp32 theta and
       // cos/sin cache (max_seq_len, head_dim/2, 2); building it goes through fp32 positions,
       // angles, cos and sin (torchtune/modules/position_embeddings.py).
@@ -235,8 +233,17 @@ std::string ReplayKey(const Scenario& sc, const TrainPlan& plan, const Precision
 
 bool ReplaysTorchtune01(const Scenario& sc) {
   const ParallelConfig& p = sc.parallel;
-  return sc.framework.model_load == ModelLoad::kTorchtune01 && sc.framework.device == Device::kCuda && !sc.model.kinds.empty() &&
-         p.gpus <= 1 && p.zero == 0 && !p.fsdp;
+  if (sc.framework.model_load != ModelLoad::kTorchtune01 || sc.framework.device != Device::kCuda || sc.model.kinds.empty() ||
+      p.gpus > 1 || p.zero != 0 || p.fsdp) {
+    return false;
+  }
+  // torchtune 0.1 built dense decoders only (Llama 2/3, Mistral, Gemma): no routed experts.
+  for (const LayerKind& kind : sc.model.kinds) {
+    for (const LinearSpec& l : kind.linears) {
+      if (l.copies > 1) return false;
+    }
+  }
+  return true;
 }
 
 LoadPhase ComputeLoadPhase(const Scenario& sc, const TrainPlan& plan, const PrecisionModel& prec, int64_t weights_bytes) {

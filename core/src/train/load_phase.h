@@ -33,7 +33,8 @@ struct LoadPhase {
   std::string explain;
 };
 
-// torchtune_0_1 is replayed for the single-device recipes only (one CUDA GPU, no ZeRO/FSDP).
+// torchtune_0_1 is replayed for the single-device recipes only (one CUDA GPU, no ZeRO/FSDP) and
+// the dense decoders torchtune 0.1 built (no routed experts).
 bool ReplaysTorchtune01(const Scenario& sc);
 
 LoadPhase ComputeLoadPhase(const Scenario& sc, const TrainPlan& plan, const PrecisionModel& prec, int64_t weights_bytes);

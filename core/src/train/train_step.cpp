@@ -503,7 +503,7 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
     r->warnings.push_back(Issue{"no_effect", "parallel.reduce_bucket_size", "reduce_bucket_size, overlap_comm and contiguous_gradients are DeepSpeed ZeRO settings: they need parallel.zero 1-3"});
   }
   if (fw.model_load == ModelLoad::kTorchtune01 && !ReplaysTorchtune01(sc)) {
-    r->warnings.push_back(Issue{"no_effect", "framework.model_load", "model_load torchtune_0_1 replays torchtune 0.1's single-device recipe (one CUDA GPU, no ZeRO/FSDP); this load is estimated as direct"});
+    r->warnings.push_back(Issue{"no_effect", "framework.model_load", "model_load torchtune_0_1 replays torchtune 0.1's single-device recipe (one CUDA GPU, no ZeRO/FSDP, dense decoders); this load is estimated as direct"});
   }
   if (p.offload_params != Offload::kNone && !dp.shard_params) {
     r->warnings.push_back(Issue{"no_effect", "parallel.offload_params", "parameter offload needs ZeRO-3 or FSDP (parallel.zero: 3 or parallel.fsdp: true)"});
