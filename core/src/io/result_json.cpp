@@ -174,7 +174,7 @@ std::string ResultToJson(const Scenario& scenario, const Result& r) {
       .Field("optimizer_step", g.phase_peaks.optimizer_step).EndObject();
   w.Field("saved_activation_bytes", g.saved_activation_bytes).Field("gradient_bytes", g.gradient_bytes)
       .Field("optimizer_state_bytes", g.optimizer_state_bytes).Field("paged_bytes", g.paged_bytes)
-      .Field("load_reserved_bytes", g.load_reserved_bytes).EndObject();
+      .Field("load_reserved_bytes", g.load_reserved_bytes).Field("load_explain", g.load_explain).EndObject();
   w.Key("cpu").BeginObject().Field("bytes", r.cpu.bytes).Key("breakdown");
   WriteTerms(w, r.cpu.breakdown);
   w.EndObject();
