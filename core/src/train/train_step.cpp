@@ -452,9 +452,9 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
     bd[2].explain = opt.explain_states + " = " + Gib(opt.state_bytes) +
                     (opt.paged_bytes > 0 ? " (+ " + Gib(opt.paged_bytes) + " paged in unified memory)" : "") +
                     (dp.offload_states ? "; offloaded to host RAM" : dp.shard_states ? "; sharded: / " + std::to_string(dp.dp) + " ranks = " + Gib(states_dev) : "");
-    bd[3].explain = "saved for backward at the peak: " + Gib(peak->activations) + " of " + Gib(saved_total - loss.saved) +
-                    " saved by the layers (" + std::to_string(L) + " layers x ~" + Gib(L > 0 ? layers_kept / L : 0) + ", " +
-                    (ckpt == Checkpointing::kFull ? "checkpointed: each layer keeps its input"
+    bd[3].explain = "saved for backward at the peak: " + Gib(peak->activations) + "; at the end of the forward the layers keep " +
+                    Gib(saved_total - loss.saved) + " (" + std::to_string(L) + " layers x ~" + Gib(L > 0 ? layers_kept / L : 0) + ", " +
+                    (ckpt == Checkpointing::kFull ? "checkpointed: each layer keeps its input; the layer recomputed in backward saves its tensors again"
                      : ckpt == Checkpointing::kSelective ? "selective recomputation of attention" : "no checkpointing") +
                     ") + batch tensors " + WithCommas(batch_bytes) + " B";
     bd[4].explain = loss.explain + ", b=" + std::to_string(b) + " s=" + std::to_string(s) + " V=" + WithCommas(V) + ": " +
