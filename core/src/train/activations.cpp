@@ -37,6 +37,9 @@ struct Walker {
       const int64_t copies = tokens_per_copy < 0 ? l->copies : 1;  // routed experts: rows already split
       const bool lora = plan.lora && ctx.lora != nullptr && IsLoraTarget(*l, *ctx.lora);
       const bool trains = plan.weights_trainable;
+      // A frozen quantized base weight (QLoRA; under torchtune 0.1 only the LoRA-wrapped linears are
+      // NF4, the rest stay 16-bit: weights.h IsQuantizedBase).
+      const bool frozen_quantized = ctx.quantized_base && !trains && (!ctx.quantize_targets_only || lora);
       any_out_req = any_out_req || trains || lora;
       // mm saves `self` (its input) to compute the weight gradient.
       if (trains) {
@@ -49,17 +52,17 @@ struct Walker {
       }
       // mm saves `mat2` (the weight) to compute the input gradient: new memory only when it is a cast.
       if (x_req) {
-        if (p.autocast && !(ctx.quantized_base && !trains)) {
+        if (p.autocast && !frozen_quantized) {
           int64_t cast = 2 * in * l->out_features * l->copies;
           Save(cast);
           out.weight_casts += cast;
         }
-        if (ctx.quantized_base && !trains && !ctx.gptq && ctx.qlora_bits == 8 && !shared_input_saved) {
+        if (frozen_quantized && !ctx.gptq && ctx.qlora_bits == 8 && !shared_input_saved) {
           Save(xb * rows * in);  // bnb MatMul8bitLt keeps its input
           shared_input_saved = true;
         }
       }
-      if (ctx.quantized_base && !trains && ctx.gptq) {
+      if (frozen_quantized && ctx.gptq) {
         // auto-gptq QuantLinear, >= kernel_switch_threshold (128) rows: the weight is dequantized in
         // torch (int32 shifts cast to int8/int16, then scales * (w - zeros) in fp16) and
         // torch.matmul(x, weight) saves that fp16 weight when x needs a gradient
@@ -70,14 +73,14 @@ struct Walker {
           out.max_dequant_bytes = std::max(out.max_dequant_bytes, (4 + (ctx.qlora_bits == 8 ? 2 : 1)) * n);
           if (x_req) Save(2 * n * copies);
         }
-      } else if (ctx.quantized_base && !trains && ctx.torchao) {
+      } else if (frozen_quantized && ctx.torchao) {
         // torchao LinearNF4: F.linear(x, weight.to(x.dtype)) and grad @ weight.to(...) rebuild the
         // weight with get_original_weight: two int64 index tensors (4n B each), two bf16 halves and
         // their scaled copies (n B each), the stacked result (2n B) and the scalers: 14n + n/32 B at
         // the stack (torchao/dtypes/nf4tensor.py, v0.1 through v0.5). Nothing extra is saved.
         const int64_t n = in * l->out_features;
-        if (!ctx.quantize_targets_only || lora) out.max_dequant_bytes = std::max(out.max_dequant_bytes, 14 * n + n / 32);
-      } else if (ctx.quantized_base && !trains) {
+        out.max_dequant_bytes = std::max(out.max_dequant_bytes, 14 * n + n / 32);
+      } else if (frozen_quantized) {
         out.max_dequant_bytes = std::max(out.max_dequant_bytes, 2 * in * l->out_features);
       }
       if (lora) {
