@@ -229,8 +229,6 @@ std::string ReplayKey(const Scenario& sc, const TrainPlan& plan, const Precision
   return key;
 }
 
-}  // namespace
-
 bool ReplaysTorchtune01(const Scenario& sc) {
   const ParallelConfig& p = sc.parallel;
   if (sc.framework.model_load != ModelLoad::kTorchtune01 || sc.framework.device != Device::kCuda || sc.model.kinds.empty() ||
@@ -245,6 +243,8 @@ bool ReplaysTorchtune01(const Scenario& sc) {
   }
   return true;
 }
+
+}  // namespace
 
 LoadPhase ComputeLoadPhase(const Scenario& sc, const TrainPlan& plan, const PrecisionModel& prec, int64_t weights_bytes) {
   if (ReplaysTorchtune01(sc)) {

@@ -29,13 +29,12 @@ namespace vramplan {
 struct LoadPhase {
   int64_t peak_allocated_bytes = 0;
   int64_t reserved_bytes = 0;
-  bool replayed = false;  // reserved_bytes comes from the caching-allocator replay
+  // reserved_bytes comes from the caching-allocator replay. torchtune_0_1 is replayed for the
+  // single-device recipes only (one CUDA GPU, no ZeRO/FSDP) and the dense decoders torchtune 0.1
+  // built (no routed experts); otherwise the load is estimated as direct.
+  bool replayed = false;
   std::string explain;
 };
-
-// torchtune_0_1 is replayed for the single-device recipes only (one CUDA GPU, no ZeRO/FSDP) and
-// the dense decoders torchtune 0.1 built (no routed experts).
-bool ReplaysTorchtune01(const Scenario& sc);
 
 LoadPhase ComputeLoadPhase(const Scenario& sc, const TrainPlan& plan, const PrecisionModel& prec, int64_t weights_bytes);
 

@@ -502,7 +502,7 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
   if ((p.reduce_bucket_size || p.overlap_comm || p.contiguous_gradients) && (p.zero == 0 || p.fsdp)) {
     r->warnings.push_back(Issue{"no_effect", "parallel.reduce_bucket_size", "reduce_bucket_size, overlap_comm and contiguous_gradients are DeepSpeed ZeRO settings: they need parallel.zero 1-3"});
   }
-  if (fw.model_load == ModelLoad::kTorchtune01 && !ReplaysTorchtune01(sc)) {
+  if (fw.model_load == ModelLoad::kTorchtune01 && !load.replayed) {
     r->warnings.push_back(Issue{"no_effect", "framework.model_load", "model_load torchtune_0_1 replays torchtune 0.1's single-device recipe (one CUDA GPU, no ZeRO/FSDP, dense decoders); this load is estimated as direct"});
   }
   if (p.offload_params != Offload::kNone && !dp.shard_params) {
