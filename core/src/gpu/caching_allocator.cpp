@@ -59,6 +59,12 @@ CachingAllocatorReplay::Handle CachingAllocatorReplay::Malloc(int64_t bytes) {
   return b;
 }
 
+void CachingAllocatorReplay::Absorb(int32_t left, int32_t right) {
+  blocks_[left].size += blocks_[right].size;
+  blocks_[left].next = blocks_[right].next;
+  if (blocks_[right].next >= 0) blocks_[blocks_[right].next].prev = left;
+}
+
 void CachingAllocatorReplay::Free(Handle handle) {
   int32_t b = handle;
   assert(b >= 0 && b < static_cast<int32_t>(blocks_.size()) && !blocks_[b].free);
@@ -68,17 +74,13 @@ void CachingAllocatorReplay::Free(Handle handle) {
   const int32_t p = blocks_[b].prev;
   if (p >= 0 && blocks_[p].free) {
     Erase(p);
-    blocks_[p].size += blocks_[b].size;
-    blocks_[p].next = blocks_[b].next;
-    if (blocks_[b].next >= 0) blocks_[blocks_[b].next].prev = p;
+    Absorb(p, b);
     b = p;
   }
   const int32_t n = blocks_[b].next;
   if (n >= 0 && blocks_[n].free) {
     Erase(n);
-    blocks_[b].size += blocks_[n].size;
-    blocks_[b].next = blocks_[n].next;
-    if (blocks_[n].next >= 0) blocks_[blocks_[n].next].prev = b;
+    Absorb(b, n);
   }
   Insert(b);
 }

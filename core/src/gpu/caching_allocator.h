@@ -51,6 +51,8 @@ class CachingAllocatorReplay {
   std::set<FreeKey>& Pool(bool small) { return small ? free_small_ : free_large_; }
   void Insert(int32_t b) { Pool(blocks_[b].small).insert({blocks_[b].size, blocks_[b].addr, b}); }
   void Erase(int32_t b) { Pool(blocks_[b].small).erase({blocks_[b].size, blocks_[b].addr, b}); }
+  // `left` takes over its adjacent neighbour `right` of the same segment (try_merge_blocks).
+  void Absorb(int32_t left, int32_t right);
 
   std::vector<Block> blocks_;
   std::set<FreeKey> free_small_, free_large_;
