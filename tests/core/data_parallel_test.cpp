@@ -63,9 +63,7 @@ TEST(DataParallel, DeepSpeedGradientBuckets) {
   const Result fsdp = RunWith(R"({"gpus":8,"fsdp":true,"reduce_bucket_size":16777216})");
   const Result fsdp_none = RunWith(R"({"gpus":8,"fsdp":true})");
   EXPECT_EQ(fsdp.gpu.peak_allocated_bytes, fsdp_none.gpu.peak_allocated_bytes);  // DeepSpeed keys do not touch FSDP
-  bool warned = false;
-  for (const auto& w : fsdp.warnings) warned = warned || (w.code == "no_effect" && w.field_path == "parallel.reduce_bucket_size");
-  EXPECT_TRUE(warned);
+  EXPECT_TRUE(testing_support::HasWarning(fsdp, "no_effect", "parallel.reduce_bucket_size"));
 }
 
 }  // namespace

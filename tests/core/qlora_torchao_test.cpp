@@ -24,11 +24,11 @@ using testing_support::GpuTerm;
 // The tutorial's configs: lora_llama2_7b / qlora_llama2_7b, rank 8, alpha 16, q/k/v/output + MLP
 // (7B_qlora_single_device.yaml; the LoRA row uses q/v only, 7B_lora_single_device.yaml has
 // q_proj, v_proj), bf16, batch 2, alpaca (max 512 tokens), activation checkpointing.
-std::string Tutorial(bool qlora, const std::string& load) {
+std::string Tutorial(bool qlora, const std::string& load, const std::string& backend = "torchao") {
   const std::string targets = qlora ? R"(["q_proj","k_proj","v_proj","o_proj","gate_proj","up_proj","down_proj"])" : R"(["q_proj","v_proj"])";
   return std::string(R"({"model":"meta-llama/Llama-2-7b-hf","gpu":"a100-sxm-80gb","train":{"method":")") + (qlora ? "qlora" : "lora") +
          R"(","precision":"bf16","micro_batch_size":2,"seq_len":512,"gradient_checkpointing":true,"lora":{"rank":8,"alpha":16,"targets":)" +
-         targets + R"(,"adapter_dtype":"base","dropout":0.0})" + (qlora ? R"(,"qlora_backend":"torchao")" : "") +
+         targets + R"(,"adapter_dtype":"base","dropout":0.0})" + (qlora ? R"(,"qlora_backend":")" + backend + R"(")" : "") +
          R"(},"framework":{"attention_mask":false,"model_load":")" + load + R"("}})";
 }
 
@@ -39,9 +39,7 @@ TEST(QloraTorchao, NF4TensorBytes) {
 
 TEST(QloraTorchao, WeightsDifferFromBitsandbytesByTheLayout) {
   const Result tao = EstimateText(Tutorial(true, "direct"));
-  std::string bnb_json = Tutorial(true, "direct");
-  bnb_json.replace(bnb_json.find(R"(,"qlora_backend":"torchao")"), std::string(R"(,"qlora_backend":"torchao")").size(), "");
-  const Result bnb = EstimateText(bnb_json);
+  const Result bnb = EstimateText(Tutorial(true, "direct", "bitsandbytes"));
   // Per layer: 4 x 4096x4096 + 3 x 4096x11008; 32 layers. bitsandbytes NF4 + double quant:
   // n/2 + 64 (code) + n/64 + 4 ceil(n/64/256) + 4 + 1024 (absmax2, offset, code2).
   int64_t tao_bytes = 0, bnb_bytes = 0;
@@ -83,9 +81,7 @@ TEST(ModelLoad, TorchtuneInitReproducesThePublishedReserve) {
 TEST(ModelLoad, DirectLoadAddsTheLargestQuantizationTransient) {
   // bitsandbytes quantizes each weight from a 16-bit copy on the GPU (Params4bit._quantize): the
   // load peaks at the weights + 2 B x the largest quantized linear (4096 x 11008 in Llama-2-7B).
-  std::string json = Tutorial(true, "direct");
-  json.replace(json.find(R"(,"qlora_backend":"torchao")"), std::string(R"(,"qlora_backend":"torchao")").size(), "");
-  const Result bnb = EstimateText(json);
+  const Result bnb = EstimateText(Tutorial(true, "direct", "bitsandbytes"));
   EXPECT_EQ(bnb.gpu.phase_peaks.load, GpuTerm(bnb, "weights") + 2 * 4096LL * 11008);
   // torchao >= 0.2 quantizes in 1M-element chunks: bf16 input + scaled blocks (2 B each), uint8
   // indices (1 B) per element + one chunk's 16-wide difference and its abs (2 x 32 MiB).
@@ -99,9 +95,7 @@ TEST(ModelLoad, DirectLoadAddsTheLargestQuantizationTransient) {
 TEST(ModelLoad, TorchtuneReplayIsForDenseDecoders) {
   // torchtune 0.1 had no mixture-of-experts models: such a load is estimated as direct, and said.
   const Result r = EstimateText(R"({"model":"mistralai/Mixtral-8x7B-v0.1","train":{"method":"lora"},"framework":{"model_load":"torchtune_0_1"}})");
-  bool warned = false;
-  for (const auto& w : r.warnings) warned = warned || (w.code == "no_effect" && w.field_path == "framework.model_load");
-  EXPECT_TRUE(warned);
+  EXPECT_TRUE(testing_support::HasWarning(r, "no_effect", "framework.model_load"));
   EXPECT_EQ(r.gpu.phase_peaks.load, GpuTerm(r, "weights"));
 }
 
@@ -109,9 +103,7 @@ TEST(ModelLoad, TorchtuneReplayIsSingleDeviceOnly) {
   std::string json = Tutorial(true, "torchtune_0_1");
   json.replace(json.find(R"("gpu":"a100-sxm-80gb")"), std::string(R"("gpu":"a100-sxm-80gb")").size(), R"("gpu":"a100-sxm-80gb","parallel":{"gpus":2,"fsdp":true})");
   const Result r = EstimateText(json);
-  bool warned = false;
-  for (const auto& w : r.warnings) warned = warned || (w.code == "no_effect" && w.field_path == "framework.model_load");
-  EXPECT_TRUE(warned);
+  EXPECT_TRUE(testing_support::HasWarning(r, "no_effect", "framework.model_load"));
 }
 
 TEST(ModelLoad, TorchaoIsFourBitOnly) {

@@ -47,6 +47,14 @@ inline int64_t TermBytes(const std::vector<Term>& terms, std::string_view key, i
   return missing;
 }
 
+// Whether the result carries a warning with this code on this field path.
+inline bool HasWarning(const Result& r, std::string_view code, std::string_view field_path) {
+  for (const auto& w : r.warnings) {
+    if (w.code == code && w.field_path == field_path) return true;
+  }
+  return false;
+}
+
 // Bytes of a per-GPU breakdown term (-1 when absent).
 inline int64_t GpuTerm(const Result& r, std::string_view key) { return TermBytes(r.gpu.breakdown, key); }
 
