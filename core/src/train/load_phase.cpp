@@ -246,7 +246,7 @@ bool ReplaysTorchtune01(const Scenario& sc) {
 
 }  // namespace
 
-LoadPhase ComputeLoadPhase(const Scenario& sc, const TrainPlan& plan, const PrecisionModel& prec, int64_t weights_bytes) {
+LoadPhase ComputeLoadPhase(const Scenario& sc, const TrainPlan& plan, const PrecisionModel& prec, int64_t weights_bytes, bool explain) {
   if (ReplaysTorchtune01(sc)) {
     thread_local std::string last_key;
     thread_local LoadPhase last;
@@ -261,9 +261,11 @@ LoadPhase ComputeLoadPhase(const Scenario& sc, const TrainPlan& plan, const Prec
   const int64_t transient = DirectTransientBytes(sc);
   p.peak_allocated_bytes = weights_bytes + transient;
   p.reserved_bytes = p.peak_allocated_bytes + AllocatorOverheadBytes(sc, weights_bytes, transient);
-  p.explain = "direct load: weights " + Gib(weights_bytes) +
-              (transient > 0 ? " + the largest quantization transient " + Gib(transient) : std::string()) +
-              " = " + Gib(p.peak_allocated_bytes);
+  if (explain) {
+    p.explain = "direct load: weights " + Gib(weights_bytes) +
+                (transient > 0 ? " + the largest quantization transient " + Gib(transient) : std::string()) +
+                " = " + Gib(p.peak_allocated_bytes);
+  }
   return p;
 }
 

@@ -36,6 +36,9 @@ struct LoadPhase {
   std::string explain;
 };
 
-LoadPhase ComputeLoadPhase(const Scenario& sc, const TrainPlan& plan, const PrecisionModel& prec, int64_t weights_bytes);
+// `explain` false skips the direct load's explain string (inverse searches, the page's matrix);
+// a replay's is built once and kept with it.
+LoadPhase ComputeLoadPhase(const Scenario& sc, const TrainPlan& plan, const PrecisionModel& prec, int64_t weights_bytes,
+                           bool explain = true);
 
 }  // namespace vramplan

@@ -409,7 +409,7 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
     r->gpu.optimizer_state_bytes = states_dev;
   }
   const int64_t base = weights_dev + states_dev + batch_bytes + workspace + persistent_buckets;
-  const LoadPhase load = ComputeLoadPhase(sc, plan, prec, weights_dev);
+  const LoadPhase load = ComputeLoadPhase(sc, plan, prec, weights_dev, explain);
   r->gpu.phase_peaks.load = load.peak_allocated_bytes;
   r->gpu.load_reserved_bytes = load.reserved_bytes;
   r->gpu.load_explain = load.explain;
