@@ -6,7 +6,8 @@ Python 3 standard library only; deterministic (same bytes on every run). Each ou
 or, for documents that are not a JSON object (the invalid-JSON error cases),
     {"name": ..., "expect": "error", "text": "<the raw scenario text>"}.
 
-`expect` is the grid's intent, checked by tests/core/golden_test.cpp independently of the
+The scenario is the last key of its line, and the tests pass its text exactly as written (so an
+inline config's 1.0 stays 1.0 in the echoed config). `expect` is the grid's intent, checked by tests/core/golden_test.cpp independently of the
 expected bytes: "error" must be refused (ok false), "ok" and "warning" must be estimated (ok true),
 and "warning" must carry at least one warning.
 
@@ -500,6 +501,7 @@ def render():
             assert expect in ("ok", "warning", "error"), case
             seen.add(case)
             entry = {"name": case, "expect": expect}
+            # Written last: the tests pass the scenario's bytes exactly as they stand in the line.
             entry["text" if isinstance(scenario, str) else "scenario"] = scenario
             lines.append(json.dumps(entry, ensure_ascii=True))
         files[name + ".jsonl"] = "".join(line + "\n" for line in lines)
