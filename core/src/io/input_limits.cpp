@@ -42,12 +42,13 @@ class LimitedTreeBuilder {
   bool start_object(std::size_t /*size*/) { return Open(Json::object()); }
   bool key(Json::string_t& k) {
     Frame& f = frames_.back();
-    const std::string object = Path(frames_.size() - 1, false);
     if (k.size() > kMaxKeyBytes) {
+      const std::string object = Path(frames_.size() - 1, false);
       return Fail("too_long", object, "a key of " + std::to_string(k.size()) + " bytes (" + Quote(k, 20) + ") in " + Subject(object) +
                                   " is longer than the " + std::to_string(kMaxKeyBytes) + " bytes allowed for a key");
     }
     if (f.items == kMaxObjectMembers) {
+      const std::string object = Path(frames_.size() - 1, false);
       return Fail("too_many", object, Subject(object) + " has more than " + std::to_string(kMaxObjectMembers) + " keys");
     }
     ++f.items;
