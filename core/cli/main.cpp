@@ -40,6 +40,27 @@ bool ReadInput(const std::string& path, std::string* out) {
   return true;
 }
 
+// One terminal line from text that came from the input: the core already escapes user strings
+// in messages, and this second guard keeps any control character (C0, DEL, C1: escape sequences,
+// extra lines) from reaching the terminal raw and any line from growing past `max_bytes`.
+std::string OneLine(const std::string& s, size_t max_bytes = 2000) {
+  std::string out;
+  for (size_t i = 0; i < s.size() && out.size() < max_bytes; ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    const bool c1 = c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+                    static_cast<unsigned char>(s[i + 1]) <= 0x9F;
+    if (c < 0x20 || c == 0x7F || c1) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04X", c1 ? static_cast<unsigned>(static_cast<unsigned char>(s[++i])) : c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (out.size() >= max_bytes && out.size() < s.size()) out += "...";
+  return out;
+}
+
 std::string Gib(double bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
@@ -51,9 +72,10 @@ double Num(const json& j, const char* key) {
   return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
 }
 
+// A string field of the result, made safe for one terminal line (names come from the input).
 std::string Str(const json& j, const char* key) {
   auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+  return it != j.end() && it->is_string() ? OneLine(it->get<std::string>()) : std::string();
 }
 
 void PrintTable(const json& r) {
@@ -68,7 +90,7 @@ void PrintTable(const json& r) {
   const json& explain = r["explain"];
   for (const std::string& key : vramplan::BreakdownKeys()) {
     if (!breakdown.contains(key)) continue;
-    std::string formula = explain.contains(key) && explain[key].is_string() ? explain[key].get<std::string>() : "";
+    std::string formula = explain.contains(key) && explain[key].is_string() ? OneLine(explain[key].get<std::string>()) : "";
     std::printf("%-20s %14s  %s\n", key.c_str(), Gib(breakdown[key].get<double>()).c_str(), formula.c_str());
   }
   std::printf("\n%-20s %14s\n", "peak allocated", Gib(Num(gpu, "peak_allocated_bytes")).c_str());
@@ -121,7 +143,7 @@ int main(int argc, char** argv) {
     }
     std::string input;
     if (path.empty() || !ReadInput(path, &input)) {
-      std::fprintf(stderr, "error: cannot read %s\n", path.c_str());
+      std::fprintf(stderr, "error: cannot read %s\n", OneLine(path).c_str());
       return 1;
     }
     std::string out = cmd == "estimate" ? vramplan::EstimateJson(input) : vramplan::ParseHfConfigJson(input);

@@ -3,6 +3,7 @@
 
 #include "gpu/device_overhead.h"
 #include "inference/inference.h"
+#include "io/input_limits.h"
 #include "io/json_reader.h"
 #include "io/json_writer.h"
 #include "io/result_json.h"
@@ -86,11 +87,16 @@ std::string ListGpusJson() {
 }
 
 std::string ParseHfConfigJson(std::string_view config_json) {
-  io::Json cfg = io::Json::parse(config_json.begin(), config_json.end(), nullptr, false);
-  if (cfg.is_discarded()) return ErrorsToJson({Issue{"invalid_json", "model", "the config is not valid JSON"}});
+  io::Json cfg;
+  Issues errors;
+  if (!io::ParseUserJson(config_json, "model", "config", &cfg, &errors)) return ErrorsToJson(errors);
   Issues warnings;
   Expected<ModelSpec> spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
-  if (!spec.ok()) return ErrorsToJson(spec.errors());
+  if (!spec.ok()) {
+    errors = spec.errors();
+    io::CapIssues(&errors);
+    return ErrorsToJson(errors);
+  }
   io::Json j;
   j["ok"] = true;
   j["model"] = io::Json::parse(ModelSummaryJson(spec.value()), nullptr, false);

@@ -14,7 +14,7 @@ check() {  # check NAME EXPECTED_CODE EXPECTED_STDERR_SUBSTRING INPUT
   fi
 }
 check valid 0 "" '{"model":"meta-llama/Llama-3.1-8B"}'
-check malformed 2 "error: the scenario is not valid JSON" '{"model":'
+check malformed 2 "error: model: the scenario is not valid JSON at byte 10 (line 1, column 10)" '{"model":'
 check wrong_type 2 "error: train.micro_batch_size: train.micro_batch_size must be an integer" '{"model":"meta-llama/Llama-3.1-8B","train":{"micro_batch_size":"4"}}'
 check zero 2 "error: train.seq_len:" '{"model":"meta-llama/Llama-3.1-8B","train":{"seq_len":0}}'
 check negative 2 "error: parallel.gpus:" '{"model":"meta-llama/Llama-3.1-8B","parallel":{"gpus":-8}}'
@@ -29,4 +29,50 @@ code=0; "$bin" estimate /nonexistent >/dev/null 2>&1 || code=$?; [ "$code" = 1 ]
 "$bin" gpus | grep -q '"h100-sxm-80gb"' && echo "ok   gpus" || { echo "FAIL gpus"; fail=1; }
 "$bin" schema | grep -q '"vramplan scenario v1"' && echo "ok   schema" || { echo "FAIL schema"; fail=1; }
 printf '%s' '{"model":"meta-llama/Llama-3.1-8B","mode":"train"}' | "$bin" estimate - --table | grep -q "peak allocated" && echo "ok   table" || { echo "FAIL table"; fail=1; }
+
+# Hostile input (issue 11): exit 2, one short printable line per error, bounded output, no crash.
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+hostile() {  # hostile NAME MAX_STDERR_LINES EXPECTED_STDERR_SUBSTRING FILE [command]
+  local code lines bytes
+  "$bin" "${5:-estimate}" "$4" >"$tmp/out" 2>"$tmp/err"; code=$?
+  lines=$(wc -l <"$tmp/err"); bytes=$(wc -c <"$tmp/err")
+  if [ "$code" != 2 ] || [ "$lines" -gt "$2" ] || [ "$bytes" -gt $((2000 * $2)) ] || [ -s "$tmp/out" ] ||
+     ! grep -qF -- "$3" "$tmp/err" || LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' "$tmp/err" ||
+     LC_ALL=C grep -q $'\xc2[\x80-\x9f]' "$tmp/err" || grep -qv '^error: ' "$tmp/err"; then
+    echo "FAIL $1: code=$code lines=$lines bytes=$bytes stderr=$(head -c 300 "$tmp/err")"; fail=1
+  else
+    echo "ok   $1"
+  fi
+}
+nest() { python3 -c "import sys; d=int(sys.argv[1]); print('['*d + sys.argv[2] + ']'*d, end='')" "$@"; }
+llama='"model_type":"llama","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"vocab_size":100,"intermediate_size":128'
+printf '{"model":"meta-llama/Llama-3.1-8B","train":{"micro_batch_size":%s}}' "$(nest 100000 1)" >"$tmp/deep_int.json"
+hostile deep_integer_field 1 "error: train.micro_batch_size[0][0]" "$tmp/deep_int.json"
+printf '{"model":"meta-llama/Llama-3.1-8B","train":{"method":"lora","lora":{"targets":%s}}}' "$(nest 100000 '"q_proj"')" >"$tmp/deep_targets.json"
+hostile deep_lora_targets 1 "more than 64 levels deep" "$tmp/deep_targets.json"
+printf '{"model":{%s,"extra":%s}}' "$llama" "$(nest 100000 0)" >"$tmp/deep_cfg.json"
+hostile deep_inline_config 1 "error: model.extra[0]" "$tmp/deep_cfg.json"
+nest 100000 0 >"$tmp/deep_top.json"
+hostile deep_top_level 1 "error: [0][0]" "$tmp/deep_top.json"
+printf '{%s,"x":%s}' "$llama" "$(nest 100000 0)" >"$tmp/deep_config_cmd.json"
+hostile deep_config_command 1 "error: model.x[0]" "$tmp/deep_config_cmd.json" config
+printf '{"model":"meta-llama/Llama-3.1-8B","train":{"lora":{"alpha":1e400}}}' >"$tmp/inf.json"
+hostile number_overflow 1 "error: train.lora.alpha: train.lora.alpha is a number beyond the range of a double" "$tmp/inf.json"
+printf '%s' '{"model":"x\nerror: forged\u001b[31m\u009b2J"}' >"$tmp/forged_id.json"
+hostile forged_model_id 1 'error: model: unknown preset "x\nerror: forged\u001B[31m\u009B2J"' "$tmp/forged_id.json"
+printf '%s' '{"model":"meta-llama/Llama-3.1-8B","gpu":"\u001b]0;title\u0007","a\nerror: b":1}' >"$tmp/forged_gpu.json"
+hostile forged_gpu_and_key 2 'error: a\nerror: b: unknown key "a\nerror: b"' "$tmp/forged_gpu.json"
+python3 -c "import sys; sys.stdout.write('{\"model\":\"meta-llama/Llama-3.1-8B\",\"train\":{\"' + 'k'*3000000 + '\":1}}')" >"$tmp/long_key.json"
+hostile long_key 1 "error: train: a key of 3000000 bytes" "$tmp/long_key.json"
+python3 -c "import sys; sys.stdout.write('{\"model\":\"' + 'm'*60000 + '\"}')" >"$tmp/long_id.json"
+hostile long_unknown_id 1 "error: model: unknown preset" "$tmp/long_id.json"
+python3 -c "import sys; sys.stdout.write('{\"model\":\"' + 'm'*10000000 + '\"}')" >"$tmp/huge_id.json"
+hostile huge_document 1 "error: the scenario is 10000012 bytes; at most 4194304 bytes" "$tmp/huge_id.json"
+python3 -c "import sys; sys.stdout.write('{\"model\":\"meta-llama/Llama-3.1-8B\"' + ''.join(',\"k%d\":1' % i for i in range(10000)) + '}')" >"$tmp/many_keys.json"
+hostile many_unknown_keys 20 "error: 9981 more problems not shown" "$tmp/many_keys.json"
+# A config nested 60 deep (inside the limit) prints in proportion to its size (a 20 KB nested
+# config used to print 200 MB).
+printf '{"model":{%s,"extra":%s}}' "$llama" "$(nest 60 0)" >"$tmp/nested_ok.json"
+bytes=$("$bin" estimate "$tmp/nested_ok.json" | wc -c)
+[ "$bytes" -lt 200000 ] && echo "ok   nested_echo_bounded ($bytes bytes)" || { echo "FAIL nested_echo_bounded: $bytes bytes"; fail=1; }
 exit $fail

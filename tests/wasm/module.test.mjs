@@ -82,3 +82,47 @@ test('payload stays small', () => {
   console.log(`# wasm ${wasm.length} B, js ${js.length} B, gzipped together ${gz} B`);
   assert.ok(gz < 400 * 1024, `gzipped module ${gz} B exceeds the 400 KiB budget`);
 });
+
+// Issue 11: from depth 5,000 the module threw a RangeError (stack overflow in a recursive copy)
+// and leaked about 244 KB per call. A 100,000-deep document is now one error value, and repeating
+// it does not grow the heap: the limit is checked before anything recurses or is left allocated.
+test('a 100,000-deep document is an error value and leaks nothing', () => {
+  const depth = 100000;
+  const docs = [
+    `{"model":"meta-llama/Llama-3.1-8B","train":{"micro_batch_size":${'['.repeat(depth)}${']'.repeat(depth)}}}`,
+    `{"model":"meta-llama/Llama-3.1-8B","train":{"method":"lora","lora":{"targets":${'['.repeat(depth)}"q_proj"${']'.repeat(depth)}}}}`,
+    `{"model":{"model_type":"llama","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"vocab_size":100,"intermediate_size":128,"x":${'['.repeat(depth)}${']'.repeat(depth)}}}`,
+    `${'['.repeat(depth)}${']'.repeat(depth)}`,
+  ];
+  const calls = [(d) => mod.estimate(d), (d) => mod.estimateFast(d), (d) => mod.estimateSummary(d), (d) => mod.parseHfConfig(d)];
+  for (const d of docs) {
+    for (const call of calls) {
+      const r = JSON.parse(call(d));
+      assert.equal(r.ok, false);
+      assert.equal(r.errors[0].code, 'too_deep', r.errors[0].message);
+    }
+  }
+  const heapBytes = () => mod.HEAP8.buffer.byteLength;
+  for (const d of docs) mod.estimate(d);  // warm up: the heap may grow once to hold the input
+  const before = heapBytes();
+  for (let i = 0; i < 200; i++) {
+    const r = JSON.parse(mod.estimate(docs[i % docs.length]));
+    assert.equal(r.ok, false);
+  }
+  assert.equal(heapBytes(), before, `heap grew from ${before} to ${heapBytes()} B over 200 calls`);
+});
+
+test('numbers beyond double range and forged lines come back named and escaped', () => {
+  let r = JSON.parse(mod.estimate('{"model":"meta-llama/Llama-3.1-8B","train":{"lora":{"alpha":1e400}}}'));
+  assert.equal(r.errors[0].field_path, 'train.lora.alpha');
+  assert.equal(r.errors[0].code, 'out_of_range');
+  r = JSON.parse(mod.estimate(JSON.stringify({ model: 'x\nerror: forged\u001b[31m' })));
+  assert.equal(r.errors[0].field_path, 'model');
+  assert.doesNotMatch(r.errors[0].message, /[\u0000-\u001f\u007f-\u009f]/);
+  assert.match(r.errors[0].message, /"x\\nerror: forged\\u001B\[31m"/);
+  const start = performance.now();
+  r = JSON.parse(mod.estimate(JSON.stringify({ model: 'm'.repeat(60000) })));  // the did-you-mean search
+  assert.equal(r.errors[0].code, 'unknown_preset');
+  assert.ok(r.errors[0].message.length < 300);
+  assert.ok(performance.now() - start < 2000, `${performance.now() - start} ms`);
+});

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "io/message_text.h"
+
 namespace vramplan::io {
 
 std::string Dump(const Json& j, int indent) {
@@ -43,26 +45,37 @@ std::string JoinNames(const std::vector<std::string>& names) {
   return out;
 }
 
-// Short, printable rendering of a user value for messages (never the whole document).
+}  // namespace
+
 std::string Preview(const Json& v) {
+  if (v.is_string()) return Quote(v.get_ref<const std::string&>(), 38);
+  // A container is dumped whole before it is cut: the input limits bound its size and depth.
   std::string s = Dump(v);
   if (s.size() > 40) s = s.substr(0, 37) + "...";
-  return s;
+  return Printable(s, 40);
 }
+
+namespace {
 
 }  // namespace
 
 std::string Suggest(std::string_view key, const std::vector<std::string>& candidates) {
   std::string best;
   size_t best_d = std::numeric_limits<size_t>::max();
+  const size_t limit = std::max<size_t>(2, key.size() / 3);
   for (const auto& c : candidates) {
+    // The edit distance is at least the difference in length: a candidate whose length alone puts
+    // it beyond the limit, or no closer than the best so far, can neither be returned nor displace
+    // one that would be. Skipping it gives the same answer without the O(|key| x |c|) table, which
+    // for a 10 MB key took seconds per candidate.
+    const size_t length_gap = key.size() > c.size() ? key.size() - c.size() : c.size() - key.size();
+    if (length_gap > limit || length_gap >= best_d) continue;
     size_t d = EditDistance(key, c);
     if (d < best_d) {
       best_d = d;
       best = c;
     }
   }
-  size_t limit = std::max<size_t>(2, key.size() / 3);
   return best_d <= limit ? best : std::string();
 }
 
@@ -209,19 +222,22 @@ void ObjectReader::String(std::string_view key, std::string* out, size_t max_len
 void ObjectReader::StringList(std::string_view key, std::vector<std::string>* out, size_t max_items) {
   const Json* v = Raw(key);
   if (v == nullptr) return;
-  std::string path = JoinPath(path_, key);
-  if (!v->is_array() || v->size() > max_items) {
-    AddError(errors_, "wrong_type", path,
-             path + " must be a list of at most " + std::to_string(max_items) + " strings, got " + Describe(*v));
+  ReadStringList(*v, JoinPath(path_, key), out, max_items, errors_);
+}
+
+void ReadStringList(const Json& v, const std::string& path, std::vector<std::string>* out, size_t max_items, Issues* errors) {
+  if (!v.is_array() || v.size() > max_items) {
+    AddError(errors, "wrong_type", path,
+             path + " must be a list of at most " + std::to_string(max_items) + " strings, got " + Describe(v));
     return;
   }
   std::vector<std::string> items;
-  for (size_t i = 0; i < v->size(); ++i) {
-    const Json& item = (*v)[i];
+  for (size_t i = 0; i < v.size(); ++i) {
+    const Json& item = v[i];
     if (!item.is_string() || item.get_ref<const std::string&>().empty() ||
         item.get_ref<const std::string&>().size() > 100) {
       std::string ipath = path + "[" + std::to_string(i) + "]";
-      AddError(errors_, "wrong_type", ipath, ipath + " must be a non-empty module name, got " + Preview(item));
+      AddError(errors, "wrong_type", ipath, ipath + " must be a non-empty module name, got " + Preview(item));
       return;
     }
     items.push_back(item.get<std::string>());
@@ -244,8 +260,9 @@ void ObjectReader::RejectUnknownKeys() {
   if (obj_ == nullptr) return;
   for (auto it = obj_->begin(); it != obj_->end(); ++it) {
     if (std::find(asked_.begin(), asked_.end(), it.key()) != asked_.end()) continue;
-    std::string path = JoinPath(path_, it.key());
-    std::string msg = "unknown key \"" + it.key() + "\" in " + (path_.empty() ? std::string("the scenario") : path_);
+    // User keys reach the path and the message only escaped and cut short (io/message_text.h).
+    std::string path = JoinPath(path_, Printable(it.key(), 40));
+    std::string msg = "unknown key " + Quote(it.key()) + " in " + (path_.empty() ? std::string("the scenario") : path_);
     std::string hint = Suggest(it.key(), asked_);
     if (!hint.empty()) {
       msg += " (did you mean \"" + hint + "\"?)";

@@ -29,6 +29,10 @@ std::string JoinPath(std::string_view parent, std::string_view key);
 // Closest candidate by edit distance, or "" when nothing is close.
 std::string Suggest(std::string_view key, const std::vector<std::string>& candidates);
 
+// A short, printable rendering of a user value for messages: strings quoted and escaped
+// (io/message_text.h), anything longer than about 40 characters cut with "...".
+std::string Preview(const Json& v);
+
 // The type of a JSON value in words ("a string", "an integer", ...), for messages.
 std::string Describe(const Json& j);
 
@@ -103,6 +107,10 @@ class ObjectReader {
 };
 
 void AddError(Issues* errors, std::string code, std::string path, std::string message);
+
+// A list of module names (non-empty strings of at most 100 characters) at `path`; on a problem an
+// error is recorded and *out is left unchanged.
+void ReadStringList(const Json& v, const std::string& path, std::vector<std::string>* out, size_t max_items, Issues* errors);
 
 // Name of an enum value from a table (for serializing the normalized scenario).
 template <typename E, size_t N>

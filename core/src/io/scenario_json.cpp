@@ -1,9 +1,13 @@
 // Scenario JSON (schema v1) -> Scenario, with every problem reported as an Issue naming its path.
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <optional>
 
 #include "io/enum_names.h"
+#include "io/input_limits.h"
 #include "io/json_reader.h"
+#include "io/message_text.h"
 #include "io/scenario_json.h"
 #include "model/catalog.h"
 #include "model/hf_config.h"
@@ -19,6 +23,17 @@ constexpr int64_t kMaxTokens = int64_t{1} << 24;  // 16M tokens
 constexpr int64_t kMaxBatch = 1 << 16;
 constexpr int64_t kMaxGpus = 1 << 20;
 constexpr int64_t kMaxMemoryBytes = int64_t{1} << 50;  // 1 PiB per device: beyond any real GPU
+
+// A JSON integer that fits in int64 (an unsigned one above 2^63-1 does not), else nullopt.
+std::optional<int64_t> SmallInteger(const Json& v) {
+  if (v.is_number_unsigned()) {
+    const uint64_t u = v.get<uint64_t>();
+    if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return std::nullopt;
+    return static_cast<int64_t>(u);
+  }
+  if (v.is_number_integer()) return v.get<int64_t>();
+  return std::nullopt;
+}
 
 void ApplyFrameworkPreset(FrameworkPreset preset, FrameworkConfig* f) {
   f->preset = preset;
@@ -42,7 +57,7 @@ void ParseModel(const Json& v, Scenario* s, Issues* errors, Issues* warnings) {
     const std::string& id = v.get_ref<const std::string&>();
     const PresetEntry* preset = FindPreset(id);
     if (preset == nullptr) {
-      std::string msg = "unknown preset \"" + id.substr(0, 80) + "\"";
+      std::string msg = "unknown preset " + io::Quote(id, 80);
       std::string hint = io::Suggest(id, PresetIds());
       if (hint.empty()) {
         // Also try matching without the organisation prefix.
@@ -87,10 +102,7 @@ void ParseLora(const Json& v, LoraConfig* lora, Issues* errors) {
       lora->targets.clear();
     } else if (t->is_array()) {
       lora->all_linear = false;
-      Json wrapper = Json::object();
-      wrapper["targets"] = *t;
-      ObjectReader inner(wrapper, "train.lora", errors);
-      inner.StringList("targets", &lora->targets);
+      io::ReadStringList(*t, "train.lora.targets", &lora->targets, 64, errors);
       if (lora->targets.empty() && t->empty()) {
         io::AddError(errors, "out_of_range", "train.lora.targets", "train.lora.targets must name at least one module, or be \"all-linear\"");
       }
@@ -130,17 +142,20 @@ void ParseTrain(const Json& v, TrainConfig* t, Issues* errors) {
   r.Enum("loss", &t->loss, io::kLossNames);
   if (const Json* lora = r.Raw("lora")) ParseLora(*lora, &t->lora, errors);
   if (const Json* bits = r.Raw("qlora_bits")) {
-    if (!bits->is_number_integer() || (bits->get<int64_t>() != 2 && bits->get<int64_t>() != 4 && bits->get<int64_t>() != 8)) {
+    const std::optional<int64_t> b = SmallInteger(*bits);
+    if (!b || (*b != 2 && *b != 4 && *b != 8)) {
       io::AddError(errors, "unknown_value", "train.qlora_bits", "train.qlora_bits must be 4 (NF4), 8 (LLM.int8) or 2");
     } else {
-      t->qlora_bits = static_cast<int>(bits->get<int64_t>());
+      t->qlora_bits = static_cast<int>(*b);
     }
   }
   r.Bool("qlora_double_quant", &t->qlora_double_quant);
   r.Enum("qlora_backend", &t->qlora_backend, io::kQloraBackendNames);
   if (const Json* g = r.Raw("qlora_group_size")) {
-    const bool ok = g->is_number_integer() && (g->get<int64_t>() == -1 || (g->get<int64_t>() >= 16 && g->get<int64_t>() <= 4096));
-    if (ok) t->qlora_group_size = static_cast<int>(g->get<int64_t>());
+    // SmallInteger, not get<int64_t>(): 2^64-1 (an unsigned JSON integer) would wrap to -1.
+    const std::optional<int64_t> size = SmallInteger(*g);
+    const bool ok = size && (*size == -1 || (*size >= 16 && *size <= 4096));
+    if (ok) t->qlora_group_size = static_cast<int>(*size);
     else io::AddError(errors, g->is_number_integer() ? "out_of_range" : "wrong_type", "train.qlora_group_size",
                       "train.qlora_group_size must be -1 (per channel) or an integer from 16 to 4096 (GPTQ: usually 32, 64 or 128)");
   }
@@ -220,7 +235,7 @@ void ParseGpu(const Json& v, GpuChoice* g, Issues* errors) {
     if (gpu == nullptr) {
       std::string hint = io::Suggest(id, GpuIds());
       io::AddError(errors, "unknown_gpu", "gpu",
-                   "unknown GPU \"" + id.substr(0, 80) + "\"" +
+                   "unknown GPU " + io::Quote(id, 80) +
                        (hint.empty() ? "; run `vramplan gpus` for the list, or pass {\"name\", \"memory_bytes\"}" : " (did you mean \"" + hint + "\"?)"));
       return;
     }
@@ -301,7 +316,7 @@ void ValidateAgainstModel(const Scenario& s, Issues* errors) {
       for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
       std::string hint = io::Suggest(target, names);
       io::AddError(errors, "unknown_module", "train.lora.targets[" + std::to_string(i) + "]",
-                   "this model has no linear module named \"" + target.substr(0, 60) + "\"" +
+                   "this model has no linear module named " + io::Quote(target) +
                        (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)") + "; its linear modules are: " + list);
     }
   }
@@ -348,11 +363,10 @@ void ValidateAgainstModel(const Scenario& s, Issues* errors) {
 }  // namespace
 
 Expected<Scenario> ParseScenarioWithWarnings(std::string_view text, Issues* warnings) {
-  Json doc = Json::parse(text.begin(), text.end(), nullptr, false);
-  if (doc.is_discarded()) {
-    return Issues{Issue{"invalid_json", "", "the scenario is not valid JSON"}};
-  }
+  // The input limits hold before anything copies, dumps or walks the tree (io/input_limits.h).
+  Json doc;
   Issues errors;
+  if (!io::ParseUserJson(text, "", "scenario", &doc, &errors)) return errors;
   Scenario s;
   ObjectReader r(doc, "", &errors);
   if (!r.valid()) return errors;
@@ -372,7 +386,10 @@ Expected<Scenario> ParseScenarioWithWarnings(std::string_view text, Issues* warn
     ResolveLoraDefaults(&s);
     ValidateAgainstModel(s, &errors);
   }
-  if (!errors.empty()) return errors;
+  if (!errors.empty()) {
+    io::CapIssues(&errors);
+    return errors;
+  }
   return s;
 }
 

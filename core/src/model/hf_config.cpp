@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "io/json_reader.h"
+#include "io/message_text.h"
 
 namespace vramplan {
 namespace {
@@ -14,6 +15,9 @@ namespace {
 using io::Json;
 
 constexpr int64_t kMaxDim = int64_t{1} << 24;  // 16M: larger than any real width or vocab
+// Head counts, head dims, expert counts, MLA ranks: real models use at most a few hundred (heads,
+// experts) or a few thousand (ranks). Products of two such values stay below 2^32.
+constexpr int64_t kMaxHeadsOrExperts = 65536;
 
 // Reads typed keys from a config object; unknown keys are fine, wrong types are errors.
 class ConfigReader {
@@ -28,7 +32,8 @@ class ConfigReader {
       std::string p = io::JoinPath(path_, key);
       if (it->is_number_integer() || it->is_number_unsigned()) {
         if (it->is_number_unsigned() && it->get<uint64_t>() > static_cast<uint64_t>(max)) {
-          io::AddError(errors_, "out_of_range", p, p + " must be an integer from " + std::to_string(min) + " to " + std::to_string(max));
+          io::AddError(errors_, "out_of_range", p, p + " must be an integer from " + std::to_string(min) + " to " + std::to_string(max) +
+                                                       ", got " + std::to_string(it->get<uint64_t>()));
           return std::nullopt;
         }
         int64_t v = it->get<int64_t>();
@@ -44,7 +49,9 @@ class ConfigReader {
           return static_cast<int64_t>(d);
         }
       }
-      io::AddError(errors_, "wrong_type", p, p + " must be an integer, got " + io::Describe(*it));
+      io::AddError(errors_, it->is_number() ? "out_of_range" : "wrong_type", p,
+                   p + " must be an integer from " + std::to_string(min) + " to " + std::to_string(max) + ", got " +
+                       io::Describe(*it) + " " + io::Preview(*it));
       return std::nullopt;
     }
     return std::nullopt;
@@ -72,16 +79,28 @@ class ConfigReader {
     return fallback;
   }
 
-  double Number(const char* key, double fallback) {
+  // A fraction: a number in (0, 1] (`zero_allowed` false: rotary fractions) or [0, 1] (dropout
+  // probabilities); `fallback` when absent.
+  double Fraction(const char* key, double fallback, bool zero_allowed) {
     auto it = cfg_.find(key);
     if (it == cfg_.end() || it->is_null()) return fallback;
-    if (it->is_number()) {
-      double d = it->get<double>();
-      if (std::isfinite(d)) return d;
+    const std::string p = io::JoinPath(path_, key);
+    const std::string range = zero_allowed ? "[0, 1]" : "(0, 1]";
+    if (!it->is_number()) {
+      io::AddError(errors_, "wrong_type", p, p + " must be a number in " + range + ", got " + io::Describe(*it) + " " + io::Preview(*it));
+      return fallback;
     }
-    std::string p = io::JoinPath(path_, key);
-    io::AddError(errors_, "wrong_type", p, p + " must be a number, got " + io::Describe(*it));
-    return fallback;
+    const double d = it->get<double>();
+    if (!(d >= 0.0 && d <= 1.0) || (d == 0.0 && !zero_allowed)) {  // also refuses NaN
+      io::AddError(errors_, "out_of_range", p, p + " must be a number in " + range + ", got " + io::Preview(*it));
+      return fallback;
+    }
+    return d;
+  }
+
+  // An alias-aware Fraction for two key names: the first present one.
+  double Fraction(const char* key, const char* alias, double fallback, bool zero_allowed) {
+    return Has(key) ? Fraction(key, fallback, zero_allowed) : Fraction(alias, fallback, zero_allowed);
   }
 
   std::string String(const char* key, const std::string& fallback) {
@@ -114,19 +133,25 @@ class ConfigReader {
     return out;
   }
 
-  // A list of layer indices (e.g. mlp_only_layers); absent or null -> empty.
-  std::vector<int64_t> IntList(const char* key) {
+  // A list of layer indices in [0, num_layers) (e.g. mlp_only_layers); absent or null -> empty.
+  std::vector<int64_t> LayerList(const char* key, int64_t num_layers) {
     std::vector<int64_t> out;
     auto it = cfg_.find(key);
     if (it == cfg_.end() || it->is_null()) return out;
     std::string p = io::JoinPath(path_, key);
+    const std::string what = p + " must be a list of layer indices from 0 to " + std::to_string(num_layers - 1);
     if (!it->is_array()) {
-      io::AddError(errors_, "wrong_type", p, p + " must be a list of layer indices");
+      io::AddError(errors_, "wrong_type", p, what + ", got " + io::Describe(*it));
       return out;
     }
-    for (const auto& v : *it) {
-      if (!v.is_number_integer()) {
-        io::AddError(errors_, "wrong_type", p, p + " must be a list of layer indices");
+    for (size_t i = 0; i < it->size(); ++i) {
+      const Json& v = (*it)[i];
+      // is_number_unsigned first: get<int64_t>() would wrap one above 2^63-1.
+      const bool in_range = v.is_number_unsigned() ? v.get<uint64_t>() < static_cast<uint64_t>(num_layers)
+                                                   : v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<int64_t>() < num_layers;
+      if (!in_range) {
+        const std::string ip = p + "[" + std::to_string(i) + "]";
+        io::AddError(errors_, v.is_number_integer() ? "out_of_range" : "wrong_type", ip, what + ", got " + io::Preview(v));
         return {};
       }
       out.push_back(v.get<int64_t>());
@@ -240,10 +265,10 @@ Dims ReadDims(ConfigReader& c) {
   Dims m;
   m.h = c.Required({"hidden_size", "n_embd", "d_model"});
   m.layers = c.Required({"num_hidden_layers", "n_layer", "num_layers"}, 1, 4096);
-  m.a = c.Required({"num_attention_heads", "n_head", "num_heads"}, 1, 65536);
+  m.a = c.Required({"num_attention_heads", "n_head", "num_heads"}, 1, kMaxHeadsOrExperts);
   m.vocab = c.Required({"vocab_size"});
-  m.kv = c.Int({"num_key_value_heads", "num_kv_heads", "n_head_kv"}, 1, 65536).value_or(m.a);
-  m.d = c.Int({"head_dim"}, 1, 65536).value_or(m.a > 0 ? m.h / m.a : 0);
+  m.kv = c.Int({"num_key_value_heads", "num_kv_heads", "n_head_kv"}, 1, kMaxHeadsOrExperts).value_or(m.a);
+  m.d = c.Int({"head_dim"}, 1, kMaxHeadsOrExperts).value_or(m.a > 0 ? m.h / m.a : 0);
   m.inter = c.Int({"intermediate_size", "n_inner", "ffn_hidden_size", "ffn_dim"}).value_or(0);
   return m;
 }
@@ -261,6 +286,15 @@ void CheckDims(ConfigReader& c, const Dims& m, bool needs_intermediate) {
     io::AddError(c.errors(), "missing_key", io::JoinPath(c.path(), "intermediate_size"),
                  "the model config is missing the required key \"intermediate_size\"");
   }
+}
+
+// transformers' routers take torch.topk(router_logits, top_k) over the routed experts: top_k
+// above their number fails there, and `active_per_token` would exceed `total` here.
+void CheckTopK(ConfigReader& c, const char* key, int64_t top_k, int64_t experts) {
+  if (top_k <= experts || experts <= 0 || top_k <= 0) return;
+  const std::string p = io::JoinPath(c.path(), key);
+  io::AddError(c.errors(), "out_of_range", p,
+               p + " must be an integer from 1 to the number of routed experts (" + std::to_string(experts) + "), got " + std::to_string(top_k));
 }
 
 void FinishCommon(ModelSpec* spec, const Dims& m, bool tied, NormKind norm, bool norm_bias, std::string_view final_norm = "norm") {
@@ -367,7 +401,7 @@ Expected<ModelSpec> BuildLlamaLike(ConfigReader& c, const std::string& type, Mod
   }
   if (!c.errors()->empty()) return *c.errors();
   ActivationFn act = ParseActivation(act_name);
-  spec.attention_dropout = c.Number("attention_dropout", 0.0);
+  spec.attention_dropout = c.Fraction("attention_dropout", 0.0, true);
   std::vector<bool> sliding = SlidingFlags(c, m.layers, sliding_rule);
   if (!c.errors()->empty()) return *c.errors();
   FinishCommon(&spec, m, c.Bool("tie_word_embeddings", tied_default), NormKind::kRmsNorm, false);
@@ -384,23 +418,33 @@ Expected<ModelSpec> BuildMoe(ConfigReader& c, const std::string& type, ModelSpec
   CheckDims(c, m, type != "qwen3_moe" && type != "qwen2_moe");
   int64_t window = c.Int({"sliding_window"}, 0).value_or(0);
   bool use_sw = type == "mixtral" ? window > 0 : c.Bool("use_sliding_window", false);
-  int64_t experts = c.Required({"num_local_experts", "num_experts"}, 1, 65536);
-  int64_t top_k = c.Required({"num_experts_per_tok"}, 1, 65536);
+  int64_t experts = c.Required({"num_local_experts", "num_experts"}, 1, kMaxHeadsOrExperts);
+  int64_t top_k = c.Required({"num_experts_per_tok"}, 1, kMaxHeadsOrExperts);
+  CheckTopK(c, "num_experts_per_tok", top_k, experts);
   int64_t moe_inter = type == "mixtral" ? m.inter : c.Required({"moe_intermediate_size"});
   int64_t shared_inter = type == "qwen2_moe" ? c.Int({"shared_expert_intermediate_size"}).value_or(0) : 0;
   int64_t sparse_step = c.Int({"decoder_sparse_step"}, 1).value_or(1);
   // mlp_only_layers: dense layers inside a MoE model (qwen2_moe / qwen3_moe).
-  std::vector<int64_t> mlp_only = c.IntList("mlp_only_layers");
+  std::vector<int64_t> mlp_only = m.layers > 0 ? c.LayerList("mlp_only_layers", m.layers) : std::vector<int64_t>{};
   LlamaLikeOptions o;
   o.qkv_bias = type == "qwen2_moe" ? true : c.Bool("attention_bias", false);
   o.o_bias = type == "qwen3_moe" && o.qkv_bias;
   o.head_qk_norm = type == "qwen3_moe";
   ActivationFn act = ParseActivation(c.String("hidden_act", "silu"));
   if (!c.errors()->empty()) return *c.errors();
+  const auto is_moe_layer = [&](int64_t i) {
+    return experts > 0 && (i + 1) % sparse_step == 0 && std::find(mlp_only.begin(), mlp_only.end(), i) == mlp_only.end();
+  };
+  for (int64_t i = 0; i < m.layers && m.inter <= 0; ++i) {
+    if (is_moe_layer(i)) continue;
+    // A dense layer (mlp_only_layers, decoder_sparse_step) is a gated MLP of intermediate_size.
+    io::AddError(c.errors(), "missing_key", io::JoinPath(c.path(), "intermediate_size"),
+                 "layer " + std::to_string(i) + " is a dense layer (mlp_only_layers / decoder_sparse_step): the config needs intermediate_size");
+    return *c.errors();
+  }
   FinishCommon(&spec, m, c.Bool("tie_word_embeddings", false), NormKind::kRmsNorm, false);
   BuildLayers(&spec, m.layers, [&](int64_t i) {
-    bool moe_layer = experts > 0 && (i + 1) % sparse_step == 0 &&
-                     std::find(mlp_only.begin(), mlp_only.end(), i) == mlp_only.end();
+    bool moe_layer = is_moe_layer(i);
     LayerKind k = LlamaLikeLayer(m, o, act, use_sw ? window : 0);
     if (!moe_layer) return k;
     // Replace the dense MLP by router + experts (+ shared expert).
@@ -429,18 +473,19 @@ Expected<ModelSpec> BuildDeepseekV3(ConfigReader& c, const std::string& type, Mo
   Dims m;
   m.h = c.Required({"hidden_size"});
   m.layers = c.Required({"num_hidden_layers"}, 1, 4096);
-  m.a = c.Required({"num_attention_heads"}, 1, 65536);
+  m.a = c.Required({"num_attention_heads"}, 1, kMaxHeadsOrExperts);
   m.vocab = c.Required({"vocab_size"});
   m.inter = c.Required({"intermediate_size"});
-  int64_t q_lora = c.Int({"q_lora_rank"}).value_or(0);
-  int64_t kv_lora = c.Required({"kv_lora_rank"});
-  int64_t rope = c.Required({"qk_rope_head_dim"});
-  int64_t nope = c.Required({"qk_nope_head_dim"});
-  int64_t v_dim = c.Required({"v_head_dim"});
-  int64_t experts = c.Required({"n_routed_experts"});
-  int64_t top_k = c.Required({"num_experts_per_tok"});
+  int64_t q_lora = c.Int({"q_lora_rank"}, 0, kMaxHeadsOrExperts).value_or(0);
+  int64_t kv_lora = c.Required({"kv_lora_rank"}, 1, kMaxHeadsOrExperts);
+  int64_t rope = c.Required({"qk_rope_head_dim"}, 1, kMaxHeadsOrExperts);
+  int64_t nope = c.Required({"qk_nope_head_dim"}, 1, kMaxHeadsOrExperts);
+  int64_t v_dim = c.Required({"v_head_dim"}, 1, kMaxHeadsOrExperts);
+  int64_t experts = c.Required({"n_routed_experts"}, 1, kMaxHeadsOrExperts);
+  int64_t top_k = c.Required({"num_experts_per_tok"}, 1, kMaxHeadsOrExperts);
+  CheckTopK(c, "num_experts_per_tok", top_k, experts);
   int64_t moe_inter = c.Required({"moe_intermediate_size"});
-  int64_t n_shared = c.Int({"n_shared_experts"}).value_or(0);
+  int64_t n_shared = c.Int({"n_shared_experts"}, 0, kMaxHeadsOrExperts).value_or(0);
   int64_t first_dense = c.Int({"first_k_dense_replace"}).value_or(0);
   int64_t freq = c.Int({"moe_layer_freq"}, 1).value_or(1);
   bool bias = c.Bool("attention_bias", false);
@@ -500,8 +545,10 @@ Expected<ModelSpec> BuildDeepseekV3(ConfigReader& c, const std::string& type, Mo
 Expected<ModelSpec> BuildGptOss(ConfigReader& c, ModelSpec spec) {
   Dims m = ReadDims(c);
   CheckDims(c, m, true);
-  int64_t experts = c.Required({"num_local_experts", "num_experts"});
-  int64_t top_k = c.Int({"num_experts_per_tok", "experts_per_token"}).value_or(4);
+  int64_t experts = c.Required({"num_local_experts", "num_experts"}, 1, kMaxHeadsOrExperts);
+  // GptOssConfig: experts_per_token = 4 when absent; 0 routes nothing and is refused.
+  int64_t top_k = c.Int({"num_experts_per_tok", "experts_per_token"}, 1, kMaxHeadsOrExperts).value_or(4);
+  CheckTopK(c, c.Has("num_experts_per_tok") || !c.Has("experts_per_token") ? "num_experts_per_tok" : "experts_per_token", top_k, experts);
   int64_t window = c.Int({"sliding_window"}, 0).value_or(128);
   bool bias = c.Bool("attention_bias", true);
   if (!c.errors()->empty()) return *c.errors();
@@ -535,7 +582,8 @@ Expected<ModelSpec> BuildPhi3(ConfigReader& c, ModelSpec spec) {
   int64_t window = c.Int({"sliding_window"}, 0).value_or(0);
   if (!c.errors()->empty()) return *c.errors();
   FinishCommon(&spec, m, c.Bool("tie_word_embeddings", false), NormKind::kRmsNorm, false);
-  spec.rope_fraction = c.Number("partial_rotary_factor", 1.0);
+  spec.rope_fraction = c.Fraction("partial_rotary_factor", 1.0, false);
+  if (!c.errors()->empty()) return *c.errors();
   BuildLayers(&spec, m.layers, [&](int64_t) {
     LayerKind k;
     AddLinear(&k, "qkv_proj", m.h, (m.a + 2 * m.kv) * m.d, false, ModuleRole::kAttention);
@@ -557,14 +605,19 @@ Expected<ModelSpec> BuildPhi3(ConfigReader& c, ModelSpec spec) {
 // (QWenLMHeadModel.forward).
 Expected<ModelSpec> BuildQwen(ConfigReader& c, ModelSpec spec) {
   Dims m = ReadDims(c);
-  m.d = c.Int({"kv_channels"}, 1, 65536).value_or(m.a > 0 ? m.h / m.a : 0);
+  m.d = c.Int({"kv_channels"}, 1, kMaxHeadsOrExperts).value_or(m.a > 0 ? m.h / m.a : 0);
   m.kv = m.a;
   CheckDims(c, m, true);
+  if (c.errors()->empty() && m.inter < 2) {
+    io::AddError(c.errors(), "out_of_range", io::JoinPath(c.path(), "intermediate_size"),
+                 io::JoinPath(c.path(), "intermediate_size") + " must be at least 2 for Qwen (each of w1 and w2 gets intermediate_size / 2), got " +
+                     std::to_string(m.inter));
+  }
   m.inter /= 2;  // QWenMLP: config.intermediate_size // 2 per projection
   const bool bias = !c.Bool("no_bias", true);
-  spec.rope_fraction = c.Number("rotary_pct", 1.0);
-  spec.attention_dropout = c.Number("attn_dropout_prob", 0.0);
-  spec.embedding_dropout = c.Number("emb_dropout_prob", 0.0);
+  spec.rope_fraction = c.Fraction("rotary_pct", 1.0, false);
+  spec.attention_dropout = c.Fraction("attn_dropout_prob", 0.0, true);
+  spec.embedding_dropout = c.Fraction("emb_dropout_prob", 0.0, true);
   spec.softmax_fp32 = c.Bool("softmax_in_fp32", false);
   if (!c.errors()->empty()) return *c.errors();
   FinishCommon(&spec, m, c.Bool("tie_word_embeddings", false), NormKind::kRmsNorm, false, "ln_f");
@@ -593,10 +646,11 @@ Expected<ModelSpec> BuildPhi(ConfigReader& c, ModelSpec spec) {
   if (!c.errors()->empty()) return *c.errors();
   FinishCommon(&spec, m, c.Bool("tie_word_embeddings", false), NormKind::kLayerNorm, true, "final_layernorm");
   spec.lm_head_bias = true;  // PhiForCausalLM: nn.Linear(hidden, vocab, bias=True)
-  spec.attention_dropout = c.Number("attention_dropout", 0.0);
-  spec.hidden_dropout = c.Number("resid_pdrop", 0.0);
-  spec.embedding_dropout = c.Number("embd_pdrop", 0.0);
-  spec.rope_fraction = c.Number("partial_rotary_factor", 0.5);
+  spec.attention_dropout = c.Fraction("attention_dropout", 0.0, true);
+  spec.hidden_dropout = c.Fraction("resid_pdrop", 0.0, true);
+  spec.embedding_dropout = c.Fraction("embd_pdrop", 0.0, true);
+  spec.rope_fraction = c.Fraction("partial_rotary_factor", 0.5, false);
+  if (!c.errors()->empty()) return *c.errors();
   BuildLayers(&spec, m.layers, [&](int64_t) {
     LayerKind k;
     AddLinear(&k, "q_proj", m.h, m.a * m.d, true, ModuleRole::kAttention);
@@ -622,7 +676,9 @@ Expected<ModelSpec> BuildGpt2(ConfigReader& c, ModelSpec spec) {
   Dims m = ReadDims(c);
   if (m.inter == 0) m.inter = 4 * m.h;  // n_inner null -> 4 * n_embd
   CheckDims(c, m, true);
-  int64_t positions = c.Int({"n_positions", "max_position_embeddings"}).value_or(1024);
+  // The registered causal-mask buffer is n_positions^2 bytes per layer: 2^20 positions keep it
+  // (times 4096 layers) below 2^52 bytes; real GPT-2 checkpoints use 1024 to 8192.
+  int64_t positions = c.Int({"n_positions", "max_position_embeddings"}, 1, int64_t{1} << 20).value_or(1024);
   ActivationFn act = ParseActivation(c.String("activation_function", "gelu_new"));
   if (!c.errors()->empty()) return *c.errors();
   FinishCommon(&spec, m, c.Bool("tie_word_embeddings", true), NormKind::kLayerNorm, true, "ln_f");
@@ -633,9 +689,10 @@ Expected<ModelSpec> BuildGpt2(ConfigReader& c, ModelSpec spec) {
   spec.legacy_logits_upcast = false;
   spec.legacy_buffer_bytes_per_layer = positions * positions;  // registered `bias` (bool n_positions^2)
   // GPT2Config defaults: attn_pdrop = resid_pdrop = embd_pdrop = 0.1.
-  spec.attention_dropout = c.Number("attn_pdrop", 0.1);
-  spec.hidden_dropout = c.Number("resid_pdrop", 0.1);
-  spec.embedding_dropout = c.Number("embd_pdrop", 0.1);
+  spec.attention_dropout = c.Fraction("attn_pdrop", 0.1, true);
+  spec.hidden_dropout = c.Fraction("resid_pdrop", 0.1, true);
+  spec.embedding_dropout = c.Fraction("embd_pdrop", 0.1, true);
+  if (!c.errors()->empty()) return *c.errors();
   BuildLayers(&spec, m.layers, [&](int64_t) {
     LayerKind k;
     AddLinear(&k, "c_attn", m.h, 3 * m.h, true, ModuleRole::kAttention);
@@ -659,9 +716,10 @@ Expected<ModelSpec> BuildGptNeox(ConfigReader& c, ModelSpec spec) {
   ActivationFn act = ParseActivation(c.String("hidden_act", "gelu"));
   if (!c.errors()->empty()) return *c.errors();
   FinishCommon(&spec, m, c.Bool("tie_word_embeddings", false), NormKind::kLayerNorm, true, "final_layer_norm");
-  spec.rope_fraction = c.Number("rotary_pct", c.Number("partial_rotary_factor", 0.25));
-  spec.attention_dropout = c.Number("attention_dropout", 0.0);
-  spec.hidden_dropout = c.Number("hidden_dropout", 0.0);
+  spec.rope_fraction = c.Fraction("rotary_pct", "partial_rotary_factor", 0.25, false);
+  spec.attention_dropout = c.Fraction("attention_dropout", 0.0, true);
+  spec.hidden_dropout = c.Fraction("hidden_dropout", 0.0, true);
+  if (!c.errors()->empty()) return *c.errors();
   BuildLayers(&spec, m.layers, [&](int64_t) {
     LayerKind k;
     AddLinear(&k, "query_key_value", m.h, 3 * m.h, bias, ModuleRole::kAttention);
@@ -684,7 +742,7 @@ Expected<ModelSpec> BuildFalcon(ConfigReader& c, ModelSpec spec) {
   bool multi_query = c.Bool("multi_query", true);
   bool parallel = c.Bool("parallel_attn", true);
   bool bias = c.Bool("bias", false);
-  m.kv = new_arch ? c.Int({"num_kv_heads", "n_head_kv"}, 1, 65536).value_or(m.a) : (multi_query ? 1 : m.a);
+  m.kv = new_arch ? c.Int({"num_kv_heads", "n_head_kv"}, 1, kMaxHeadsOrExperts).value_or(m.a) : (multi_query ? 1 : m.a);
   if (m.inter == 0) m.inter = 4 * m.h;
   int64_t ln_parallel = c.Int({"num_ln_in_parallel_attn"}, 1, 2).value_or(2);
   CheckDims(c, m, true);
@@ -771,7 +829,7 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
       std::string outer = type;
       type = inner.String("model_type", "");
       if (type == "gemma3") type = "gemma3_text";
-      warnings->push_back(Issue{"text_model_only", path, "\"" + outer + "\" is multimodal: only its text decoder (text_config, model_type \"" + type + "\") is counted; the vision tower is not"});
+      warnings->push_back(Issue{"text_model_only", path, io::Quote(outer) + " is multimodal: only its text decoder (text_config, model_type " + io::Quote(type) + ") is counted; the vision tower is not"});
     }
     if (!errors.empty()) return errors;
   }
@@ -797,7 +855,7 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
   if (type == "falcon" || type == "RefinedWeb" || type == "RefinedWebModel") return BuildFalcon(c, std::move(spec));
   if (std::find(kLlamaLike.begin(), kLlamaLike.end(), type) != kLlamaLike.end()) return BuildLlamaLike(c, type, std::move(spec));
   warnings->push_back(Issue{"generic_model_type", io::JoinPath(cfg_path, "model_type"),
-                            (type.empty() ? std::string("no model_type given") : "model_type \"" + type + "\" has no dedicated reader") +
+                            (type.empty() ? std::string("no model_type given") : "model_type " + io::Quote(type) + " has no dedicated reader") +
                                 ": read as a Llama-style decoder (RMSNorm, SwiGLU, q/k/v/o); parameter counts may be off for this family"});
   return BuildLlamaLike(c, "generic", std::move(spec));
 }
