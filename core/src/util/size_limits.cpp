@@ -246,7 +246,7 @@ std::string ContextField(const Scenario& s) {
 
 struct Wording {
   std::string field_path;
-  std::string what;  // "<fields whose product is too large>: <which tensors>"
+  std::string what;  // "<fields whose product is too large>: <the tensors they size>"
   std::string fix;   // what to lower or change
 };
 
@@ -261,7 +261,7 @@ Wording Describe(const Scenario& s, const ModelSizes& z, Part part) {
   const std::string lower_infer = "lower inference.prompt_len or inference.batch_size";
   switch (part) {
     case Part::kModel:
-      return {"model", "the model's ~" + Approx(z.params).substr(1) + " parameters x " + (s.mode == Mode::kTrain ? "up to 64 B each (weights, gradients, optimizer states, step temporaries)" : "up to 4 B each"),
+      return {"model", "the model's ~" + Approx(z.params).substr(1) + " parameters at " + (s.mode == Mode::kTrain ? "up to 64 B each (weights, gradients, optimizer states, step temporaries)" : "up to 4 B each"),
               "choose a smaller model"};
     case Part::kLora:
       return {"train.lora.rank", "train.lora.rank (" + N(t.lora.rank) + ") x the adaptable layers' widths: the LoRA adapters, their gradients and optimizer states",
@@ -311,7 +311,7 @@ Issue TooLarge(const Scenario& s, const ModelSizes& z, const Bounds& bounds) {
   const Bound& worst = bounds.Largest();
   const double total = bounds.Total();
   Wording w = Describe(s, z, worst.part);
-  std::string message = w.what + " need up to " + Approx(worst.bytes) + " B";
+  std::string message = w.what + " would take up to " + Approx(worst.bytes) + " B";
   if (total > 1.5 * worst.bytes) message += " (the whole estimate " + Approx(total) + " B)";
   message += ", more than 2^62 B (4 EiB), the most one device's estimate can hold in exact 64-bit byte counts; " + w.fix;
   return Issue{"too_large", w.field_path, message};
@@ -335,7 +335,7 @@ Issues CheckModelSizeLimits(const ModelSpec& m, const std::string& field_path) {
   const ModelSizes z = Measure(m);
   if (4 * z.params <= kLimit) return {};
   return {Issue{"too_large", field_path,
-                "the model's ~" + Approx(z.params).substr(1) + " parameters x 4 B need " + Approx(4 * z.params) +
+                "the model's ~" + Approx(z.params).substr(1) + " parameters at 4 B each would take " + Approx(4 * z.params) +
                     " B, more than 2^62 B (4 EiB), the most one device's estimate can hold in exact 64-bit byte counts; check hidden_size, intermediate_size, num_hidden_layers and the expert counts"}};
 }
 
