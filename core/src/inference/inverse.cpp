@@ -28,8 +28,9 @@ constexpr int64_t kMaxBatch = int64_t{1} << 20;
 // One probe's estimate, or nullopt when its byte counts would not be representable (the pre-flight
 // refuses it, or the engines' checked arithmetic overflowed): such a probe does not fit, since
 // capacities are at most 2^50 B. This bounds every search by the model's representable range.
-std::optional<Result> Probe(const Scenario& s) {
-  if (!WithinSizeLimits(s)) return std::nullopt;
+// `sizes` is MeasureModel(s.model), measured once per search.
+std::optional<Result> Probe(const Scenario& s, const ModelSizes& sizes) {
+  if (!WithinSizeLimits(s, sizes)) return std::nullopt;
   checked::OverflowScope overflow;
   Result r;
   r.gpu.capacity_bytes = s.gpu.memory_bytes;
@@ -39,8 +40,8 @@ std::optional<Result> Probe(const Scenario& s) {
   return r;
 }
 
-bool Fits(const Scenario& s) {
-  std::optional<Result> r = Probe(s);
+bool Fits(const Scenario& s, const ModelSizes& sizes) {
+  std::optional<Result> r = Probe(s, sizes);
   return r && InferenceFits(s, *r);
 }
 
@@ -90,16 +91,17 @@ void SolveInverseQuestions(const Scenario& s, Result* r) {
   // One working copy for every probe: copying a Scenario copies its ModelSpec.
   Scenario work = s;
   WeightBytesMemo memo(work.model);
+  const ModelSizes sizes = MeasureModel(s.model);
   c.max_context_fits = LargestTrue(kMaxContext, [&](int64_t L) {
     SetContext(s, work, L);
-    return Fits(work);
+    return Fits(work, sizes);
   });
   work.inference = s.inference;
 
   if (s.inference.engine == Engine::kVllm) {
     Scenario v = s;
     if (v.inference.max_model_len <= 0) v.inference.max_model_len = len;
-    std::optional<Result> p = Probe(v);
+    std::optional<Result> p = Probe(v, sizes);
     int64_t block = std::max<int64_t>(1, s.inference.block_size);
     int64_t per_req = (len + block - 1) / block;
     int64_t blocks = p ? p->inference.kv_token_capacity / block : 0;
@@ -109,7 +111,7 @@ void SolveInverseQuestions(const Scenario& s, Result* r) {
       work.inference = s.inference;
       work.inference.batch_size = b;
       if (work.inference.engine == Engine::kLlamaCpp && s.inference.n_ctx > 0) work.inference.n_ctx = s.inference.n_ctx / std::max<int64_t>(1, s.inference.batch_size) * b;
-      return Fits(work);
+      return Fits(work, sizes);
     });
     work.inference = s.inference;
   }
@@ -121,7 +123,7 @@ void SolveInverseQuestions(const Scenario& s, Result* r) {
   c.smallest_format_fits.clear();
   for (const auto& [bytes, f] : formats) {
     work.inference.weights = f;
-    if (Fits(work)) {
+    if (Fits(work, sizes)) {
       c.smallest_format_fits = WeightFormatName(f);
       break;
     }
@@ -131,7 +133,7 @@ void SolveInverseQuestions(const Scenario& s, Result* r) {
   c.min_gpus = 0;
   if (s.inference.engine == Engine::kLlamaCpp) {
     // Layer split: every GPU holds its layers' weights and KV plus its own compute buffer.
-    std::optional<Result> one = Probe(s);
+    std::optional<Result> one = Probe(s, sizes);
     int64_t cap = s.gpu.memory_bytes, total = one ? one->gpu.device_total_bytes : 0;
     int64_t compute = 0;
     if (one) {
@@ -151,7 +153,7 @@ void SolveInverseQuestions(const Scenario& s, Result* r) {
       if (heads % tp != 0) continue;
       work.parallel.tp = tp;
       work.parallel.gpus = std::max(s.parallel.gpus, tp);
-      if (Fits(work)) {
+      if (Fits(work, sizes)) {
         c.min_gpus = tp;
         break;
       }

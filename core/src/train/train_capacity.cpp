@@ -20,15 +20,15 @@ constexpr int64_t kMaxSeq = int64_t{1} << 24;
 // The search domain: micro-batches the validator accepts (at most 2^31 tokens, scenario_json.cpp)
 // whose byte counts are representable (the pre-flight of util/size_limits.h, which replaced fixed
 // element-count caps here). Beyond either, a probe "does not fit": capacities are at most 2^50 B.
-bool InSearchDomain(const Scenario& s) {
+bool InSearchDomain(const Scenario& s, const ModelSizes& sizes) {
   const double tokens = static_cast<double>(s.train.micro_batch_size) * static_cast<double>(s.train.seq_len);
-  return tokens <= 2147483648.0 && WithinSizeLimits(s);
+  return tokens <= 2147483648.0 && WithinSizeLimits(s, sizes);
 }
 
 // Bytes the device would show (nvidia-smi), or INT64_MAX outside the search domain or when the
-// engines' checked arithmetic overflowed.
-int64_t DeviceTotal(const Scenario& s) {
-  if (!InSearchDomain(s)) return INT64_MAX;
+// engines' checked arithmetic overflowed. `sizes` is MeasureModel(s.model).
+int64_t DeviceTotal(const Scenario& s, const ModelSizes& sizes) {
+  if (!InSearchDomain(s, sizes)) return INT64_MAX;
   checked::OverflowScope overflow;
   Result r;
   r.gpu.capacity_bytes = s.gpu.memory_bytes;
@@ -94,17 +94,18 @@ int64_t LargestFitting(int64_t hi, int64_t x0, int64_t capacity, Total total) {
 
 void SolveTrainingCapacity(const Scenario& s, Result* r) {
   Scenario work = s;  // one copy: copying a Scenario copies its ModelSpec
+  const ModelSizes sizes = MeasureModel(s.model);
   TrainingCapacity& c = r->training;
   c.present = true;
   const int64_t capacity = s.gpu.memory_bytes;
   c.max_micro_batch_fits = LargestFitting(kMaxMicroBatch, std::max<int64_t>(1, s.train.micro_batch_size), capacity, [&](int64_t b) {
     work.train.micro_batch_size = b;
-    return DeviceTotal(work);
+    return DeviceTotal(work, sizes);
   });
   work.train.micro_batch_size = s.train.micro_batch_size;
   c.max_seq_len_fits = LargestFitting(kMaxSeq, std::max<int64_t>(1, s.train.seq_len), capacity, [&](int64_t len) {
     work.train.seq_len = len;
-    return DeviceTotal(work);
+    return DeviceTotal(work, sizes);
   });
 }
 

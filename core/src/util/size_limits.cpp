@@ -16,32 +16,11 @@
 namespace vramplan {
 namespace {
 
-constexpr double kLimit = static_cast<double>(checked::kMaxDeviceBytes);
-constexpr double kMiB = 1024.0 * 1024.0;
-
 double D(int64_t v) { return static_cast<double>(v); }
 
-// Sizes of the model, summed or maximized over its layers (doubles, never overflowing).
-struct ModelSizes {
-  double params = 0;         // every parameter; routed experts counted max(copies, top-k) times
-  double max_linear = 0;     // largest in x out of one linear (dequantization buffers, casts)
-  double max_in_in_out = 0;  // largest in x (in + out) (DoRA's eye(in) product)
-  double lora_per_rank = 0;  // sum over layers of (in + 2 out) x copies of adaptable linears
-  double token_io = 0;       // sum over layers of (in + out) x rows per token of every linear
-  double token_linears = 0;  // sum over layers of rows per token of every linear (LoRA rank rows)
-  double token_other = 0;    // sum over layers of attention, norm, MLP-activation and router widths
-  double heads_layers = 0;   // sum over layers of attention heads (eager scores saved per layer)
-  double max_heads = 0;
-  double max_head_dim = 0;
-  double kv_full = 0;        // K+V elements per token over all layers, heads decompressed
-  double kv_latent = 0;      // ... with MLA's latent (vLLM, llama.cpp)
-  double max_inter = 0;      // largest MLP width a token runs through (MoE: I x top-k)
-  double prefill_width = 0;  // transformers prefill: elements per token alive in one layer
-  double vllm_width = 0;     // vLLM profile run: elements per batched token in one layer
-  double layers = 0;
-};
+}  // namespace
 
-ModelSizes Measure(const ModelSpec& m) {
+ModelSizes MeasureModel(const ModelSpec& m) {
   ModelSizes z;
   const double h = D(m.hidden_size), V = D(m.vocab_size);
   z.layers = D(m.num_layers);
@@ -85,6 +64,11 @@ ModelSizes Measure(const ModelSpec& m) {
   }
   return z;
 }
+
+namespace {
+
+constexpr double kLimit = static_cast<double>(checked::kMaxDeviceBytes);
+constexpr double kMiB = 1024.0 * 1024.0;
 
 // One bounded quantity and what to tell the user about it.
 enum class Part {
@@ -319,20 +303,19 @@ Issue TooLarge(const Scenario& s, const ModelSizes& z, const Bounds& bounds) {
 
 }  // namespace
 
-bool WithinSizeLimits(const Scenario& s) {
-  const ModelSizes z = Measure(s.model);
-  return Assess(s, z).Total() <= kLimit;
-}
+bool WithinSizeLimits(const Scenario& s, const ModelSizes& sizes) { return Assess(s, sizes).Total() <= kLimit; }
+
+bool WithinSizeLimits(const Scenario& s) { return WithinSizeLimits(s, MeasureModel(s.model)); }
 
 Issues CheckSizeLimits(const Scenario& s) {
-  const ModelSizes z = Measure(s.model);
+  const ModelSizes z = MeasureModel(s.model);
   const Bounds bounds = Assess(s, z);
   if (bounds.Total() <= kLimit) return {};
   return {TooLarge(s, z, bounds)};
 }
 
 Issues CheckModelSizeLimits(const ModelSpec& m, const std::string& field_path) {
-  const ModelSizes z = Measure(m);
+  const ModelSizes z = MeasureModel(m);
   if (4 * z.params <= kLimit) return {};
   return {Issue{"too_large", field_path,
                 "the model's ~" + Approx(z.params).substr(1) + " parameters at 4 B each would take " + Approx(4 * z.params) +

@@ -20,11 +20,36 @@
 
 namespace vramplan {
 
+// Sizes of a model that the bounds multiply with the scenario's fields, summed or maximized over
+// its layers (doubles: never overflowing). Measured once per model; inverse searches reuse it.
+struct ModelSizes {
+  double params = 0;         // every parameter; routed experts counted max(copies, top-k) times
+  double max_linear = 0;     // largest in x out of one linear (dequantization buffers, casts)
+  double max_in_in_out = 0;  // largest in x (in + out) (DoRA's eye(in) product)
+  double lora_per_rank = 0;  // sum over layers of (in + 2 out) x copies of adaptable linears
+  double token_io = 0;       // sum over layers of (in + out) x rows per token of every linear
+  double token_linears = 0;  // sum over layers of rows per token of every linear (LoRA rank rows)
+  double token_other = 0;    // sum over layers of attention, norm, MLP-activation and router widths
+  double heads_layers = 0;   // sum over layers of attention heads (eager scores saved per layer)
+  double max_heads = 0;
+  double max_head_dim = 0;
+  double kv_full = 0;        // K+V elements per token over all layers, heads decompressed
+  double kv_latent = 0;      // ... with MLA's latent (vLLM, llama.cpp)
+  double max_inter = 0;      // largest MLP width a token runs through (MoE: I x top-k)
+  double prefill_width = 0;  // transformers prefill: elements per token alive in one layer
+  double vllm_width = 0;     // vLLM profile run: elements per batched token in one layer
+  double layers = 0;
+};
+
+ModelSizes MeasureModel(const ModelSpec& m);
+
 // Empty when the scenario's estimate is representable; otherwise one "too_large" Issue.
 Issues CheckSizeLimits(const Scenario& s);
 
-// The same decision without building a message (used by every inverse-search probe).
+// The same decision without building a message (used by every inverse-search probe); `sizes` must
+// be MeasureModel(s.model).
 bool WithinSizeLimits(const Scenario& s);
+bool WithinSizeLimits(const Scenario& s, const ModelSizes& sizes);
 
 // The model alone: its parameter count times 4 B must stay within the limit (ParseHfConfigJson
 // counts parameters without a scenario). `field_path` names the model ("model").
