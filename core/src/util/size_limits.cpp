@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "format.h"
+#include "inference/kv_cache.h"
 #include "inference/weight_formats.h"
 #include "util/checked_math.h"
 
@@ -57,6 +58,7 @@ ModelSizes MeasureModel(const ModelSpec& m) {
     z.max_heads = std::max(z.max_heads, a);
     z.max_head_dim = std::max(z.max_head_dim, d);
     z.kv_full += n * kvh * (d + dv);
+    z.kv_max_layer = std::max(z.kv_max_layer, kvh * std::max(d, dv));
     z.kv_latent += n * (g.mla ? D(g.kv_lora_rank) + D(g.qk_rope_head_dim) : kvh * (d + dv));
     z.max_inter = std::max(z.max_inter, E > 0 ? I * topk : I);
     z.prefill_width = std::max(z.prefill_width, 5 * h + 2 * attn + E + 3 * SI + 3 * I * topk + 3 * I);
@@ -104,8 +106,25 @@ struct Bounds {
 
 double Tokens(const Scenario& s) { return D(s.inference.prompt_len) + D(s.inference.new_tokens); }
 
-// Bytes per cached token over all layers: up to 4 B per element (fp32) + a rounded-up ggml row.
-double KvBytesPerTokenBound(const ModelSizes& z, bool latent) { return 4 * (latent ? z.kv_latent : z.kv_full) + 2 * z.layers; }
+// Bytes per cached element as the engine resolves the cache dtype (engine_*.cpp: transformers runs
+// GGUF weights in bf16, vLLM stores int8/int4 requests as fp8, llama.cpp fp8 as q8_0).
+double KvElementBytes(const Scenario& s) {
+  const InferenceConfig& inf = s.inference;
+  KvDtype kv = inf.kv_cache;
+  WeightFormat wf = inf.weights;
+  if (inf.engine == Engine::kTransformers && IsGguf(wf)) wf = WeightFormat::kBf16;
+  if (inf.engine == Engine::kVllm && (kv == KvDtype::kInt8 || kv == KvDtype::kInt4)) kv = KvDtype::kFp8;
+  if (inf.engine == Engine::kLlamaCpp && kv == KvDtype::kFp8) kv = KvDtype::kInt8;
+  const KvElementSize e = ResolveKvDtype(kv, wf, inf.engine);
+  return D(e.num) / D(e.den);
+}
+
+// Bytes per cached token over all layers (tp = 1: sharding only lowers it), each layer's K and V
+// rows rounded up to whole bytes (+2).
+double KvBytesPerTokenBound(const Scenario& s, const ModelSizes& z) {
+  const bool latent = s.inference.engine != Engine::kTransformers;  // MLA's latent in vLLM and llama.cpp
+  return KvElementBytes(s) * (latent ? z.kv_latent : z.kv_full) + 2 * z.layers;
+}
 
 int64_t VllmBatchedTokens(const Scenario& s) {
   const InferenceConfig& inf = s.inference;
@@ -166,12 +185,12 @@ Bounds Assess(const Scenario& s, const ModelSizes& z) {
       // request's KV blocks (+ the pool, at most the GPU's memory).
       out.Add(Part::kVllmActivations, 4 * (mnbt + 512) * z.vllm_width);
       out.Add(Part::kVllmSampler, 12 * std::min(D(inf.max_num_seqs), mnbt) * V);
-      out.Add(Part::kInferKv, (len + 2 * D(inf.block_size) + mnbt) * KvBytesPerTokenBound(z, true) + D(s.gpu.memory_bytes));
+      out.Add(Part::kInferKv, (len + 2 * D(inf.block_size) + mnbt) * KvBytesPerTokenBound(s, z) + D(s.gpu.memory_bytes));
       break;
     }
     case Engine::kLlamaCpp: {
       const double ctx = LlamaCtx(s), ub = LlamaUbatch(s);
-      out.Add(Part::kInferKv, ctx * KvBytesPerTokenBound(z, true));
+      out.Add(Part::kInferKv, ctx * KvBytesPerTokenBound(s, z));
       if (!inf.flash_attn) out.Add(Part::kLlamaKq, 4 * z.max_heads * ctx * ub);
       // Attention / feed-forward / output phases of the GPU compute buffer, the host compute and
       // output buffers.
@@ -180,13 +199,14 @@ Bounds Assess(const Scenario& s, const ModelSizes& z) {
     }
     default: {
       const double T = b * prompt;
-      // The final cache and DynamicCache.update's torch.cat copy.
-      out.Add(Part::kInferKv, 2 * b * std::max(1.0, Tokens(s)) * KvBytesPerTokenBound(z, false));
+      // The final cache; DynamicCache.update's torch.cat copy of one layer's K or V (with the prefill).
+      const double cached = b * std::max(1.0, Tokens(s));
+      out.Add(Part::kInferKv, cached * KvBytesPerTokenBound(s, z));
       // Eager: scores in the compute dtype + fp32 softmax + its cast (2 dt + 4 B) per head, the
       // 4-D mask (dt); the logits of every prompt position (dt + fp32 copy) when kept.
       const double dt = D(ComputeDtypeBytes(inf.weights));
       if (inf.attention == AttentionImpl::kEager) out.Add(Part::kInferScores, b * prompt * prompt * ((2 * dt + 4) * z.max_heads + dt));
-      out.Add(Part::kInferPrefill, 4 * T * z.prefill_width);
+      out.Add(Part::kInferPrefill, 4 * T * z.prefill_width + cached * (KvElementBytes(s) * z.kv_max_layer + 1));
       out.Add(Part::kInferLogits, T * ((dt + 4) * V + 4 * h) + 12 * b * V + 4 * b * (2 * h + 3 * z.max_inter + 3));
       break;
     }
@@ -198,8 +218,9 @@ Bounds Assess(const Scenario& s, const ModelSizes& z) {
 std::string Approx(double bytes) {
   if (bytes < 1e9) return "~" + WithCommas(static_cast<int64_t>(bytes));
   char buf[32];
-  const int e = static_cast<int>(std::floor(std::log10(bytes)));
+  int e = static_cast<int>(std::floor(std::log10(bytes)));
   double mant = bytes / std::pow(10.0, e);
+  if (mant >= 9.95) mant /= 10, ++e;  // 9.96e21 prints as 1.0e22, not 10.0e21
   std::snprintf(buf, sizeof buf, "~%.1fe%d", mant, e);
   return buf;
 }
@@ -266,8 +287,7 @@ Wording Describe(const Scenario& s, const ModelSizes& z, Part part) {
                                           ": eager attention's scores",
               "use inference.attention \"sdpa\" or \"flash\", or " + lower_infer};
     case Part::kInferKv: {
-      const bool latent = inf.engine != Engine::kTransformers;
-      return {ContextField(s), ContextFields(s) + " x ~" + N(static_cast<int64_t>(KvBytesPerTokenBound(z, latent))) + " B per token: the KV cache",
+      return {ContextField(s), ContextFields(s) + " x ~" + N(static_cast<int64_t>(KvBytesPerTokenBound(s, z))) + " B per token: the KV cache",
               "lower " + ContextField(s) + (inf.engine == Engine::kTransformers ? " or inference.batch_size" : "")};
     }
     case Part::kInferPrefill:

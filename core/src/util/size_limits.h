@@ -35,6 +35,7 @@ struct ModelSizes {
   double max_head_dim = 0;
   double kv_full = 0;        // K+V elements per token over all layers, heads decompressed
   double kv_latent = 0;      // ... with MLA's latent (vLLM, llama.cpp)
+  double kv_max_layer = 0;   // largest K or V row of one layer (transformers' torch.cat copy)
   double max_inter = 0;      // largest MLP width a token runs through (MoE: I x top-k)
   double prefill_width = 0;  // transformers prefill: elements per token alive in one layer
   double vllm_width = 0;     // vLLM profile run: elements per batched token in one layer
