@@ -11,6 +11,8 @@
 #include "model/catalog.h"
 #include "model/hf_config.h"
 #include "train/train_step.h"
+#include "util/checked_math.h"
+#include "util/size_limits.h"
 
 extern const char vramplan_build_id[];
 extern const unsigned char vramplan_schema_json[];
@@ -20,7 +22,27 @@ namespace vramplan {
 
 Result Estimate(const Scenario& scenario) { return Estimate(scenario, EstimateOptions{}); }
 
+namespace {
+
+// A refused estimate: the errors, the GPU it was for, every number zero, fits false.
+Result Refused(const Scenario& scenario, Issues errors) {
+  Result r;
+  r.gpu.id = scenario.gpu.id;
+  r.gpu.name = scenario.gpu.name;
+  r.gpu.capacity_bytes = scenario.gpu.memory_bytes;
+  r.errors = std::move(errors);
+  return r;
+}
+
+}  // namespace
+
 Result Estimate(const Scenario& scenario, const EstimateOptions& options) {
+  // Pre-flight: byte counts beyond 2^62 B are refused before any int64 arithmetic (util/size_limits.h).
+  Issues too_large = CheckSizeLimits(scenario);
+  if (!too_large.empty()) return Refused(scenario, std::move(too_large));
+  // Backstop: the engines' checked arithmetic flags what the pre-flight did not bound. Inverse-search
+  // probes keep their own overflows (they count as "does not fit").
+  checked::OverflowScope overflow;
   Result r;
   r.params = CountParams(scenario.model);
   r.gpu.id = scenario.gpu.id;
@@ -33,6 +55,7 @@ Result Estimate(const Scenario& scenario, const EstimateOptions& options) {
     EstimateInference(scenario, &r, options.inverse);
   }
   ApplyDeviceOverheads(scenario, &r, options.explain);
+  if (overflow.overflowed()) return Refused(scenario, {OverflowIssue(scenario)});
   return r;
 }
 
@@ -44,6 +67,7 @@ std::string EstimateSummaryJson(std::string_view scenario_json) {
   options.explain = false;
   options.inverse = false;
   Result r = Estimate(scenario.value(), options);
+  if (!r.errors.empty()) return ErrorsToJson(r.errors);
   io::JsonWriter w;
   w.BeginObject().Field("ok", true).Field("peak_allocated_bytes", r.gpu.peak_allocated_bytes)
       .Field("reserved_bytes", r.gpu.reserved_bytes).Field("device_total_bytes", r.gpu.device_total_bytes)
@@ -60,6 +84,7 @@ std::string EstimateJson(std::string_view scenario_json, const EstimateOptions& 
   Expected<Scenario> scenario = ParseScenarioWithWarnings(scenario_json, &warnings);
   if (!scenario.ok()) return ErrorsToJson(scenario.errors());
   Result r = Estimate(scenario.value(), options);
+  if (!r.errors.empty()) return ErrorsToJson(r.errors);
   r.warnings.insert(r.warnings.begin(), warnings.begin(), warnings.end());
   return ResultToJson(scenario.value(), r);
 }
@@ -97,6 +122,8 @@ std::string ParseHfConfigJson(std::string_view config_json) {
     io::CapIssues(&errors);
     return ErrorsToJson(errors);
   }
+  Issues too_large = CheckModelSizeLimits(spec.value(), "model");
+  if (!too_large.empty()) return ErrorsToJson(too_large);
   io::Json j;
   j["ok"] = true;
   j["model"] = io::Json::parse(ModelSummaryJson(spec.value()), nullptr, false);

@@ -14,7 +14,11 @@ namespace vramplan {
 // Parses and validates a scenario document (schema v1). Never throws.
 Expected<Scenario> ParseScenario(std::string_view scenario_json);
 
-// Computes the result of a validated scenario. Pure and deterministic.
+// Computes the result of a validated scenario. Pure and deterministic. Validation bounds each
+// field alone; a combination whose byte counts would exceed 2^62 B on one device (docs/schema.md,
+// "Size limits") is refused here: the Result then carries one Issue in `errors` (code
+// "too_large", the field to lower, the fields whose product is too large), every number is zero
+// and gpu.fits is false. EstimateJson and EstimateSummaryJson return it as {"ok": false, "errors"}.
 Result Estimate(const Scenario& scenario);
 
 // JSON in, JSON out: {"ok":true, ...result} or {"ok":false,"errors":[{code,field_path,message}]}.

@@ -90,6 +90,10 @@ struct Result {
   InferenceCapacity inference;
   TrainingCapacity training;
   Issues warnings;
+  // Non-empty when the estimate was refused: code "too_large" when a byte count of this scenario
+  // would exceed 2^62 B on one device (docs/schema.md, "Size limits"). Every number is then zero
+  // and gpu.fits is false; EstimateJson returns these as {"ok": false, "errors": [...]}.
+  Issues errors;
 };
 
 // Fixed order of GPU breakdown keys (the page's stacked bar and table use it).

@@ -15,6 +15,7 @@
 
 #include "format.h"
 #include "model/catalog.h"
+#include "util/checked_math.h"
 
 namespace vramplan {
 namespace {
@@ -76,11 +77,11 @@ void ApplyDeviceOverheads(const Scenario& scenario, Result* result, bool explain
 
   int64_t allocated = 0;
   for (const auto& t : g.breakdown) {
-    if (t.key != "cuda_context" && t.key != "allocator_overhead") allocated += t.bytes;
+    if (t.key != "cuda_context" && t.key != "allocator_overhead") allocated = checked::Add(allocated, t.bytes);
   }
   g.peak_allocated_bytes = allocated;
   if (!has_allocator) {
-    const int64_t static_bytes = FindTerm(&g.breakdown, "weights")->bytes + FindTerm(&g.breakdown, "optimizer_states")->bytes;
+    const int64_t static_bytes = checked::Add(FindTerm(&g.breakdown, "weights")->bytes, FindTerm(&g.breakdown, "optimizer_states")->bytes);
     Term* a = FindTerm(&g.breakdown, "allocator_overhead");
     a->bytes = AllocatorOverheadBytes(scenario, static_bytes, allocated - static_bytes);
     if (explain) a->explain = a->bytes == 0 ? "no caching allocator on this device"
@@ -104,8 +105,10 @@ void ApplyDeviceOverheads(const Scenario& scenario, Result* result, bool explain
     if (explain) reserve->explain = "segments the caching allocator reserved while the model loaded and keeps: " + g.load_explain +
                                     "; reserved - allocated at the step peak = " + Gib(reserve->bytes);
   }
-  g.reserved_bytes = allocated + reserve->bytes;
-  g.device_total_bytes = g.reserved_bytes + FindTerm(&g.breakdown, "cuda_context")->bytes;
+  g.reserved_bytes = checked::Add(allocated, reserve->bytes);
+  g.device_total_bytes = checked::Add(g.reserved_bytes, FindTerm(&g.breakdown, "cuda_context")->bytes);
+  // The totals of an estimate stay within 2^62 B (util/checked_math.h); beyond, it is refused.
+  if (g.device_total_bytes > checked::kMaxDeviceBytes) checked::ReportOverflow();
   g.headroom_bytes = g.capacity_bytes - g.device_total_bytes;
   g.fits = g.headroom_bytes >= 0;
 }

@@ -20,16 +20,19 @@
 #include "inference/engines.h"
 #include "inference/kv_cache.h"
 #include "inference/weight_formats.h"
+#include "util/checked_math.h"
 
 namespace vramplan {
 
+using checked::Add;
+using checked::Mul;
 using engine_util::SetTerm;
 using engine_util::Warn;
 
 namespace {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-int64_t Pad(int64_t a, int64_t p) { return CeilDiv(a, p) * p; }
+int64_t Pad(int64_t a, int64_t p) { return Mul(CeilDiv(a, p), p); }
 
 }  // namespace
 
@@ -38,7 +41,7 @@ void EstimateLlamaCppEngine(const Scenario& s, Result* r, bool explain) {
   const InferenceConfig& inf = s.inference;
   const int64_t L = m.num_layers, h = m.hidden_size, V = m.vocab_size;
   const int64_t n_seq = std::max<int64_t>(1, inf.batch_size);
-  int64_t n_ctx = inf.n_ctx > 0 ? inf.n_ctx : n_seq * engine_util::PromptPlusNew(s);
+  int64_t n_ctx = inf.n_ctx > 0 ? inf.n_ctx : Mul(n_seq, engine_util::PromptPlusNew(s));
   n_ctx = Pad(n_ctx, 256);
   const int64_t n_ubatch = std::max<int64_t>(1, std::min({inf.n_ubatch, inf.n_batch, n_ctx}));
   const int64_t ngl = inf.n_gpu_layers < 0 ? L + 1 : std::min(inf.n_gpu_layers, L + 1);
@@ -61,7 +64,7 @@ void EstimateLlamaCppEngine(const Scenario& s, Result* r, bool explain) {
   int64_t gpu_weights = output_on_gpu ? w.output + w.final_norm : 0;
   int64_t cpu_weights = w.token_embedding + (output_on_gpu ? 0 : w.output + w.final_norm);
   int64_t gpu_kv = 0, cpu_kv = 0, max_heads = 0, swa_cells = 0;
-  auto row = [&](int64_t elems) { return elems == 0 ? 0 : CeilDiv(elems * e.num, e.den); };
+  auto row = [&](int64_t elems) { return elems == 0 ? 0 : CeilDiv(Mul(elems, e.num), e.den); };
   for (int64_t i = 0; i < L; ++i) {
     const LayerKind& k = m.kinds[m.layer_kind[static_cast<size_t>(i)]];
     const AttentionGeometry& a = k.attention;
@@ -75,13 +78,15 @@ void EstimateLlamaCppEngine(const Scenario& s, Result* r, bool explain) {
     }
     int64_t cells = n_ctx;
     if (a.sliding_window > 0) {
-      cells = std::min(n_ctx, Pad(a.sliding_window * n_seq + n_ubatch, 256));
+      cells = std::min(n_ctx, Pad(Add(Mul(a.sliding_window, n_seq), n_ubatch), 256));
       swa_cells = cells;
     }
-    int64_t kv = (row(k_el) + row(v_el)) * cells;
+    int64_t kv = Mul(row(k_el) + row(v_el), cells);
     bool on_gpu = i >= first_gpu_layer;
-    (on_gpu ? gpu_weights : cpu_weights) += w.per_layer[static_cast<size_t>(i)];
-    (on_gpu ? gpu_kv : cpu_kv) += kv;
+    int64_t& layer_weights = on_gpu ? gpu_weights : cpu_weights;
+    int64_t& layer_kv = on_gpu ? gpu_kv : cpu_kv;
+    layer_weights = Add(layer_weights, w.per_layer[static_cast<size_t>(i)]);
+    layer_kv = Add(layer_kv, kv);
     if (on_gpu) max_heads = std::max(max_heads, a.num_heads);
   }
   // Compute buffer on the GPU (present when any layer is offloaded).
@@ -89,17 +94,17 @@ void EstimateLlamaCppEngine(const Scenario& s, Result* r, bool explain) {
   std::string compute_what;
   if (ngl > 0) {
     int64_t inter = 0;
-    for (const auto& k : m.kinds) inter = std::max(inter, k.mlp.num_experts > 0 ? k.mlp.intermediate * k.mlp.experts_per_token : k.mlp.intermediate);
-    int64_t attn = 6 * n_ubatch * h * 4;
-    if (!inf.flash_attn) attn += max_heads * n_ctx * n_ubatch * 4;
-    int64_t ffn = n_ubatch * (3 * inter + 2 * h) * 4;
-    int64_t out = output_on_gpu ? n_ubatch * (V + h) * 4 : 0;
+    for (const auto& k : m.kinds) inter = std::max(inter, k.mlp.num_experts > 0 ? Mul(k.mlp.intermediate, k.mlp.experts_per_token) : k.mlp.intermediate);
+    int64_t attn = Mul(6, n_ubatch, h, 4);
+    if (!inf.flash_attn) attn = Add(attn, Mul(max_heads, n_ctx, n_ubatch, 4));
+    int64_t ffn = Mul(n_ubatch, Add(Mul(3, inter), 2 * h), 4);
+    int64_t out = output_on_gpu ? Mul(n_ubatch, V + h, 4) : 0;
     compute = std::max({attn, ffn, out});
     compute_what = compute == attn ? (inf.flash_attn ? "attention" : "KQ scores " + WithCommas(max_heads) + " heads x " + WithCommas(n_ctx) + " x " + WithCommas(n_ubatch) + " x 4 B") : compute == out ? "output logits " + WithCommas(n_ubatch) + " x (" + WithCommas(V) + " + " + WithCommas(h) + ") x 4 B" : "feed-forward";
   }
   // Host side: the CPU compute buffer when layers run on the CPU, and the output buffer (n_seq x vocab floats).
-  int64_t cpu_compute = first_gpu_layer > 0 ? n_ubatch * (3 * h + V) * 4 : n_ubatch * h * 4;
-  int64_t output_buf = n_seq * V * 4;
+  int64_t cpu_compute = first_gpu_layer > 0 ? Mul(n_ubatch, 3 * h + V, 4) : Mul(n_ubatch, h, 4);
+  int64_t output_buf = Mul(n_seq, V, 4);
 
   const std::string X = " x ";
   SetTerm(r, "weights", gpu_weights,
@@ -112,10 +117,10 @@ void EstimateLlamaCppEngine(const Scenario& s, Result* r, bool explain) {
   SetTerm(r, "allocator_overhead", 0, explain ? "ggml allocates exact buffers; no caching allocator" : "");
   r->cpu.breakdown.push_back({"weights", cpu_weights, explain ? "token_embd + layers not offloaded (mmap'd model file)" : ""});
   r->cpu.breakdown.push_back({"kv_cache", cpu_kv, explain ? "KV of the layers kept on the CPU" : ""});
-  r->cpu.breakdown.push_back({"compute", cpu_compute + output_buf, explain ? "host compute buffer + output buffer " + WithCommas(n_seq) + X + WithCommas(V) + " x 4 B" : ""});
-  r->cpu.bytes = cpu_weights + cpu_kv + cpu_compute + output_buf;
+  r->cpu.breakdown.push_back({"compute", Add(cpu_compute, output_buf), explain ? "host compute buffer + output buffer " + WithCommas(n_seq) + X + WithCommas(V) + " x 4 B" : ""});
+  r->cpu.bytes = Add(cpu_weights, cpu_kv, cpu_compute, output_buf);
 
-  const int64_t peak = gpu_weights + gpu_kv + compute;
+  const int64_t peak = Add(gpu_weights, gpu_kv, compute);
   r->timeline.push_back({"load", "model buffers", gpu_weights});
   r->timeline.push_back({"prefill", "context created (KV + compute buffers)", peak});
   r->timeline.push_back({"decode", "decode (same buffers)", peak});

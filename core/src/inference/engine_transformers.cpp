@@ -30,9 +30,12 @@
 #include "inference/engines.h"
 #include "inference/kv_cache.h"
 #include "inference/weight_formats.h"
+#include "util/checked_math.h"
 
 namespace vramplan {
 
+using checked::Add;
+using checked::Mul;
 using engine_util::SetTerm;
 using engine_util::Warn;
 
@@ -47,7 +50,7 @@ struct LayerPeak {
 
 // Largest set of live temporaries inside one decoder layer for `tokens` tokens (batch x seq).
 LayerPeak PrefillLayerPeak(const ModelSpec& m, const InferenceConfig& inf, int64_t batch, int64_t seq, int64_t tp, int64_t dt) {
-  const int64_t T = batch * seq, h = m.hidden_size;
+  const int64_t T = Mul(batch, seq), h = m.hidden_size;
   LayerPeak best;
   for (size_t ki = 0; ki < m.kinds.size(); ++ki) {
     const LayerKind& k = m.kinds[ki];
@@ -57,25 +60,25 @@ LayerPeak PrefillLayerPeak(const ModelSpec& m, const InferenceConfig& inf, int64
     int64_t d = a.head_dim, vd = a.v_head_dim > 0 ? a.v_head_dim : a.head_dim;
     // Hidden-size tensors alive in the last layer: inputs_embeds (held by the model's forward),
     // the layer's input (held by the decoder loop), the residual and the normed input.
-    int64_t base = 4 * T * h * dt;
+    int64_t base = Mul(4, T, h, dt);
     // q, k, v projections + rotary copies of q and k + attention output
-    int64_t attn = base + T * (heads * d + kv * (d + vd)) * dt + T * (heads + kv) * d * dt + T * heads * vd * dt;
+    int64_t attn = Add(base, Mul(T, heads * d + kv * (d + vd), dt), Mul(T, heads + kv, d, dt), Mul(T, heads, vd, dt));
     int64_t s_window = a.sliding_window > 0 ? std::min(a.sliding_window, seq) : seq;
     if (inf.attention == AttentionImpl::kEager) {
       // scores (dtype) + fp32 softmax + its cast back, and the 4-D causal mask (b x 1 x s x s, dtype)
-      attn += batch * heads * seq * seq * (2 * dt + 4) + batch * seq * seq * dt;
+      attn = Add(attn, Mul(batch, heads, seq, seq, 2 * dt + 4), Mul(batch, seq, seq, dt));
       (void)s_window;
     } else if (inf.attention == AttentionImpl::kSdpa) {
-      attn += 2 * T * heads * std::max(d, vd) * dt;  // repeat_kv
+      attn = Add(attn, Mul(2, T, heads, std::max(d, vd), dt));  // repeat_kv
     }
     int64_t mlp = 0;
     if (k.mlp.num_experts > 0) {
       int64_t inter = CeilDiv(k.mlp.intermediate, tp), shared = CeilDiv(k.mlp.shared_intermediate, tp);
-      int64_t routed_rows = CeilDiv(T * std::max<int64_t>(k.mlp.experts_per_token, 1), k.mlp.num_experts);
-      mlp = base + T * h * dt + T * k.mlp.num_experts * 4 + std::max(3 * inter * routed_rows, 3 * shared * T) * dt;
+      int64_t routed_rows = CeilDiv(Mul(T, std::max<int64_t>(k.mlp.experts_per_token, 1)), k.mlp.num_experts);
+      mlp = Add(base, Mul(T, h, dt), Mul(T, k.mlp.num_experts, 4), Mul(std::max(Mul(3, inter, routed_rows), Mul(3, shared, T)), dt));
     } else {
       int64_t inter = CeilDiv(k.mlp.intermediate, tp);
-      mlp = base + (k.mlp.kind == MlpKind::kGated ? 3 : 2) * T * inter * dt;
+      mlp = Add(base, Mul(k.mlp.kind == MlpKind::kGated ? 3 : 2, T, inter, dt));
     }
     if (attn > best.bytes) best = {attn, "attention"};
     if (mlp > best.bytes) best = {mlp, "mlp"};
@@ -90,7 +93,7 @@ int64_t KernelScratch(const ModelSpec& m, WeightFormat f, int64_t prefill_rows, 
   for (const auto& k : m.kinds) {
     for (const auto& l : k.linears) {
       if (l.role == ModuleRole::kRouter) continue;
-      best = std::max(best, l.in_features * l.out_features * 2 / tp);
+      best = std::max(best, Mul(l.in_features, l.out_features, 2) / tp);
     }
   }
   return best;
@@ -124,22 +127,22 @@ void EstimateTransformersEngine(const Scenario& s, Result* r, bool explain) {
   int64_t cat_transient = 0;
   for (const auto& g : groups) {
     int64_t t = g.window > 0 ? std::min(g.window, total_len) : total_len;
-    cat_transient = std::max(cat_transient, CeilDiv(std::max(g.k_elems, g.v_elems) * e.num, e.den) * t * b);
+    cat_transient = std::max(cat_transient, Mul(CeilDiv(Mul(std::max(g.k_elems, g.v_elems), e.num), e.den), t, b));
   }
   const int64_t workspace = CublasWorkspaceBytes(s);
-  const int64_t scratch = KernelScratch(m, wf, b * prompt, tp);
+  const int64_t scratch = KernelScratch(m, wf, Mul(b, prompt), tp);
 
   // Prefill.
   LayerPeak layer = PrefillLayerPeak(m, inf, b, prompt, tp, dt);
-  const int64_t last_logits = b * V * (dt + 4 + 4);  // last-position logits, the fp32 copy, softmax/probs
-  int64_t prefill_logits = last_logits + b * prompt * h * dt;
-  if (inf.logits == LogitsKept::kAll) prefill_logits = b * prompt * V * (dt + 4) + b * prompt * h * dt + last_logits;
+  const int64_t last_logits = Mul(b, V, dt + 4 + 4);  // last-position logits, the fp32 copy, softmax/probs
+  int64_t prefill_logits = Add(last_logits, Mul(b, prompt, h, dt));
+  if (inf.logits == LogitsKept::kAll) prefill_logits = Add(Mul(b, prompt, V, dt + 4), Mul(b, prompt, h, dt), last_logits);
   const bool logits_peak = prefill_logits > layer.bytes;
   const int64_t prefill_act = logits_peak ? 0 : layer.bytes;
-  const int64_t prefill_peak = w.total + kv_prompt + std::max(layer.bytes, prefill_logits) + workspace + scratch;
+  const int64_t prefill_peak = Add(w.total, kv_prompt, std::max(layer.bytes, prefill_logits), workspace, scratch);
   // Decode: one token per sequence; activations are negligible next to the cache.
-  const int64_t decode_act = b * (2 * h + 3 * std::max<int64_t>(m.kinds.empty() ? 0 : m.kinds[0].mlp.intermediate / tp, 1)) * dt;
-  const int64_t decode_peak = w.total + kv_final + cat_transient + last_logits + decode_act + workspace + scratch;
+  const int64_t decode_act = Mul(b, 2 * h + 3 * std::max<int64_t>(m.kinds.empty() ? 0 : m.kinds[0].mlp.intermediate / tp, 1), dt);
+  const int64_t decode_peak = Add(w.total, kv_final, cat_transient, last_logits, decode_act, workspace, scratch);
 
   const bool prefill_wins = prefill_peak >= decode_peak;
   r->timeline.push_back({"load", "weights", w.total + workspace + scratch});

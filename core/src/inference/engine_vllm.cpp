@@ -23,9 +23,12 @@
 #include "inference/engines.h"
 #include "inference/kv_cache.h"
 #include "inference/weight_formats.h"
+#include "util/checked_math.h"
 
 namespace vramplan {
 
+using checked::Add;
+using checked::Mul;
 using engine_util::SetTerm;
 using engine_util::Warn;
 
@@ -78,25 +81,25 @@ void EstimateVllmEngine(const Scenario& s, Result* r, bool explain) {
   for (const auto& k : m.kinds) {
     const AttentionGeometry& a = k.attention;
     int64_t heads = CeilDiv(a.num_heads, tp), kvh = a.mla ? 1 : std::max<int64_t>(1, CeilDiv(a.num_kv_heads, tp));
-    int64_t attn = mnbt * (2 * h + heads * a.head_dim * 2 + kvh * 2 * a.head_dim) * dt;
+    int64_t attn = Mul(mnbt, 2 * h + heads * a.head_dim * 2 + kvh * 2 * a.head_dim, dt);
     int64_t mlp;
     if (k.mlp.num_experts > 0) {
       int64_t inter = CeilDiv(k.mlp.intermediate, tp);
-      mlp = mnbt * (2 * h + k.mlp.experts_per_token * (3 * inter + h)) * dt + mnbt * k.mlp.num_experts * 4;
+      mlp = Add(Mul(mnbt, Add(2 * h, Mul(k.mlp.experts_per_token, 3 * inter + h)), dt), Mul(mnbt, k.mlp.num_experts, 4));
     } else {
-      mlp = mnbt * (2 * h + 3 * CeilDiv(k.mlp.intermediate, tp)) * dt;
+      mlp = Mul(mnbt, 2 * h + 3 * CeilDiv(k.mlp.intermediate, tp), dt);
     }
     layer_act = std::max({layer_act, attn, mlp});
   }
   const int64_t sampler_rows = std::min(max_seqs, mnbt);
-  const int64_t sampler = sampler_rows * V * (dt + 4 + 4);  // logits, fp32 logits, probabilities
+  const int64_t sampler = Mul(sampler_rows, V, dt + 4 + 4);  // logits, fp32 logits, probabilities
   const int64_t non_torch = NonTorchBytes(tp) + CublasWorkspaceBytes(s);
   const int64_t requested = static_cast<int64_t>(std::floor(inf.gpu_memory_utilization * static_cast<double>(capacity)));
-  int64_t available = requested - w.total - layer_act - sampler - non_torch;
+  int64_t available = requested - Add(w.total, layer_act, sampler, non_torch);
 
   // Page bytes per block over all layers (sliding layers are paged the same way by the hybrid allocator).
   int64_t page_all_layers = 0;
-  for (const auto& g : groups) page_all_layers += g.layers * KvLayerBytes(g, e, block);
+  for (const auto& g : groups) page_all_layers = Add(page_all_layers, Mul(g.layers, KvLayerBytes(g, e, block)));
   int64_t num_blocks = available > 0 && page_all_layers > 0 ? available / page_all_layers : 0;
   int64_t kv_pool = num_blocks * page_all_layers;
   int64_t kv_tokens = num_blocks * block;
@@ -105,7 +108,7 @@ void EstimateVllmEngine(const Scenario& s, Result* r, bool explain) {
   int64_t need_one = 0;
   for (const auto& g : groups) {
     int64_t blocks = g.window > 0 ? CeilDiv(std::min(g.window - 1 + mnbt, max_model_len), block) + 1 : CeilDiv(max_model_len, block);
-    need_one += g.layers * KvLayerBytes(g, e, block) * blocks;
+    need_one = Add(need_one, Mul(g.layers, KvLayerBytes(g, e, block), blocks));
   }
   const bool len_fits = available > 0 && need_one <= available;
   const int64_t per_request_blocks = CeilDiv(max_model_len, block);
@@ -127,8 +130,8 @@ void EstimateVllmEngine(const Scenario& s, Result* r, bool explain) {
   SetTerm(r, "allocator_overhead", 0, explain ? "vLLM sizes its KV pool to what is left of the budget; allocator slack is inside gpu_memory_utilization" : "");
 
   r->timeline.push_back({"load", "weights", w.total});
-  r->timeline.push_back({"prefill", "profile_run (" + std::to_string(mnbt) + " tokens)", w.total + layer_act + sampler + non_torch});
-  r->timeline.push_back({"decode", "serving (KV pool allocated)", w.total + kv_pool + layer_act + sampler + non_torch + graphs});
+  r->timeline.push_back({"prefill", "profile_run (" + std::to_string(mnbt) + " tokens)", Add(w.total, layer_act, sampler, non_torch)});
+  r->timeline.push_back({"decode", "serving (KV pool allocated)", Add(w.total, kv_pool, layer_act, sampler, non_torch, graphs)});
   r->peak_phase = "decode";
   r->peak_at = "serving: weights + KV pool + activation budget";
 

@@ -9,12 +9,15 @@
 //  * min_gpus: smallest tensor-parallel degree (1, 2, 4, 8, ... 64 dividing the attention heads)
 //    that fits; llama.cpp splits layers, so its GPUs are counted from the per-GPU share.
 #include <algorithm>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "gpu/device_overhead.h"
 #include "inference/engines.h"
 #include "inference/weight_formats.h"
+#include "util/checked_math.h"
+#include "util/size_limits.h"
 
 namespace vramplan {
 namespace {
@@ -22,15 +25,25 @@ namespace {
 constexpr int64_t kMaxContext = int64_t{1} << 24;
 constexpr int64_t kMaxBatch = int64_t{1} << 20;
 
-Result Probe(const Scenario& s) {
+// One probe's estimate, or nullopt when its byte counts would not be representable (the pre-flight
+// refuses it, or the engines' checked arithmetic overflowed): such a probe does not fit, since
+// capacities are at most 2^50 B. This bounds every search by the model's representable range.
+// `sizes` is MeasureModel(s.model), measured once per search.
+std::optional<Result> Probe(const Scenario& s, const ModelSizes& sizes) {
+  if (!WithinSizeLimits(s, sizes)) return std::nullopt;
+  checked::OverflowScope overflow;
   Result r;
   r.gpu.capacity_bytes = s.gpu.memory_bytes;
   RunInferenceEngine(s, &r, false);
   ApplyDeviceOverheads(s, &r, /*explain=*/false);
+  if (overflow.overflowed()) return std::nullopt;
   return r;
 }
 
-bool Fits(const Scenario& s) { return InferenceFits(s, Probe(s)); }
+bool Fits(const Scenario& s, const ModelSizes& sizes) {
+  std::optional<Result> r = Probe(s, sizes);
+  return r && InferenceFits(s, *r);
+}
 
 // Sets the context length on `s` (a working copy; the model is never copied per probe).
 void SetContext(const Scenario& base, Scenario& s, int64_t len) {
@@ -78,26 +91,27 @@ void SolveInverseQuestions(const Scenario& s, Result* r) {
   // One working copy for every probe: copying a Scenario copies its ModelSpec.
   Scenario work = s;
   WeightBytesMemo memo(work.model);
+  const ModelSizes sizes = MeasureModel(s.model);
   c.max_context_fits = LargestTrue(kMaxContext, [&](int64_t L) {
     SetContext(s, work, L);
-    return Fits(work);
+    return Fits(work, sizes);
   });
   work.inference = s.inference;
 
   if (s.inference.engine == Engine::kVllm) {
     Scenario v = s;
     if (v.inference.max_model_len <= 0) v.inference.max_model_len = len;
-    Result p = Probe(v);
+    std::optional<Result> p = Probe(v, sizes);
     int64_t block = std::max<int64_t>(1, s.inference.block_size);
     int64_t per_req = (len + block - 1) / block;
-    int64_t blocks = p.inference.kv_token_capacity / block;
-    c.max_batch_fits = InferenceFits(v, p) ? std::min(std::max<int64_t>(1, s.inference.max_num_seqs), blocks / per_req) : 0;
+    int64_t blocks = p ? p->inference.kv_token_capacity / block : 0;
+    c.max_batch_fits = p && InferenceFits(v, *p) ? std::min(std::max<int64_t>(1, s.inference.max_num_seqs), blocks / per_req) : 0;
   } else {
     c.max_batch_fits = LargestTrue(kMaxBatch, [&](int64_t b) {
       work.inference = s.inference;
       work.inference.batch_size = b;
       if (work.inference.engine == Engine::kLlamaCpp && s.inference.n_ctx > 0) work.inference.n_ctx = s.inference.n_ctx / std::max<int64_t>(1, s.inference.batch_size) * b;
-      return Fits(work);
+      return Fits(work, sizes);
     });
     work.inference = s.inference;
   }
@@ -109,7 +123,7 @@ void SolveInverseQuestions(const Scenario& s, Result* r) {
   c.smallest_format_fits.clear();
   for (const auto& [bytes, f] : formats) {
     work.inference.weights = f;
-    if (Fits(work)) {
+    if (Fits(work, sizes)) {
       c.smallest_format_fits = WeightFormatName(f);
       break;
     }
@@ -119,13 +133,15 @@ void SolveInverseQuestions(const Scenario& s, Result* r) {
   c.min_gpus = 0;
   if (s.inference.engine == Engine::kLlamaCpp) {
     // Layer split: every GPU holds its layers' weights and KV plus its own compute buffer.
-    Result one = Probe(s);
-    int64_t cap = s.gpu.memory_bytes, total = one.gpu.device_total_bytes;
+    std::optional<Result> one = Probe(s, sizes);
+    int64_t cap = s.gpu.memory_bytes, total = one ? one->gpu.device_total_bytes : 0;
     int64_t compute = 0;
-    for (const auto& t : one.gpu.breakdown) {
-      if (t.key == "activations" || t.key == "cuda_context") compute += t.bytes;
+    if (one) {
+      for (const auto& t : one->gpu.breakdown) {
+        if (t.key == "activations" || t.key == "cuda_context") compute += t.bytes;
+      }
     }
-    for (int64_t g = 1; g <= 64; ++g) {
+    for (int64_t g = 1; one && g <= 64; ++g) {
       if ((total - compute) / g + compute + (total - compute) % g <= cap) {
         c.min_gpus = g;
         break;
@@ -137,7 +153,7 @@ void SolveInverseQuestions(const Scenario& s, Result* r) {
       if (heads % tp != 0) continue;
       work.parallel.tp = tp;
       work.parallel.gpus = std::max(s.parallel.gpus, tp);
-      if (Fits(work)) {
+      if (Fits(work, sizes)) {
         c.min_gpus = tp;
         break;
       }

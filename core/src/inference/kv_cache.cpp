@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "format.h"
+#include "util/checked_math.h"
 
 namespace vramplan {
 namespace {
@@ -68,15 +69,17 @@ std::vector<KvGroup> KvGroups(const ModelSpec& spec, Engine engine, int64_t tp) 
   return out;
 }
 
+// Checked products and sums (util/checked_math.h): tokens x sequences x layers is where inference
+// sizes grow fastest (DeepSeek-V3's decompressed cache is ~5 MB per token).
 int64_t KvLayerBytes(const KvGroup& g, const KvElementSize& e, int64_t tokens) {
   // ggml rows: ggml_row_size(type, n_embd) per token; other engines: elements x num/den.
-  auto row = [&](int64_t elems) { return elems == 0 ? 0 : CeilDiv(elems * e.num, e.den); };
-  return (row(g.k_elems) + row(g.v_elems)) * tokens;
+  auto row = [&](int64_t elems) { return elems == 0 ? 0 : CeilDiv(checked::Mul(elems, e.num), e.den); };
+  return checked::Mul(row(g.k_elems) + row(g.v_elems), tokens);
 }
 
 int64_t KvBytesPerToken(const std::vector<KvGroup>& groups, const KvElementSize& e) {
   int64_t total = 0;
-  for (const auto& g : groups) total += g.layers * KvLayerBytes(g, e, 1);
+  for (const auto& g : groups) total = checked::Add(total, checked::Mul(g.layers, KvLayerBytes(g, e, 1)));
   return total;
 }
 
@@ -84,7 +87,7 @@ int64_t KvBytes(const std::vector<KvGroup>& groups, const KvElementSize& e, int6
   int64_t total = 0;
   for (const auto& g : groups) {
     int64_t t = g.window > 0 ? std::min(g.window, tokens) : tokens;
-    total += g.layers * KvLayerBytes(g, e, t) * seqs;
+    total = checked::Add(total, checked::Mul(g.layers, KvLayerBytes(g, e, t), seqs));
   }
   return total;
 }

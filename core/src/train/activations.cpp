@@ -4,6 +4,8 @@
 #include <string_view>
 #include <vector>
 
+#include "util/checked_math.h"
+
 namespace vramplan {
 namespace {
 
@@ -252,7 +254,7 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
           // Only v needs a gradient: bmm(probs, v) keeps the probabilities (16-bit copy, or the fp32
           // softmax output itself in fp32).
           w.out.before_scores = w.out.total;
-          w.Save((ctx.softmax_fp32 || p.autocast ? (p.half ? 2 : 4) : mm) * b * a * s * s);
+          w.Save(checked::Mul(ctx.softmax_fp32 || p.autocast ? (p.half ? 2 : 4) : mm, b, a, s, s));
           w.out.through_attention = w.out.total;
           break;
         }
@@ -274,19 +276,19 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
         // Softmax result: fp32 when the model asks for it (Llama family), else the scores dtype
         // (fp32 under autocast: the fp32 mask promotes the sum).
         const int64_t sm = ctx.softmax_fp32 || p.autocast ? 4 : mm;
-        w.Save(sm * b * a * s * s);
+        w.Save(checked::Mul(sm, b, a, s, s));
         w.out.through_attention = w.out.total;
         if (ctx.attention_dropout > 0) {
           // native_dropout saves its bool mask; bmm(probs, v) then keeps the dropped copy.
-          w.Save(b * a * s * s);
-          if (v_req) w.Save(mm * b * a * s * s);
+          w.Save(checked::Mul(b, a, s, s));
+          if (v_req) w.Save(checked::Mul(mm, b, a, s, s));
         } else if (sm != mm && v_req) {
-          w.Save(mm * b * a * s * s);  // probs cast to the value dtype for the second bmm
+          w.Save(checked::Mul(mm, b, a, s, s));  // probs cast to the value dtype for the second bmm
         }
         w.Save(mqa_v_view ? mm * T * dv : mm * T * a * dv);  // v' (the probabilities need a gradient)
         w.out.attention_core = w.out.total - core_start;
         // Forward scratch at the score computation: the scores before softmax and their masked sum.
-        w.out.attention_transient = (p.half ? 6 : 4) * b * a * s * s;
+        w.out.attention_transient = checked::Mul(p.half ? 6 : 4, b, a, s, s);
         break;
       }
       case AttentionImpl::kSdpa:

@@ -8,6 +8,8 @@
 
 #include "gpu/device_overhead.h"
 #include "train/train_step.h"
+#include "util/checked_math.h"
+#include "util/size_limits.h"
 
 namespace vramplan {
 namespace {
@@ -15,30 +17,24 @@ namespace {
 constexpr int64_t kMaxMicroBatch = 1 << 16;
 constexpr int64_t kMaxSeq = int64_t{1} << 24;
 
-// Shapes whose byte counts could leave int64 are treated as not fitting (they would not anyway).
-// Bounds are on the sum over layers (eager attention saves ~20 B per score element in every
-// layer; the activations ~a hundred bytes per hidden/intermediate element), far below 9.2e18.
-bool Representable(const Scenario& s) {
-  const double b = static_cast<double>(s.train.micro_batch_size), len = static_cast<double>(s.train.seq_len);
-  const double layers = static_cast<double>(std::max<int64_t>(1, s.model.num_layers));
-  double heads = 1, width = 1;
-  for (const auto& k : s.model.kinds) {
-    heads = std::max(heads, static_cast<double>(k.attention.num_heads));
-    width = std::max(width, static_cast<double>(s.model.hidden_size + k.mlp.intermediate * std::max<int64_t>(1, k.mlp.experts_per_token)));
-  }
-  const double scores = s.train.attention == AttentionImpl::kEager ? b * heads * len * len : 0;
-  return b * len * static_cast<double>(s.model.vocab_size) < 1e17 && scores * layers < 1e17 &&
-         b * len * width * layers < 1e16 && b * len <= 2147483648.0;
+// The search domain: micro-batches the validator accepts (at most 2^31 tokens, scenario_json.cpp)
+// whose byte counts are representable (the pre-flight of util/size_limits.h, which replaced fixed
+// element-count caps here). Beyond either, a probe "does not fit": capacities are at most 2^50 B.
+bool InSearchDomain(const Scenario& s, const ModelSizes& sizes) {
+  const double tokens = static_cast<double>(s.train.micro_batch_size) * static_cast<double>(s.train.seq_len);
+  return tokens <= 2147483648.0 && WithinSizeLimits(s, sizes);
 }
 
-// Bytes the device would show (nvidia-smi), or INT64_MAX for shapes beyond int64 arithmetic.
-int64_t DeviceTotal(const Scenario& s) {
-  if (!Representable(s)) return INT64_MAX;
+// Bytes the device would show (nvidia-smi), or INT64_MAX outside the search domain or when the
+// engines' checked arithmetic overflowed. `sizes` is MeasureModel(s.model).
+int64_t DeviceTotal(const Scenario& s, const ModelSizes& sizes) {
+  if (!InSearchDomain(s, sizes)) return INT64_MAX;
+  checked::OverflowScope overflow;
   Result r;
   r.gpu.capacity_bytes = s.gpu.memory_bytes;
   EstimateTraining(s, &r, /*explain=*/false);
   ApplyDeviceOverheads(s, &r, /*explain=*/false);
-  return r.gpu.device_total_bytes;
+  return overflow.overflowed() ? INT64_MAX : r.gpu.device_total_bytes;
 }
 
 // Largest x in [1, hi] with total(x) <= capacity, memory being monotone in x. Starts from a linear
@@ -98,17 +94,18 @@ int64_t LargestFitting(int64_t hi, int64_t x0, int64_t capacity, Total total) {
 
 void SolveTrainingCapacity(const Scenario& s, Result* r) {
   Scenario work = s;  // one copy: copying a Scenario copies its ModelSpec
+  const ModelSizes sizes = MeasureModel(s.model);
   TrainingCapacity& c = r->training;
   c.present = true;
   const int64_t capacity = s.gpu.memory_bytes;
   c.max_micro_batch_fits = LargestFitting(kMaxMicroBatch, std::max<int64_t>(1, s.train.micro_batch_size), capacity, [&](int64_t b) {
     work.train.micro_batch_size = b;
-    return DeviceTotal(work);
+    return DeviceTotal(work, sizes);
   });
   work.train.micro_batch_size = s.train.micro_batch_size;
   c.max_seq_len_fits = LargestFitting(kMaxSeq, std::max<int64_t>(1, s.train.seq_len), capacity, [&](int64_t len) {
     work.train.seq_len = len;
-    return DeviceTotal(work);
+    return DeviceTotal(work, sizes);
   });
 }
 

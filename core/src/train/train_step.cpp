@@ -20,6 +20,7 @@
 #include "train/precision.h"
 #include "train/train_plan.h"
 #include "train/weights.h"
+#include "util/checked_math.h"
 
 namespace vramplan {
 namespace {
@@ -189,7 +190,7 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
   const bool learned_positions = model.position_embedding_rows > 0;
   const int64_t mask_bytes = !eager ? 0
                              : learned_positions ? b * s * prec.rope
-                             : (fw.attention_mask ? b * s * s * prec.rope : s * (s + 1) * prec.rope);
+                             : (fw.attention_mask ? checked::Mul(b, s, s, prec.rope) : checked::Mul(s, s + 1, prec.rope));
   int64_t ckpt_shared = 0;
   if (ckpt == Checkpointing::kFull && ckpt_layers > 0) ckpt_shared = mask_bytes + (learned_positions ? 0 : 8 * s);
   if (ckpt == Checkpointing::kSelective && selective_layers > 0) ckpt_shared = mask_bytes;  // the mask is a core argument
@@ -261,7 +262,7 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
     m.gradients = grads_resident;
     m.activations = before;
     m.kv_cache = kv_cache;
-    m.temporary = locals + mask_bytes + score_factor * b * a * s * s;
+    m.temporary = locals + mask_bytes + checked::Mul(score_factor, b, a, s, s);
     moments.push_back(m);
   }
   // -- forward under full checkpointing: the last layer runs its eager attention with nothing saved
@@ -274,7 +275,7 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
     m.gradients = grads_resident;
     m.activations = cos_sin + ckpt_shared + layers_kept;
     m.temporary = prec.residual * T * h + 2 * prec.q_after_rope * T * a * g.head_dim + prec.matmul * T * a * g.v_head_dim +
-                  score_factor * b * a * s * s + rng_states + autocast_cache;
+                  checked::Mul(score_factor, b, a, s, s) + rng_states + autocast_cache;
     moments.push_back(m);
   }
   // -- CPU host quirk: oneDNN's bf16 matmul allocates an fp32 output buffer at the lm_head, in the
@@ -339,7 +340,7 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
           att.activations = saved_prev + li.saved.through_attention;
           att.temporary = carry + prec.matmul * T * a * g.v_head_dim + rng_states + li.saved.max_dequant_bytes;
           if (eager) {
-            att.temporary += 8 * b * a * s * s;  // grad of the probabilities and softmax backward output
+            att.temporary += checked::Mul(8, b, a, s, s);  // grad of the probabilities and softmax backward output
           } else {
             // dq, dk, dv (+ FlashAttention's fp32 dq accumulator)
             const int64_t kv_heads = train.attention == AttentionImpl::kFlash ? g.num_kv_heads : a;
