@@ -6,7 +6,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { createStaticServer } from '../../scripts/static_server.mjs';
+import { createStaticServer, staticHandler } from '../../scripts/static_server.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const SITE = path.resolve(ROOT, process.env.VRAMPLAN_SITE || 'build-wasm/site');
@@ -38,7 +38,7 @@ function hubStub(req, res) {
 export async function startServer() {
   if (!fs.existsSync(path.join(SITE, 'vramplan.wasm'))) throw new Error(`no built site in ${SITE} (set VRAMPLAN_SITE)`);
   const statics = createStaticServer(SITE);
-  const listener = statics.listeners('request')[0];
+  const listener = staticHandler(SITE);
   statics.removeAllListeners('request');
   statics.on('request', (req, res) => (req.url.startsWith('/hub-stub/') ? hubStub(req, res) : listener(req, res)));
   await new Promise((resolve) => statics.listen(0, '127.0.0.1', resolve));
