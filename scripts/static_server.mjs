@@ -93,8 +93,13 @@ export function staticHandler(root) {
   };
 }
 
+// Links carry the scenario in the query string, an inline config.json included (docs/web.md,
+// "Limits": up to about 350,000 characters), and Chromium accepts URLs up to 2 MB, so the request
+// head may be far larger than Node's default 16 KiB.
+const MAX_REQUEST_HEAD_BYTES = 2 * 1024 * 1024 + 16 * 1024;
+
 export function createStaticServer(root) {
-  const server = http.createServer(staticHandler(root));
+  const server = http.createServer({ maxHeaderSize: MAX_REQUEST_HEAD_BYTES }, staticHandler(root));
   // Unparseable HTTP: answer 400 and close that connection only.
   server.on('clientError', (err, socket) => {
     if (socket.writable && !socket.writableEnded) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');

@@ -45,7 +45,9 @@ export function utf8Length(text) {
 }
 
 export function tooLargeMessage(bytes, { atLeast = false } = {}) {
-  return `too large (${atLeast ? 'more than ' : ''}${sizeText(bytes)}; this page accepts a config.json of at most ${sizeText(CONFIG_MAX_BYTES)}, and real ones are a few KB)`;
+  const found = sizeText(bytes) === sizeText(CONFIG_MAX_BYTES) && bytes !== CONFIG_MAX_BYTES
+    ? `${bytes.toLocaleString('en-US')} bytes` : sizeText(bytes);
+  return `too large (${atLeast ? 'more than ' : ''}${found}; this page accepts a config.json of at most ${sizeText(CONFIG_MAX_BYTES)}, and real ones are a few KB)`;
 }
 
 // Reads a byte stream (a fetch body, Blob.stream(), a DecompressionStream's output) into text,
