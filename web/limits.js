@@ -3,13 +3,12 @@
 // shown to the user with the size found and the size allowed (never a silent drop).
 
 // An inline config.json: pasted, dropped, chosen as a file, fetched from the Hub, or inflated
-// from a cfg= link. Hugging Face config.json files of language models are 0.5-10 KB (Llama 3.1
-// 8B: 826 B, DeepSeek-V3: 1.7 KB, Phi-3.5 128k with its rope factor lists: 3.5 KB); the biggest
+// from a cfg= link. Hugging Face config.json files of language models are a few KB; the biggest
 // carry long per-layer or per-module lists (quantization ignore lists, block configs) and stay
-// in the tens of KB. 256 KiB is well above any of them, and small enough that every use of an
-// accepted config on the main thread (the core parses the whole scenario on each recompute)
-// stays within about two frames even for the worst-shaped JSON (docs/web.md gives the figures).
-export const CONFIG_MAX_BYTES = 256 * 1024;
+// in the tens of KB. The core is stateless, so every recompute (every keystroke) sends the whole
+// scenario, config included, to the core on the main thread: at 128 KiB that costs at most about
+// two frames even for the worst-shaped JSON, at 256 KiB three or more (docs/web.md, "Limits").
+export const CONFIG_MAX_BYTES = 128 * 1024;
 
 // The cfg= value (base64url of deflate-raw). Checked before decoding: a config under
 // CONFIG_MAX_BYTES deflates to less than itself plus deflate's stored-block overhead
@@ -26,7 +25,7 @@ export const SHOWN_TEXT_MAX_CHARS = 200;
 
 export class LimitError extends Error {}
 
-// 262144 -> "256 KiB", 52428800 -> "50.0 MiB", 900 -> "900 bytes".
+// 131072 -> "128 KiB", 52428800 -> "50.0 MiB", 900 -> "900 bytes".
 export function sizeText(bytes) {
   if (bytes >= 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
   if (bytes >= 1024) return `${Math.round(bytes / 1024)} KiB`;

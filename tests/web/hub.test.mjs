@@ -55,7 +55,7 @@ test('Hub loading: 200, gated, missing, broken, too large, unreachable, offline'
   msg = await load(page, 'broken/model');
   assert.match(msg, /not accepted/);
   msg = await load(page, 'big/model');
-  assert.match(msg, /not read, too large \(.*at most 256 KiB/);
+  assert.match(msg, /not read, too large \(.*at most 128 KiB/);
   msg = await load(page, 'drop/model');
   assert.match(msg, /Could not reach the Hub/);
   const before = hubRequests.length;

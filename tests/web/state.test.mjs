@@ -64,7 +64,7 @@ test('inline config limits: inflated size, cfg= length, streamed inflate', async
   // Exactly at the limit: accepted; one byte more: refused.
   assert.equal(padded(CONFIG_MAX_BYTES).length, CONFIG_MAX_BYTES);
   assert.equal((await unpackConfig(deflated(padded(CONFIG_MAX_BYTES)))).model_type, 'llama');
-  await assert.rejects(unpackConfig(deflated(padded(CONFIG_MAX_BYTES + 1))), (e) => e instanceof LimitError && /inflates to more than 256 KiB/.test(e.message));
+  await assert.rejects(unpackConfig(deflated(padded(CONFIG_MAX_BYTES + 1))), (e) => e instanceof LimitError && /inflates to more than 128 KiB/.test(e.message));
   // A deflate bomb (100 MiB in a 136 KB link) is stopped at the limit, not inflated.
   const bomb = deflated(padded(100 * 1024 * 1024));
   assert.ok(bomb.length < CFG_PARAM_MAX_CHARS, 'the bomb passes the length check; the inflate limit stops it');

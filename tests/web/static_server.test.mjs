@@ -136,3 +136,12 @@ test('only GET and HEAD; unparseable HTTP gets 400; the server survives all of i
   assert.equal(r.status, 200);
   assert.match(r.body, /home/);
 });
+
+test('long links (an inline config in the query) are served; an oversized head is refused and survived', async () => {
+  const r = await get(`/index.html?v=1&cfg=${'A'.repeat(400000)}`);
+  assert.equal(r.status, 200);
+  assert.match(r.body, /home/);
+  const huge = await raw(`GET /?q=${'A'.repeat(3 * 1024 * 1024)} HTTP/1.1`).catch(() => ({ status: 'closed' }));
+  assert.ok([431, 400, 'closed'].includes(huge.status), `oversized request head: ${huge.status}`);
+  assert.equal((await get('/')).status, 200);
+});
