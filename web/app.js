@@ -79,7 +79,7 @@ function compute(candidate, { history = 'push', started = performance.now() } = 
   } catch (e) {
     // A result the page cannot draw (a core bug): say so, keep the previous scenario.
     const bad = internalError(e);
-    if (app.result) render(app.result);
+    try { if (app.result) render(app.result); } catch { /* the error below is shown either way */ }
     showFieldErrors(bad.errors);
     return bad;
   }
