@@ -3,14 +3,25 @@
 // Every number shown comes from the core; this file only formats and draws.
 import { loadCore } from './core.js';
 import { DEFAULT_MODEL, FIELDS, GROUPS, OPTION_LABELS, schemaNode, getPath, setPath } from './fields.js';
-import { encodeScenario, decodeScenario, dropPath } from './state.js';
+import { encodeScenario, decodeScenario, dropPath, scenarioJson } from './state.js';
 import { GIB, gib, gibNumber, exactBytes, int, count, percent, termLabel, orderedTerms, el } from './format.js';
 import { stackedBar, timelineChart } from './charts.js';
-
-export const DEFAULT_HUB = 'https://huggingface.co';
+import { DEFAULT_HUB, parseHubBase } from './hub.js';
+import { CONFIG_MAX_BYTES, LimitError, clip, readTextCapped, tooLargeMessage, utf8Length } from './limits.js';
 
 const $ = (id) => document.getElementById(id);
 const clone = (x) => structuredClone(x);
+// The user's choices, copied for editing. An inline config (choices.model as an object) is never
+// modified once accepted, so it is shared, not copied: copying it on every keystroke would cost
+// time in proportion to its size.
+function cloneChoices(c) {
+  if (!c || typeof c.model !== 'object' || c.model === null) return clone(c);
+  const copy = clone({ ...c, model: null });
+  copy.model = c.model;
+  return copy;
+}
+const sameChoices = (a, b) => a.model === b.model && JSON.stringify({ ...a, model: null }) === JSON.stringify({ ...b, model: null });
+const internalError = (e) => ({ ok: false, errors: [{ code: 'internal', field_path: '', message: `the estimator failed: ${clip(e?.message ?? e)}` }] });
 
 const app = {
   core: null, schema: null, presets: [], gpus: [], presetById: new Map(),
@@ -38,8 +49,12 @@ const t0 = performance.now();
 
 // Redraws use the fast call; the inverse questions (what fits) arrive from the worker afterwards.
 function estimate(scenario) {
-  try { return app.core.fast(scenario); } catch (e) {
-    return { ok: false, errors: [{ code: 'internal', field_path: '', message: `the estimator failed: ${e?.message ?? e}` }] };
+  try {
+    const r = app.core.fast(scenario);
+    if (!r || typeof r !== 'object' || (r.ok !== true && !Array.isArray(r.errors))) throw new Error('the core returned no result');
+    return r;
+  } catch (e) {
+    return internalError(e);
   }
 }
 
@@ -59,10 +74,18 @@ function compute(candidate, { history = 'push', started = performance.now() } = 
     r.training ??= prev.training;
     r.inference ??= prev.inference;
   }
+  try {
+    render(r);
+  } catch (e) {
+    // A result the page cannot draw (a core bug): say so, keep the previous scenario.
+    const bad = internalError(e);
+    try { if (app.result) render(app.result); } catch { /* the error below is shown either way */ }
+    showFieldErrors(bad.errors);
+    return bad;
+  }
   app.choices = candidate;
   app.scenario = r.scenario;
   app.result = r;
-  render(r);
   syncForm();
   hook.lastRenderMs = performance.now() - started;
   hook.renders++;
@@ -82,7 +105,7 @@ function scheduleCapacity(candidate) {
   };
   const w = matrixWorker();
   if (!w) {
-    setTimeout(() => { try { const r = app.core.estimate(candidate); apply(r.ok ? { training: r.training, inference: r.inference } : null); } catch { /* shown on the next edit */ } }, 0);
+    setTimeout(() => { try { const r = app.core.estimate(candidate); apply(r?.ok ? { training: r.training, inference: r.inference } : null); } catch { /* the fast estimate on screen stays */ } }, 0);
     return;
   }
   w.addEventListener('message', function onMsg(e) {
@@ -90,12 +113,13 @@ function scheduleCapacity(candidate) {
     w.removeEventListener('message', onMsg);
     apply(e.data.capacity);
   });
-  w.postMessage({ id: -id, capacity: candidate });
+  w.postMessage({ id: -id, capacity: scenarioJson(candidate) }); // a string: cheaper to send than the object
 }
 
 function writeUrl(mode) {
   const scenario = app.choices;
   const extra = { hub: app.page.hub, ladder: app.page.ladder, embed: app.page.embed };
+  if (!scenario) return;
   app.urlChain = app.urlChain.then(async () => {
     const query = await encodeScenario(scenario, null, extra);
     const url = `${location.pathname}?${query}`;
@@ -111,8 +135,13 @@ async function restoreFromUrl() {
   const decoded = await decodeScenario(location.search, app.schema);
   let { scenario } = decoded;
   const { page, problems } = decoded;
-  app.page = page;
   const notes = [...problems];
+  const hub = parseHubBase(page.hub);
+  if (!hub.ok) {
+    notes.push({ field_path: 'hub', message: `"${clip(page.hub, 100)}" is ${hub.message}; using ${DEFAULT_HUB}` });
+    delete page.hub;
+  }
+  app.page = page;
   if (scenario.model === undefined) scenario.model = DEFAULT_MODEL;
   let r = estimate(scenario);
   for (let tries = 0; !r.ok && tries < 30; tries++) {
@@ -135,20 +164,27 @@ async function restoreFromUrl() {
 
 // ---------------------------------------------------------------- notices and errors
 
+// One issue as a list item: the field path as code, the message as text (both cut to a readable
+// length: a hostile link can make either megabytes long).
+function issueItem(it) {
+  const path = it.field_path ? clip(it.field_path) : '';
+  return el('li', {}, path ? el('code', { text: path }) : null, path ? ': ' : null, clip(it.message ?? '', 1000));
+}
+
 function showNotice(title, items = []) {
   const box = $('notice');
   box.replaceChildren();
   if (!title) { box.hidden = true; return; }
   box.append(el('p', { text: title }));
   const ul = el('ul');
-  for (const it of items) ul.append(el('li', {}, it.field_path ? el('code', { text: it.field_path }) : null, it.field_path ? ': ' : null, it.message));
+  for (const it of items) ul.append(issueItem(it));
   box.append(ul, el('button', { type: 'button', class: 'link', text: 'Dismiss' }));
   box.lastChild.addEventListener('click', () => { box.hidden = true; });
   box.hidden = false;
 }
 
 function controlFor(fieldPath) {
-  if (!fieldPath) return null;
+  if (!fieldPath || fieldPath.length > 200) return null;
   if (fieldPath.startsWith('gpu')) return fieldPath === 'gpu' ? $('gpu') : $('gpu-mem');
   let p = fieldPath.replace(/\[\d+\]/g, '');
   while (p) {
@@ -170,11 +206,11 @@ function showFieldErrors(errors) {
   box.append(el('p', { text: 'Not recomputed — fix this input (the numbers below are for the previous scenario):' }));
   const ul = el('ul');
   for (const e of errors) {
-    ul.append(el('li', {}, e.field_path ? el('code', { text: e.field_path }) : null, e.field_path ? ': ' : null, e.message));
+    ul.append(issueItem(e));
     const c = controlFor(e.field_path);
     if (c) {
       c.setAttribute('aria-invalid', 'true');
-      c.closest('.field')?.append(el('div', { class: 'field-error', text: e.message }));
+      c.closest('.field')?.append(el('div', { class: 'field-error', text: clip(e.message ?? '', 1000) }));
     }
   }
   box.append(ul);
@@ -310,7 +346,7 @@ function readControl(c) {
 
 // Candidate scenario with the changed control applied.
 function candidateFrom(target) {
-  const s = clone(app.choices);
+  const s = cloneChoices(app.choices);
   if (target.closest('#g-gpu')) {
     if ($('gpu').value === 'custom') {
       const gibs = Number($('gpu-mem').value);
@@ -336,7 +372,7 @@ function onInput(e) {
   if (!target.closest('#groups, #g-gpu, #g-engine, #g-framework')) return;
   if (target.id === 'gpu' && target.value === 'custom') { $('gpu-custom').hidden = false; prefillCustomGpu(); }
   const cand = candidateFrom(target);
-  if (!cand || JSON.stringify(cand) === JSON.stringify(app.choices)) return;
+  if (!cand || sameChoices(cand, app.choices)) return;
   const r = compute(cand, { history: app.groupOpen ? 'replace' : 'push', started });
   if (r.ok) app.groupOpen = true;
 }
@@ -411,50 +447,109 @@ function fillPresets(query = '') {
 }
 
 function useModel(model) {
-  const s = clone(app.choices);
+  const s = cloneChoices(app.choices);
   s.model = model;
   return compute(s, { history: 'push' });
 }
 
-// Validates a config.json text with the core, then uses it as the model.
-function useConfigText(text, statusEl, source) {
-  statusEl.replaceChildren();
+// ---------------------------------------------------------------- inline configs
+
+function showConfigStatus(statusEl, kind, text, items = []) {
   statusEl.classList.remove('bad', 'good');
-  const parsed = app.core.parseHfConfig(text);
-  if (!parsed.ok) {
-    statusEl.classList.add('bad');
-    statusEl.append(el('span', { text: `${source}: this config.json was not accepted:` }));
+  if (kind) statusEl.classList.add(kind);
+  statusEl.dataset.state = kind || 'busy';
+  statusEl.replaceChildren(el('span', { text }));
+  if (items.length) {
     const ul = el('ul');
-    for (const e of parsed.errors) ul.append(el('li', {}, e.field_path ? el('code', { text: e.field_path }) : null, e.field_path ? ': ' : null, e.message));
+    for (const it of items) ul.append(issueItem(it));
     statusEl.append(ul);
+  }
+}
+
+function refuseTooLarge(statusEl, source, bytes, { atLeast = false } = {}) {
+  showConfigStatus(statusEl, 'bad', `${clip(source, 100)}: not read, ${tooLargeMessage(bytes, { atLeast })}.`);
+  return false;
+}
+
+// core.parseHfConfig in the worker, so that checking a config never blocks the page. Resolves
+// with the core's answer, or an internal error if the worker fails; never hangs.
+const pendingParses = new Map();
+let parseSeq = 0;
+function parseOffThread(text) {
+  const w = matrixWorker();
+  if (!w) return Promise.resolve().then(() => { try { return app.core.parseHfConfig(text); } catch (e) { return internalError(e); } });
+  const id = `parse-${++parseSeq}`;
+  return new Promise((resolve) => {
+    pendingParses.set(id, resolve);
+    w.postMessage({ id, parse: text });
+  });
+}
+function onParseAnswer(e) {
+  const resolve = pendingParses.get(e.data?.id);
+  if (!resolve) return;
+  pendingParses.delete(e.data.id);
+  resolve(e.data.parsed ?? e.data.failed ?? internalError('no answer from the worker'));
+}
+function failPendingParses(reason) {
+  for (const resolve of pendingParses.values()) resolve(internalError(reason));
+  pendingParses.clear();
+}
+
+// Checks a config.json text (size, then the core in the worker), then uses it as the model.
+// Only the newest call shows its outcome. Resolves to true when the config is in use.
+let configSeq = 0;
+async function useConfigText(text, statusEl, source) {
+  const seq = ++configSeq;
+  const bytes = utf8Length(text);
+  if (bytes > CONFIG_MAX_BYTES) return refuseTooLarge(statusEl, source, bytes);
+  showConfigStatus(statusEl, null, `${source}: checking…`);
+  const parsed = await parseOffThread(text);
+  if (seq !== configSeq) return false;
+  if (!parsed?.ok) {
+    showConfigStatus(statusEl, 'bad', `${source}: this config.json was not accepted:`, parsed?.errors ?? []);
     return false;
   }
-  const config = JSON.parse(text);
+  let config;
+  try { config = JSON.parse(text); } catch { config = null; }
+  if (!config || typeof config !== 'object' || Array.isArray(config)) {
+    showConfigStatus(statusEl, 'bad', `${source}: this config.json was not accepted: it is not a JSON object.`);
+    return false;
+  }
   const r = useModel(config);
   if (!r.ok) {
-    statusEl.classList.add('bad');
-    statusEl.append(el('span', { text: `${source}: ${r.errors.map((e) => `${e.field_path}: ${e.message}`).join('; ')}` }));
+    showConfigStatus(statusEl, 'bad', `${source}: this config.json was not accepted:`, r.errors ?? []);
     return false;
   }
-  statusEl.classList.add('good');
-  statusEl.append(el('span', { text: `${source}: loaded ${parsed.model?.name || 'model'} (${count(parsed.params?.total ?? 0)} parameters).` }));
-  for (const w of parsed.warnings ?? []) statusEl.append(el('div', { class: 'warn-line', text: `${w.field_path ? `${w.field_path}: ` : ''}${w.message}` }));
+  showConfigStatus(statusEl, 'good', `${source}: loaded ${clip(parsed.model?.name || 'model', 100)} (${count(parsed.params?.total ?? 0)} parameters).`);
+  for (const w of parsed.warnings ?? []) statusEl.append(el('div', { class: 'warn-line', text: clip(`${w.field_path ? `${w.field_path}: ` : ''}${w.message}`, 1000) }));
   return true;
 }
 
+// A file (chosen or dropped): its size is checked before a byte of it is read.
+async function useConfigFile(file, statusEl) {
+  const name = clip(file.name || 'file', 100);
+  if (file.size > CONFIG_MAX_BYTES) return refuseTooLarge(statusEl, name, file.size);
+  let text;
+  try { text = await readTextCapped(file.stream()); } catch (e) {
+    if (e instanceof LimitError) return refuseTooLarge(statusEl, name, CONFIG_MAX_BYTES, { atLeast: true });
+    showConfigStatus(statusEl, 'bad', `${name}: could not be read (${clip(e?.message ?? e)}).`);
+    return false;
+  }
+  $('cfg-text').value = text;
+  return useConfigText(text, statusEl, name);
+}
+
+// The Hub base from the link (validated when the link was read; see hub.js).
 export function hubBase() {
-  const h = app.page.hub;
-  // A same-origin path (tests, mirrors behind the same host) or an https mirror; the page's CSP
-  // connect-src decides what is actually reachable.
-  if (h && ((h.startsWith('/') && !h.startsWith('//')) || h.startsWith('https://'))) return h.replace(/\/+$/, '');
-  return DEFAULT_HUB;
+  const hub = parseHubBase(app.page.hub);
+  return hub.ok ? hub.base : DEFAULT_HUB;
 }
 
 async function loadFromHub() {
   const status = $('hub-status');
   const id = $('hub-id').value.trim();
   status.classList.remove('bad', 'good');
-  if (!/^[A-Za-z0-9][\w.-]*(\/[\w.-]+)?$/.test(id) || id.includes('..')) {
+  if (id.length > 200 || !/^[A-Za-z0-9][\w.-]*(\/[\w.-]+)?$/.test(id) || id.includes('..')) {
     status.classList.add('bad');
     status.textContent = 'Enter a model id like "Qwen/Qwen2.5-7B" (letters, digits, "-", "_", "." and one "/").';
     return;
@@ -465,12 +560,12 @@ async function loadFromHub() {
   try {
     let res;
     try {
-      res = await fetch(url, { credentials: 'omit', cache: 'no-cache' });
+      res = await fetch(url, { credentials: 'omit', cache: 'no-cache', redirect: 'follow' });
     } catch {
       status.classList.add('bad');
       status.textContent = navigator.onLine === false
         ? 'You are offline: the Hub cannot be reached. Paste the config.json instead.'
-        : `Could not reach the Hub (${new URL(url, location.href).origin}): network error or blocked. Paste the config.json instead.`;
+        : `Could not reach the Hub (${new URL(url).origin}): network error or blocked. Paste the config.json instead.`;
       return;
     }
     if (res.status === 401 || res.status === 403) {
@@ -488,12 +583,29 @@ async function loadFromHub() {
       status.textContent = `The Hub answered HTTP ${res.status} for ${id}; try again later or paste the config.json.`;
       return;
     }
-    const text = await res.text();
+    const declared = Number(res.headers.get('content-length'));
+    if (declared > CONFIG_MAX_BYTES) { res.body?.cancel().catch(() => {}); refuseTooLarge(status, `Hub ${id}`, declared); return; }
+    let text;
+    try { text = res.body ? await readTextCapped(res.body) : ''; } catch (e) {
+      if (e instanceof LimitError) { refuseTooLarge(status, `Hub ${id}`, CONFIG_MAX_BYTES, { atLeast: true }); return; }
+      status.classList.add('bad');
+      status.textContent = `The download of ${id} from the Hub broke off; try again or paste the config.json.`;
+      return;
+    }
     $('cfg-text').value = text;
-    useConfigText(text, status, `Hub ${id}`);
+    await useConfigText(text, status, `Hub ${id}`);
   } finally {
     $('hub-load').disabled = false;
   }
+}
+
+// Pasting into the text box: a paste over the size limit is refused before the browser inserts
+// it (inserting and laying out megabytes of text would itself block the page).
+function onConfigPaste(e) {
+  const text = e.clipboardData?.getData('text/plain') ?? '';
+  if (text.length <= CONFIG_MAX_BYTES && utf8Length(text) <= CONFIG_MAX_BYTES) return;
+  e.preventDefault();
+  refuseTooLarge($('cfg-status'), 'Pasted text', utf8Length(text));
 }
 
 function wireModelInputs() {
@@ -511,26 +623,26 @@ function wireModelInputs() {
   $('preset').addEventListener('change', (e) => { if (e.target.value) useModel(e.target.value); });
   $('hub-load').addEventListener('click', loadFromHub);
   $('hub-id').addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); loadFromHub(); } });
+  $('cfg-text').addEventListener('paste', onConfigPaste);
   $('cfg-use').addEventListener('click', () => useConfigText($('cfg-text').value, $('cfg-status'), 'Pasted config'));
-  $('cfg-file').addEventListener('change', async (e) => {
+  $('cfg-file').addEventListener('change', (e) => {
     const file = e.target.files?.[0];
-    if (!file) return;
-    const text = await file.text();
-    $('cfg-text').value = text;
-    useConfigText(text, $('cfg-status'), file.name);
+    if (file) useConfigFile(file, $('cfg-status'));
   });
   const drop = $('g-model');
   drop.addEventListener('dragover', (e) => { e.preventDefault(); drop.classList.add('dragging'); });
   drop.addEventListener('dragleave', () => drop.classList.remove('dragging'));
-  drop.addEventListener('drop', async (e) => {
+  drop.addEventListener('drop', (e) => {
     e.preventDefault();
     drop.classList.remove('dragging');
-    const file = e.dataTransfer?.files?.[0];
-    const text = file ? await file.text() : e.dataTransfer?.getData('text/plain');
-    if (!text) return;
     $('cfg-box').open = true;
+    const file = e.dataTransfer?.files?.[0];
+    if (file) { useConfigFile(file, $('cfg-status')); return; }
+    const text = e.dataTransfer?.getData('text/plain');
+    if (!text) return;
+    if (utf8Length(text) > CONFIG_MAX_BYTES) { refuseTooLarge($('cfg-status'), 'Dropped text', utf8Length(text)); return; }
     $('cfg-text').value = text;
-    useConfigText(text, $('cfg-status'), file?.name ?? 'Dropped config');
+    useConfigText(text, $('cfg-status'), 'Dropped config');
   });
 }
 
@@ -740,7 +852,8 @@ function matrixWorker() {
   if (!worker && !workerFailed) {
     try {
       worker = new Worker(new URL('./matrix-worker.js', import.meta.url), { type: 'module' });
-      worker.onerror = () => { workerFailed = true; worker = null; buildMatrix(); };
+      worker.addEventListener('message', onParseAnswer);
+      worker.onerror = () => { workerFailed = true; worker = null; failPendingParses('the worker stopped'); buildMatrix(); };
     } catch { workerFailed = true; }
   }
   return worker;
@@ -757,8 +870,7 @@ function buildMatrix() {
   const jobs = [];
   for (const row of rows) {
     for (const p of cols) {
-      const cand = clone(choices);
-      cand.model = p.id;
+      const cand = clone({ ...choices, model: p.id });
       for (const [path, v] of Object.entries(row.set)) setPath(cand, path, v);
       jobs.push(cand);
     }
@@ -777,6 +889,7 @@ function buildMatrix() {
     w.addEventListener('message', function onMsg(e) {
       if (e.data.id !== id) return;
       w.removeEventListener('message', onMsg);
+      if (e.data.failed) { $('matrix-timing').textContent = clip(e.data.failed.errors[0].message); return; }
       draw(e.data.cells, e.data.ms);
     });
     w.postMessage({ id, jobs });

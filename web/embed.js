@@ -11,6 +11,7 @@ import { encodeScenario, convert } from './state.js';
 import { DEFAULT_MODEL, schemaNode, setPath } from './fields.js';
 import { gib, exactBytes, orderedTerms, termLabel, percent, count, el, TERM_ORDER } from './format.js';
 import { stackedBar } from './charts.js';
+import { clip } from './limits.js';
 
 // Attribute -> scenario path. Any other scenario field can be given with the `scenario` attribute
 // (a JSON object); the attributes below override it.
@@ -94,22 +95,42 @@ export class VramplanEstimate extends HTMLElement {
     return { s, problems };
   }
 
+  // Every failure ends in a visible card: the module not loading, a core call throwing, or a
+  // result the widget cannot draw. The "Loading" card never stays.
   async _update() {
-    let core;
-    try { core = await loadCore(); } catch (e) {
-      this.shadowRoot.replaceChildren(el('div', { class: 'card err', text: `vramplan could not load (${e?.message ?? e})` }));
-      return;
+    const seq = (this._seq = (this._seq ?? 0) + 1);
+    try {
+      const core = await loadCore().catch((e) => { throw new Error(`vramplan could not load (${e?.message ?? e})`); });
+      if (seq !== this._seq) return; // a newer attribute change is on its way
+      this._render(core);
+    } catch (e) {
+      this._fail(e);
     }
+  }
+
+  _fail(e) {
+    const message = clip(e?.message ?? e, 500);
+    this.result = { ok: false, errors: [{ code: 'internal', field_path: '', message }] };
+    delete this.dataset.totalBytes;
+    delete this.dataset.fits;
+    this.shadowRoot.replaceChildren(el('div', { class: 'card err', part: 'card' },
+      el('strong', { text: 'vramplan: no estimate' }), el('div', { text: message })));
+    this.dispatchEvent(new CustomEvent('vramplan-estimate', { detail: this.result }));
+  }
+
+  _render(core) {
     const started = performance.now();
     const { s, problems } = this.scenarioFrom(core.schema());
-    const r = core.estimate(s);
+    let r;
+    try { r = core.estimate(s); } catch (e) { throw new Error(`the estimator failed: ${e?.message ?? e}`); }
+    if (!r || typeof r !== 'object' || (r.ok !== true && !Array.isArray(r.errors))) throw new Error('the estimator returned no result');
     this.result = r;
     const card = el('div', { class: 'card', part: 'card' });
     if (!r.ok || problems.length) {
       card.classList.add('err');
       card.append(el('strong', { text: 'vramplan: this scenario was not accepted' }));
       const ul = el('div');
-      for (const e of [...problems, ...(r.errors ?? [])]) ul.append(el('div', { text: `${e.field_path ? `${e.field_path}: ` : ''}${e.message}` }));
+      for (const e of [...problems, ...(r.errors ?? [])]) ul.append(el('div', { text: clip(`${e.field_path ? `${clip(e.field_path)}: ` : ''}${e.message}`, 1000) }));
       card.append(ul);
     }
     if (r.ok) {
@@ -130,7 +151,7 @@ export class VramplanEstimate extends HTMLElement {
       for (const [k, b] of top) ul.append(el('li', {}, el('span', { text: termLabel(k) }), el('span', { class: 'n', title: exactBytes(b), text: gib(b) }), el('span', { class: 'n muted', text: percent(b, g.device_total_bytes) })));
       card.append(ul);
       const link = el('a', { target: '_blank', rel: 'noopener', part: 'link', text: 'Open in vramplan →' });
-      encodeScenario(s, null).then((q) => { link.href = `${APP_URL.href}?${q}`; });
+      encodeScenario(s, null).then((q) => { link.href = `${APP_URL.href}?${q}`; }, () => { link.remove(); });
       card.append(link);
       this.dataset.totalBytes = String(g.device_total_bytes);
       this.dataset.fits = String(g.fits);

@@ -6,8 +6,11 @@
 // link is readable and any schema field round-trips. Only values that differ from the core's
 // defaults are written. Arrays are comma-separated. An inline config.json travels as
 // cfg=<base64url(deflate-raw(JSON))>. Non-scenario page state (hub, ladder, embed) passes through.
+// Sizes are bounded before anything is decoded (limits.js): the cfg= text, its inflated size
+// (the inflate is streamed and stopped at the cap) and every other value.
 
 import { schemaNode, getPath, setPath } from './fields.js';
+import { CONFIG_MAX_BYTES, CFG_PARAM_MAX_CHARS, LINK_VALUE_MAX_CHARS, LimitError, clip, readTextCapped, sizeText } from './limits.js';
 
 export const LINK_VERSION = 1;
 export const PAGE_KEYS = new Set(['v', 'model', 'cfg', 'hub', 'ladder', 'embed']);
@@ -49,14 +52,69 @@ async function pipe(bytes, stream) {
   return new Uint8Array(buf);
 }
 
-export async function packConfig(obj) {
-  const bytes = new TextEncoder().encode(JSON.stringify(obj));
-  return b64urlEncode(await pipe(bytes, new CompressionStream('deflate-raw')));
+// An inline config (scenario.model as an object) is never modified once read, so its JSON text
+// is made once per object and spliced into the scenario's JSON: the page sends the scenario to
+// the core on every change, and re-serializing a large config each time would cost time in
+// proportion to its size.
+const configText = new WeakMap();
+export function configJson(obj) {
+  let text = configText.get(obj);
+  if (text === undefined) { text = JSON.stringify(obj); configText.set(obj, text); }
+  return text;
 }
 
-export async function unpackConfig(s) {
-  const bytes = await pipe(b64urlDecode(s), new DecompressionStream('deflate-raw'));
-  return JSON.parse(new TextDecoder().decode(bytes));
+// JSON.stringify(scenario), with a cached inline config. A string is passed through.
+export function scenarioJson(scenario) {
+  if (typeof scenario === 'string') return scenario;
+  if (!isObj(scenario) || !isObj(scenario.model)) return JSON.stringify(scenario);
+  const rest = JSON.stringify({ ...scenario, model: undefined });
+  return `{"model":${configJson(scenario.model)}${rest === '{}' ? '' : `,${rest.slice(1, -1)}`}}`;
+}
+
+// An inline config is packed once per object (the page re-writes the URL on every change).
+const packed = new WeakMap();
+export async function packConfig(obj) {
+  if (packed.has(obj)) return packed.get(obj);
+  const bytes = new TextEncoder().encode(configJson(obj));
+  const text = b64urlEncode(await pipe(bytes, new CompressionStream('deflate-raw')));
+  packed.set(obj, text);
+  return text;
+}
+
+// The deflate input is fed in 1 KiB pieces: deflate expands at most 1032:1, so the inflate stops
+// within about 1 MiB past the cap however the link was built (a 136 KB link can hold 100 MB).
+const INFLATE_STEP_BYTES = 1024;
+
+function inflateStream(bytes) {
+  let at = 0;
+  const source = new ReadableStream({
+    pull(controller) {
+      if (at >= bytes.length) { controller.close(); return; }
+      controller.enqueue(bytes.subarray(at, at + INFLATE_STEP_BYTES));
+      at += INFLATE_STEP_BYTES;
+    },
+  }, { highWaterMark: 0 });
+  return source.pipeThrough(new DecompressionStream('deflate-raw'));
+}
+
+// cfg= text -> the config object. Throws LimitError (too long / inflates past the cap) or any
+// other error for a damaged value.
+export async function unpackConfig(s, { maxChars = CFG_PARAM_MAX_CHARS, maxBytes = CONFIG_MAX_BYTES } = {}) {
+  if (s.length > maxChars) {
+    throw new LimitError(`the inline config.json in the link is too long (${s.length.toLocaleString('en-US')} characters; at most ${maxChars.toLocaleString('en-US')})`);
+  }
+  let text;
+  try {
+    text = await readTextCapped(inflateStream(b64urlDecode(s)), maxBytes);
+  } catch (e) {
+    if (e instanceof LimitError) {
+      throw new LimitError(`the inline config.json in the link inflates to more than ${sizeText(maxBytes)} (the most this page accepts; a real config.json is a few KB)`);
+    }
+    throw e;
+  }
+  const config = JSON.parse(text);
+  if (isObj(config)) configText.set(config, text);
+  return config;
 }
 
 // scenario: the (normalized) scenario; defaults: the core's normalized scenario for the same model.
@@ -119,13 +177,22 @@ export async function decodeScenario(search, schema) {
     problems.push({ field_path: 'v', message: `link version v=${v} is not supported by this page (v=${LINK_VERSION}); reading it as v=${LINK_VERSION}` });
   }
   for (const [key, text] of params) {
-    if (key === 'model') { scenario.model = text; continue; }
     if (key === 'cfg') {
-      try { scenario.model = await unpackConfig(text); } catch {
-        problems.push({ field_path: 'cfg', message: 'the inline config.json in the link is damaged (cannot be decompressed); it was ignored' });
+      try { scenario.model = await unpackConfig(text); } catch (e) {
+        problems.push({ field_path: 'cfg', message: e instanceof LimitError ? `${e.message}; it was ignored`
+          : 'the inline config.json in the link is damaged (cannot be decompressed); it was ignored' });
       }
       continue;
     }
+    if (key.length > LINK_VALUE_MAX_CHARS) {
+      problems.push({ field_path: clip(key), message: `link parameter name of ${key.length.toLocaleString('en-US')} characters (at most ${LINK_VALUE_MAX_CHARS}); it was ignored` });
+      continue;
+    }
+    if (text.length > LINK_VALUE_MAX_CHARS) {
+      problems.push({ field_path: key, message: `the value is ${text.length.toLocaleString('en-US')} characters long (at most ${LINK_VALUE_MAX_CHARS}); it was ignored` });
+      continue;
+    }
+    if (key === 'model') { scenario.model = text; continue; }
     if (PAGE_KEYS.has(key)) { page[key] = text; continue; }
     if (key === 'gpu.name' || key === 'gpu.memory_bytes') {
       if (!isObj(scenario.gpu)) scenario.gpu = {};
@@ -134,7 +201,7 @@ export async function decodeScenario(search, schema) {
     }
     const node = schemaNode(schema, key);
     if (!node || node.type === 'object') {
-      problems.push({ field_path: key, message: `unknown link parameter "${key}"; it was ignored` });
+      problems.push({ field_path: clip(key), message: `unknown link parameter "${clip(key, 60)}"; it was ignored` });
       continue;
     }
     setPath(scenario, key, convert(node, text));

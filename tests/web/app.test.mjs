@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { startServer, startBrowser, openPage, gotoReady, cli, pageScenario, pageResult, settled, ROOT, TINY_LLAMA } from './harness.mjs';
+import { startServer, startBrowser, openPage, gotoReady, cli, pageScenario, pageResult, settled, configOutcome, ROOT, TINY_LLAMA } from './harness.mjs';
 
 let server; let chrome;
 before(async () => { server = await startServer(); chrome = await startBrowser(); });
@@ -147,15 +147,15 @@ test('pasted config.json is validated by the core and used', async () => {
   await page.locator('#cfg-box summary').click();
   await page.fill('#cfg-text', '{"model_type": "llama", "hidden_size": ');
   await page.click('#cfg-use');
-  assert.match(await page.locator('#cfg-status').textContent(), /not accepted/);
+  assert.match(await configOutcome(page), /not accepted/);
   assert.equal(typeof (await pageScenario(page)).model, 'string', 'invalid config not applied');
   await page.fill('#cfg-text', JSON.stringify({ model_type: 'llama' }));
   await page.click('#cfg-use');
-  assert.match(await page.locator('#cfg-status').textContent(), /not accepted/);
+  assert.match(await configOutcome(page), /not accepted/);
   await page.fill('#cfg-text', JSON.stringify(TINY_LLAMA, null, 2));
   await page.click('#cfg-use');
-  await page.waitForFunction(() => typeof window.__vramplan.scenario.model === 'object');
-  assert.match(await page.locator('#cfg-status').textContent(), /loaded/);
+  assert.match(await configOutcome(page), /loaded/);
+  assert.equal(typeof (await pageScenario(page)).model, 'object');
   const s = await expectMatchesCli(page, 'pasted config');
   assert.equal(s.model.hidden_size, 512);
   await settled(page);

@@ -1,46 +1,63 @@
-// Shared setup for the browser tests: a static server for the built site (plus a stub of the
-// Hugging Face Hub on the same origin, under /hub-stub/, so the page's CSP needs no exception),
-// headless Chromium through playwright-core, and the native CLI for reference numbers.
+// Shared setup for the browser tests: a static server for the built site, headless Chromium
+// through playwright-core, a stub of the Hugging Face Hub (Playwright routes on the allowed Hub
+// origins, so the page keeps its production CSP and Hub allow-list and nothing leaves the machine),
+// and the native CLI for reference numbers.
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { createStaticServer } from '../../scripts/static_server.mjs';
+import { HUB_ORIGINS } from '../../web/hub.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const SITE = path.resolve(ROOT, process.env.VRAMPLAN_SITE || 'build-wasm/site');
 export const CLI = path.resolve(ROOT, process.env.VRAMPLAN_CLI || 'build/bin/vramplan');
 const CHROMIUM = process.env.VRAMPLAN_CHROMIUM || '/usr/bin/chromium';
 
-// Stub Hub: /hub-stub/<org>/<name>/resolve/main/config.json
-//   ok/tiny-llama -> 200 with a small Llama config; gated/* -> 401; forbidden/* -> 403; else 404.
+// Stub Hub: <origin>/<org>/<name>/resolve/main/config.json
+//   ok/tiny-llama -> 200 with a small Llama config; gated/* -> 401; forbidden/* -> 403;
+//   broken/* -> 200 with truncated JSON; big/* -> 200 with a body over the page's size limit;
+//   drop/* -> connection reset; else 404.
 export const TINY_LLAMA = {
   architectures: ['LlamaForCausalLM'], model_type: 'llama', hidden_size: 512, intermediate_size: 1376,
   num_hidden_layers: 4, num_attention_heads: 8, num_key_value_heads: 4, vocab_size: 32000,
   max_position_embeddings: 2048, rms_norm_eps: 1e-5, tie_word_embeddings: false, torch_dtype: 'bfloat16',
 };
-export const hubRequests = [];
+export const hubRequests = []; // every URL the stub answered
+export const hubStub = { offline: false }; // true: the stub fails every request as a network error
 
-function hubStub(req, res) {
-  const m = /^\/hub-stub\/([^/]+\/[^/]+)\/resolve\/main\/config\.json$/.exec(new URL(req.url, 'http://x').pathname);
-  hubRequests.push(req.url);
-  if (!m) { res.writeHead(404).end('not found'); return; }
+function hubAnswer(pathname) {
+  const m = /^\/([^/]+\/[^/]+)\/resolve\/main\/config\.json$/.exec(pathname);
+  const json = (status, body) => ({ status, contentType: 'application/json', body });
+  if (!m) return json(404, '{"error":"not found"}');
   const id = decodeURIComponent(m[1]);
-  if (id === 'ok/tiny-llama') { res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(TINY_LLAMA)); return; }
-  if (id.startsWith('gated/')) { res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"Access to model is restricted"}'); return; }
-  if (id.startsWith('forbidden/')) { res.writeHead(403).end('forbidden'); return; }
-  if (id.startsWith('broken/')) { res.writeHead(200, { 'content-type': 'application/json' }).end('{"model_type": "llama", "hidden_size": '); return; }
-  if (id.startsWith('drop/')) { req.socket.destroy(); return; }
-  res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"Repository not found"}');
+  if (id === 'ok/tiny-llama') return json(200, JSON.stringify(TINY_LLAMA));
+  if (id.startsWith('gated/')) return json(401, '{"error":"Access to model is restricted"}');
+  if (id.startsWith('forbidden/')) return { status: 403, contentType: 'text/plain', body: 'forbidden' };
+  if (id.startsWith('broken/')) return json(200, '{"model_type": "llama", "hidden_size": ');
+  if (id.startsWith('big/')) return json(200, JSON.stringify({ ...TINY_LLAMA, padding: 'x'.repeat(1024 * 1024) }));
+  if (id.startsWith('drop/')) return 'drop';
+  return json(404, '{"error":"Repository not found"}');
+}
+
+// Answers every request to the allowed Hub origins from the stub (CORS headers as the Hub sends).
+export async function routeHub(context, origins = HUB_ORIGINS) {
+  for (const origin of origins) {
+    await context.route(`${origin}/**`, (route) => {
+      const url = new URL(route.request().url());
+      if (hubStub.offline) return route.abort('internetdisconnected');
+      hubRequests.push(url.href);
+      const a = hubAnswer(url.pathname);
+      if (a === 'drop') return route.abort('connectionreset');
+      return route.fulfill({ status: a.status, contentType: a.contentType, body: a.body, headers: { 'access-control-allow-origin': '*' } });
+    });
+  }
 }
 
 export async function startServer() {
   if (!fs.existsSync(path.join(SITE, 'vramplan.wasm'))) throw new Error(`no built site in ${SITE} (set VRAMPLAN_SITE)`);
   const statics = createStaticServer(SITE);
-  const listener = statics.listeners('request')[0];
-  statics.removeAllListeners('request');
-  statics.on('request', (req, res) => (req.url.startsWith('/hub-stub/') ? hubStub(req, res) : listener(req, res)));
   await new Promise((resolve) => statics.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${statics.address().port}`;
   return { base, close: () => new Promise((r) => { statics.closeAllConnections?.(); statics.close(r); }) };
@@ -86,3 +103,10 @@ export function cli(scenario) {
 
 export const pageScenario = (page) => page.evaluate(() => window.__vramplan.scenario);
 export const pageResult = (page) => page.evaluate(() => window.__vramplan.result);
+
+// The outcome of a config check (pasted, dropped, chosen or fetched): the page checks configs in
+// a worker, so the status says "checking…" (data-state="busy") until the core has answered.
+export async function configOutcome(page, selector = '#cfg-status') {
+  await page.waitForFunction((sel) => document.querySelector(sel).dataset.state !== 'busy', selector, { timeout: 10000 });
+  return page.locator(selector).textContent();
+}

@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from './harness.mjs';
-import { encodeScenario, decodeScenario, dropPath, packConfig, unpackConfig } from '../../web/state.js';
+import zlib from 'node:zlib';
+import { encodeScenario, decodeScenario, dropPath, packConfig, unpackConfig, scenarioJson, b64urlEncode } from '../../web/state.js';
+import { CONFIG_MAX_BYTES, CFG_PARAM_MAX_CHARS, LINK_VALUE_MAX_CHARS, LimitError } from '../../web/limits.js';
 
 const schema = JSON.parse(fs.readFileSync(path.join(ROOT, 'docs/scenario.schema.json'), 'utf8'));
 
@@ -52,4 +54,58 @@ test('bad links report problems and keep the rest', async () => {
   assert.equal(dropPath(scenario, 'train.seq_len'), true);
   assert.deepEqual(scenario, { train: { micro_batch_size: 2 } });
   assert.equal(dropPath(scenario, 'parallel.tp'), false);
+});
+
+// cfg= values built directly with zlib (the page's own packConfig is not the only way to make one).
+const deflated = (text, level = 9) => b64urlEncode(new Uint8Array(zlib.deflateRawSync(Buffer.from(text), { level })));
+const padded = (bytes) => { const head = '{"model_type":"llama","pad":"'; return `${head}${'a'.repeat(bytes - head.length - 2)}"}`; };
+
+test('inline config limits: inflated size, cfg= length, streamed inflate', async () => {
+  // Exactly at the limit: accepted; one byte more: refused.
+  assert.equal(padded(CONFIG_MAX_BYTES).length, CONFIG_MAX_BYTES);
+  assert.equal((await unpackConfig(deflated(padded(CONFIG_MAX_BYTES)))).model_type, 'llama');
+  await assert.rejects(unpackConfig(deflated(padded(CONFIG_MAX_BYTES + 1))), (e) => e instanceof LimitError && /inflates to more than 128 KiB/.test(e.message));
+  // A deflate bomb (100 MiB in a 136 KB link) is stopped at the limit, not inflated.
+  const bomb = deflated(padded(100 * 1024 * 1024));
+  assert.ok(bomb.length < CFG_PARAM_MAX_CHARS, 'the bomb passes the length check; the inflate limit stops it');
+  const t = performance.now();
+  await assert.rejects(unpackConfig(bomb), LimitError);
+  const ms = performance.now() - t;
+  console.log(`# 100 MiB deflate bomb (${bomb.length} chars) refused after ${ms.toFixed(1)} ms`);
+  assert.ok(ms < 2000, `refused after ${ms} ms`);
+  // Too long to be a config under the limit: refused before decoding (not even valid base64).
+  await assert.rejects(unpackConfig('!'.repeat(CFG_PARAM_MAX_CHARS + 1)), (e) => e instanceof LimitError && /too long/.test(e.message));
+  // An incompressible config just under the limit still fits the cfg= length limit.
+  const noise = Buffer.from(Array.from({ length: CONFIG_MAX_BYTES }, (_, i) => 97 + ((i * 2654435761) >>> 28)));
+  const text = `{"pad":"${noise.toString('latin1').slice(0, CONFIG_MAX_BYTES - 10)}"}`;
+  assert.ok(deflated(text, 0).length <= CFG_PARAM_MAX_CHARS, 'stored (uncompressed) deflate of a config at the limit fits');
+  assert.equal((await unpackConfig(deflated(text, 0))).pad.length, CONFIG_MAX_BYTES - 10);
+  // Damaged streams are not LimitErrors (the page calls them damaged).
+  await assert.rejects(unpackConfig(deflated('{"a":1}').slice(0, 4)), (e) => !(e instanceof LimitError));
+});
+
+test('decodeScenario refuses over-long link values and names them', async () => {
+  const long = 'm'.repeat(LINK_VALUE_MAX_CHARS + 1);
+  const q = `?model=${long}&train.seq_len=${'9'.repeat(5000)}&${'k'.repeat(50000)}=1&train.micro_batch_size=2&cfg=${deflated(padded(CONFIG_MAX_BYTES + 10))}`;
+  const { scenario, problems } = await decodeScenario(q, schema);
+  assert.deepEqual(scenario, { train: { micro_batch_size: 2 } });
+  const byPath = Object.fromEntries(problems.map((p) => [p.field_path.slice(0, 20), p.message]));
+  assert.match(byPath.model, /1,001 characters long \(at most 1000\)/);
+  assert.match(byPath['train.seq_len'], /5,000 characters long/);
+  assert.match(byPath.cfg, /inflates to more than/);
+  const keyProblem = problems.find((p) => p.field_path.startsWith('kkk'));
+  assert.match(keyProblem.message, /link parameter name of 50,000 characters/);
+  assert.ok(keyProblem.field_path.length < 300, 'the long key is quoted cut short');
+  // At the limit: kept.
+  const ok = await decodeScenario(`?model=${'m'.repeat(LINK_VALUE_MAX_CHARS)}`, schema);
+  assert.equal(ok.scenario.model.length, LINK_VALUE_MAX_CHARS);
+});
+
+test('scenarioJson is JSON.stringify with the inline config spliced in once', () => {
+  const cfg = { model_type: 'llama', hidden_size: 64, nested: { a: [1, 2, { b: 'x"y' }] } };
+  for (const s of [
+    { model: cfg }, { model: cfg, train: { seq_len: 2048 }, gpu: { name: 'a"b', memory_bytes: 1 } }, { train: { method: 'lora' }, model: cfg },
+    { model: 'meta-llama/Llama-3.1-8B', mode: 'inference' }, {},
+  ]) assert.deepEqual(JSON.parse(scenarioJson(s)), JSON.parse(JSON.stringify(s)));
+  assert.equal(scenarioJson('{"model":"x"}'), '{"model":"x"}', 'text is passed through');
 });

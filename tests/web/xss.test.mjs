@@ -2,7 +2,7 @@
 // no dialog, no injected element, no script run.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, startBrowser, openPage, pageScenario } from './harness.mjs';
+import { startServer, startBrowser, openPage, pageScenario, configOutcome } from './harness.mjs';
 
 let server; let chrome;
 before(async () => { server = await startServer(); chrome = await startBrowser(); });
@@ -26,10 +26,13 @@ test('XSS payloads in the URL, configs and names are inert', async () => {
     num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 4, vocab_size: 1000, max_position_embeddings: 512 };
   await page.fill('#cfg-text', JSON.stringify(cfg));
   await page.click('#cfg-use');
+  await configOutcome(page);
   await page.fill('#cfg-text', JSON.stringify({ ...cfg, model_type: PAYLOAD }));
   await page.click('#cfg-use');
+  await configOutcome(page);
   await page.fill('#cfg-text', PAYLOAD);
   await page.click('#cfg-use');
+  await configOutcome(page);
   // Hub id payload and preset search payload.
   await page.locator('#hub-box summary').click();
   await page.fill('#hub-id', PAYLOAD);
