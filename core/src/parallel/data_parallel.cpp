@@ -25,4 +25,38 @@ DataParallel DataParallelFor(const ParallelConfig& p) {
   return d;
 }
 
+RankView RankViewFor(const DataParallel& dp, int64_t layer_weight_bytes, int64_t root_weight_bytes, int64_t max_layer_grad_bytes,
+                     int64_t bucket_dtype_bytes) {
+  RankView v;
+  v.dp = dp;
+  if (dp.shard_params) v.gathered_bytes = 2 * layer_weight_bytes + (dp.fsdp ? root_weight_bytes : 0);  // the running unit + the prefetched one (+ FSDP's root unit)
+  if (dp.shard_grads) v.unit_grad_bytes = max_layer_grad_bytes;
+  v.backward_bucket_bytes = dp.backward_bucket_elements * bucket_dtype_bytes;
+  v.persistent_bucket_bytes = dp.persistent_bucket_elements * bucket_dtype_bytes;
+  return v;
+}
+
+Moment RankView::Apply(Moment m) const {
+  m.weights = Weights(m.weights);
+  m.optimizer_states = States(m.optimizer_states);
+  m.gradients = Gradients(m.gradients);
+  switch (m.phase) {
+    case Phase::kLoad:  // before the engine starts: no buckets, nothing gathered
+      return m;
+    case Phase::kOptimizerStep:  // the optimizer's temporaries follow its states (sharded, or on the host)
+      m.temporary = States(m.temporary);
+      break;
+    case Phase::kForward:
+      m.temporary += gathered_bytes;
+      break;
+    case Phase::kBackward:
+      m.temporary += gathered_bytes + unit_grad_bytes + backward_bucket_bytes;
+      break;
+    case Phase::kZeroGrad:
+      break;
+  }
+  m.persistent_buckets = persistent_bucket_bytes;
+  return m;
+}
+
 }  // namespace vramplan

@@ -13,10 +13,16 @@
 //           _release_ipg_buffers()); ZeRO-3 allocates one such buffer at init and keeps it
 //           (stage3.py, __ipg_bucket_flat_buffer). The size does not depend on the model.
 // dp = gpus / (tp x pp x cp). Tensor/pipeline/context/expert parallelism are not modeled yet.
+//
+// RankView is the one place where a moment of the step, built as one device would hold it, becomes
+// what one rank holds: every moment (the load, each forward and backward point, the optimizer
+// step) goes through it before the peak is taken, so the peak, the per-phase peaks and the
+// timeline all see the same sharded bytes.
 #pragma once
 
 #include <cstdint>
 
+#include "train/moment.h"
 #include "vramplan/scenario.h"
 
 namespace vramplan {
@@ -36,5 +42,26 @@ struct DataParallel {
 };
 
 DataParallel DataParallelFor(const ParallelConfig& parallel);
+
+struct RankView {
+  DataParallel dp;
+  int64_t gathered_bytes = 0;           // ZeRO-3/FSDP: gathered units while layers run (forward and backward)
+  int64_t unit_grad_bytes = 0;          // ZeRO-2/3: one unit's full gradients until its reduce-scatter (backward)
+  int64_t backward_bucket_bytes = 0;    // ZeRO-1/2 ipg buffers (backward)
+  int64_t persistent_bucket_bytes = 0;  // ZeRO-3 ipg buffer, allocated when the engine starts (after the load)
+
+  int64_t Weights(int64_t bytes) const { return dp.shard_params ? (dp.offload_params ? 0 : dp.Shard(bytes)) : bytes; }
+  int64_t States(int64_t bytes) const { return dp.offload_states ? 0 : dp.shard_states ? dp.Shard(bytes) : bytes; }
+  int64_t Gradients(int64_t bytes) const { return dp.shard_grads ? dp.Shard(bytes) : bytes; }
+  // What one rank holds at moment `m` (built as one device holds it).
+  Moment Apply(Moment m) const;
+};
+
+// `layer_weight_bytes`: one decoder layer's parameters (the unit ZeRO-3/FSDP gathers);
+// `root_weight_bytes`: embeddings, final norm and lm_head (FSDP's root unit);
+// `max_layer_grad_bytes`: the largest layer's gradients; `bucket_dtype_bytes`: the gradient
+// buckets' element size.
+RankView RankViewFor(const DataParallel& dp, int64_t layer_weight_bytes, int64_t root_weight_bytes, int64_t max_layer_grad_bytes,
+                     int64_t bucket_dtype_bytes);
 
 }  // namespace vramplan
