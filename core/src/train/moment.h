@@ -38,6 +38,7 @@ struct Moment {
   int64_t weights = 0;
   int64_t optimizer_states = 0;
   int64_t gradients = 0;
+  int64_t fresh_gradients = 0;  // of which the gradient the running op is producing (not yet handed to a reduce hook)
   // Tensors of the step.
   int64_t activations = 0;      // saved for backward
   int64_t batch = 0;            // input_ids / labels / attention mask (reported with activations)

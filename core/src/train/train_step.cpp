@@ -246,7 +246,7 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
     const int64_t layer_bytes = L > 0 ? std::max<int64_t>(0, weights.bytes - root_bytes) / L : 0;
     int64_t max_layer_grads = 0;
     for (const auto& li : layers) max_layer_grads = std::max(max_layer_grads, li.grad_bytes);
-    view = RankViewFor(dp, layer_bytes, root_bytes, max_layer_grads, bucket_dtype);
+    view = RankViewFor(dp, layer_bytes, root_bytes, max_layer_grads, bucket_dtype, prec.grad);
   }
   const int64_t weights_dev = view.Weights(weights.bytes), states_dev = view.States(opt.state_bytes);
   const LoadPhase load = ComputeLoadPhase(sc, plan, prec, weights_dev, explain);
@@ -425,6 +425,7 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
   if (plan.embedding_trainable) {
     Moment m = step(Phase::kBackward, At::kEmbeddingBackward);
     m.gradients = grads_total;
+    m.fresh_gradients = prec.grad * V * h;  // the embedding's weight gradient, just produced
     m.temporary = (model.tied_embeddings && plan.lm_head_trainable) ? 2 * V * h * prec.grad : prec.residual * T * h;
     push(m);
   }
