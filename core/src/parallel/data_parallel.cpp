@@ -40,34 +40,4 @@ RankView RankViewFor(const DataParallel& dp, int64_t layer_weight_bytes, int64_t
   return v;
 }
 
-Moment RankView::Apply(Moment m) const {
-  m.weights = Weights(m.weights);
-  m.optimizer_states = States(m.optimizer_states);
-  if (dp.shard_grads) {
-    // The rank's shard of what has been reduced and, in a DeepSpeed backward, in full what is
-    // still in flight: the gradient being produced, or (without contiguous buckets) up to a
-    // bucket's worth. (FSDP: the unit's flat gradient, unit_grad_bytes, below.)
-    const bool deepspeed_backward = m.phase == Phase::kBackward && !dp.fsdp;
-    const int64_t in_flight = deepspeed_backward ? std::min(m.gradients, std::max(m.fresh_gradients, pending_grad_bytes)) : 0;
-    m.gradients = dp.Shard(m.gradients - in_flight) + in_flight;
-  }
-  switch (m.phase) {
-    case Phase::kLoad:  // before the engine starts: no buckets, nothing gathered
-      return m;
-    case Phase::kOptimizerStep:  // the optimizer's temporaries follow its states (sharded, or on the host)
-      m.temporary = States(m.temporary);
-      break;
-    case Phase::kForward:
-      m.temporary += gathered_bytes;
-      break;
-    case Phase::kBackward:
-      m.temporary += gathered_bytes + unit_grad_bytes + backward_bucket_bytes;
-      break;
-    case Phase::kZeroGrad:
-      break;
-  }
-  m.persistent_buckets = persistent_bucket_bytes;
-  return m;
-}
-
 }  // namespace vramplan

@@ -35,6 +35,7 @@
 // timeline all see the same sharded bytes.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "train/moment.h"
@@ -71,8 +72,8 @@ struct RankView {
   int64_t Weights(int64_t bytes) const { return dp.shard_params ? (dp.offload_params ? 0 : dp.Shard(bytes)) : bytes; }
   int64_t States(int64_t bytes) const { return dp.offload_states ? 0 : dp.shard_states ? dp.Shard(bytes) : bytes; }
   int64_t Gradients(int64_t bytes) const { return dp.shard_grads ? dp.Shard(bytes) : bytes; }
-  // What one rank holds at moment `m` (built as one device holds it).
-  Moment Apply(Moment m) const;
+  // Turns moment `m`, built as one device holds it, into what one rank holds.
+  void Apply(Moment* m) const;
 };
 
 // `layer_weight_bytes`: one decoder layer's parameters (the unit ZeRO-3/FSDP gathers);
@@ -81,5 +82,36 @@ struct RankView {
 // buckets' element size; `grad_dtype_bytes`: the gradients' element size.
 RankView RankViewFor(const DataParallel& dp, int64_t layer_weight_bytes, int64_t root_weight_bytes, int64_t max_layer_grad_bytes,
                      int64_t bucket_dtype_bytes, int64_t grad_dtype_bytes);
+
+// Inline: it runs once per moment, hundreds of times per estimate.
+inline void RankView::Apply(Moment* moment) const {
+  Moment& m = *moment;
+  m.weights = Weights(m.weights);
+  m.optimizer_states = States(m.optimizer_states);
+  if (dp.shard_grads) {
+    // The rank's shard of what has been reduced and, in a DeepSpeed backward, in full what is
+    // still in flight: the gradient being produced, or (without contiguous buckets) up to a
+    // bucket's worth. (FSDP: the unit's flat gradient, unit_grad_bytes, below.)
+    const bool deepspeed_backward = m.phase == Phase::kBackward && !dp.fsdp;
+    const int64_t in_flight = deepspeed_backward ? std::min(m.gradients, std::max(m.fresh_gradients, pending_grad_bytes)) : 0;
+    m.gradients = dp.Shard(m.gradients - in_flight) + in_flight;
+  }
+  switch (m.phase) {
+    case Phase::kLoad:  // before the engine starts: no buckets, nothing gathered
+      return;
+    case Phase::kOptimizerStep:  // the optimizer's temporaries follow its states (sharded, or on the host)
+      m.temporary = States(m.temporary);
+      break;
+    case Phase::kForward:
+      m.temporary += gathered_bytes;
+      break;
+    case Phase::kBackward:
+      m.temporary += gathered_bytes + unit_grad_bytes + backward_bucket_bytes;
+      break;
+    case Phase::kZeroGrad:
+      break;
+  }
+  m.persistent_buckets = persistent_bucket_bytes;
+}
 
 }  // namespace vramplan

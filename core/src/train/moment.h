@@ -5,7 +5,11 @@
 // the chart and the headline cannot disagree (docs/training.md section 6).
 #pragma once
 
+#include <algorithm>
+#include <array>
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace vramplan {
 
@@ -50,6 +54,67 @@ struct Moment {
   int64_t Total() const {
     return weights + optimizer_states + gradients + activations + batch + logits_and_loss + kv_cache + temporary + workspace + persistent_buckets;
   }
+};
+
+// The moments of one run as they are added, in time order: the highest overall (the first one on a
+// tie), the highest after the load, and the highest of each phase. With `timeline`, the moments
+// marked for the chart are kept too; Timeline() returns them with the peak and every phase's
+// highest moment merged in, in time order. (Inverse searches and summary tables need the maxima
+// alone.)
+class MomentLog {
+ public:
+  explicit MomentLog(bool timeline) : timeline_(timeline) {}
+
+  void Add(const Moment& m, bool for_timeline) {
+    const size_t index = count_++;
+    const int64_t total = m.Total();
+    Indexed& p = phase_peak_[static_cast<size_t>(m.phase)];
+    if (total > p.total) p = {m, index, total};
+    if (timeline_ && for_timeline) kept_.push_back({m, index, total});
+  }
+
+  const Moment& Peak() const { return Highest(/*with_load=*/true).moment; }
+  const Moment& StepPeak() const { return Highest(/*with_load=*/false).moment; }  // the highest moment after the load
+  // The highest moment of a phase (0 when the phase has none).
+  int64_t PhasePeakBytes(Phase p) const { return std::max<int64_t>(0, phase_peak_[static_cast<size_t>(p)].total); }
+
+  std::vector<Moment> Timeline() const {
+    std::vector<const Indexed*> points;
+    points.reserve(kept_.size() + phase_peak_.size());
+    for (const Indexed& k : kept_) points.push_back(&k);
+    for (const Indexed& p : phase_peak_) {
+      if (p.total >= 0) points.push_back(&p);
+    }
+    std::stable_sort(points.begin(), points.end(), [](const Indexed* a, const Indexed* b) { return a->index < b->index; });
+    std::vector<Moment> out;
+    out.reserve(points.size());
+    for (size_t i = 0; i < points.size(); ++i) {
+      if (i == 0 || points[i]->index != points[i - 1]->index) out.push_back(points[i]->moment);
+    }
+    return out;
+  }
+
+ private:
+  struct Indexed {
+    Moment moment;
+    size_t index = SIZE_MAX;
+    int64_t total = -1;  // below any moment: the first one added is the highest so far
+  };
+  // The overall highest is the highest of the phase maxima, the earliest on a tie.
+  const Indexed& Highest(bool with_load) const {
+    const Indexed* best = &phase_peak_[static_cast<size_t>(Phase::kForward)];
+    for (size_t i = 0; i < phase_peak_.size(); ++i) {
+      const Indexed& p = phase_peak_[i];
+      if (!with_load && i == static_cast<size_t>(Phase::kLoad)) continue;
+      if (p.total > best->total || (p.total == best->total && p.index < best->index)) best = &p;
+    }
+    return *best;
+  }
+
+  bool timeline_;
+  size_t count_ = 0;
+  std::array<Indexed, 5> phase_peak_{};
+  std::vector<Indexed> kept_;
 };
 
 }  // namespace vramplan

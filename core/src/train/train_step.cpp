@@ -116,7 +116,8 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
   // ---- per-layer saved tensors (memoized per distinct kind and plan)
   const Checkpointing ckpt = train.gradient_checkpointing;
   const bool eager = train.attention == AttentionImpl::kEager;
-  std::vector<LayerInfo> layers(static_cast<size_t>(L));
+  std::vector<LayerInfo> layers;  // filled below by copying each layer's memoized kind (no zero-fill first)
+  layers.reserve(static_cast<size_t>(L));
   struct Memo {
     uint8_t kind;
     LayerPlan plan;
@@ -157,8 +158,8 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
       memo.push_back(Memo{k, lp, li});
       info = &memo.back().info;
     }
-    LayerInfo& li = layers[static_cast<size_t>(i)];
-    li = *info;
+    layers.push_back(*info);
+    LayerInfo& li = layers.back();
     any_qk_grad = any_qk_grad || li.saved.qk_require_grad;
     const bool participates = lp.input_requires_grad || lp.weights_trainable || lp.lora;
     if (ckpt == Checkpointing::kFull) {
@@ -254,9 +255,14 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
   r->gpu.load_explain = load.explain;
 
   // ---- the moments, in time order; each one is what the rank holds at that instant
-  std::vector<Moment> moments;
-  moments.reserve(static_cast<size_t>(4 * L + 12));
-  auto push = [&moments, &view](const Moment& m) { moments.push_back(view.Apply(m)); };
+  // The timeline keeps every moment outside the layers and about 16 layers per pass (plus, added by
+  // the log, the peak and each phase's highest moment).
+  MomentLog moments(/*timeline=*/explain);
+  const int64_t stride = std::max<int64_t>(1, L / 16);
+  auto push = [&moments, &view, stride, L](Moment m) {
+    view.Apply(&m);
+    moments.Add(m, m.layer < 0 || m.layer % stride == 0 || m.layer == L - 1);
+  };
   // A moment of the step: weights, optimizer states (steady state: they exist from the first
   // step on), the batch and the cuBLAS workspace under everything.
   auto step = [&](Phase phase, At at, int64_t layer = -1) {
@@ -451,20 +457,12 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
   r->gpu.optimizer_state_bytes = states_dev;
 
   // ---- the peak and the per-phase peaks: maxima over the same moments (the first one wins a tie)
-  const Moment* peak = &moments.front();
-  const Moment* step_peak = nullptr;  // the highest moment after the load
-  std::array<const Moment*, 5> phase_peak{};  // per Phase
-  for (const auto& m : moments) {
-    if (m.Total() > peak->Total()) peak = &m;
-    if (m.phase != Phase::kLoad && (step_peak == nullptr || m.Total() > step_peak->Total())) step_peak = &m;
-    const Moment*& p = phase_peak[static_cast<size_t>(m.phase)];
-    if (p == nullptr || m.Total() > p->Total()) p = &m;
-  }
-  auto phase_max = [&phase_peak](Phase p) { return phase_peak[static_cast<size_t>(p)] ? phase_peak[static_cast<size_t>(p)]->Total() : 0; };
-  r->gpu.phase_peaks.load = phase_max(Phase::kLoad);
-  r->gpu.phase_peaks.forward = phase_max(Phase::kForward);
-  r->gpu.phase_peaks.backward = phase_max(Phase::kBackward);
-  r->gpu.phase_peaks.optimizer_step = phase_max(Phase::kOptimizerStep);
+  const Moment* peak = &moments.Peak();
+  const Moment* step_peak = &moments.StepPeak();
+  r->gpu.phase_peaks.load = moments.PhasePeakBytes(Phase::kLoad);
+  r->gpu.phase_peaks.forward = moments.PhasePeakBytes(Phase::kForward);
+  r->gpu.phase_peaks.backward = moments.PhasePeakBytes(Phase::kBackward);
+  r->gpu.phase_peaks.optimizer_step = moments.PhasePeakBytes(Phase::kOptimizerStep);
   r->peak_phase = PhaseName(peak->phase);
   r->peak_at = Describe(peak->at, peak->layer);
 
@@ -525,15 +523,11 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
                               (peak->phase == Phase::kOptimizerStep ? "; " + opt.explain_temporary : "");
 
     // ---- timeline: the moments themselves (allocated bytes; the CUDA context and the allocator
-    // reserve come on top). Long models are thinned to about 16 layers per pass; the peak and
-    // every phase's highest moment are always kept, so max(timeline) == peak_allocated and each
-    // phase's maximum == its phase peak.
-    const int64_t stride = std::max<int64_t>(1, L / 16);
-    r->timeline.reserve(static_cast<size_t>(3 * 16 + 16));
-    for (const auto& m : moments) {
-      const bool kept = m.layer < 0 || m.layer % stride == 0 || m.layer == L - 1 || &m == peak || &m == phase_peak[static_cast<size_t>(m.phase)];
-      if (kept) r->timeline.push_back(TimelinePoint{PhaseName(m.phase), Describe(m.at, m.layer), m.Total()});
-    }
+    // reserve come on top), thinned on deep models but always with the peak and every phase's
+    // highest moment: max(timeline) == peak_allocated and each phase's maximum == its phase peak.
+    const std::vector<Moment> points = moments.Timeline();
+    r->timeline.reserve(points.size());
+    for (const Moment& m : points) r->timeline.push_back(TimelinePoint{PhaseName(m.phase), Describe(m.at, m.layer), m.Total()});
   }
 
   // ---- host memory
