@@ -56,7 +56,6 @@ struct DataParallel {
   int64_t backward_bucket_elements = 0;    // ZeRO-1/2 ipg buffers, alive during backward
   int64_t persistent_bucket_elements = 0;  // ZeRO-3 ipg buffer, alive all along
   int64_t Shard(int64_t bytes) const { return dp <= 1 ? bytes : (bytes + dp - 1) / dp; }
-  bool Any() const { return shard_states || shard_grads || shard_params || offload_states || offload_params || backward_bucket_elements > 0 || persistent_bucket_elements > 0; }
 };
 
 DataParallel DataParallelFor(const ParallelConfig& parallel);
