@@ -23,8 +23,10 @@ struct Term {
   std::string explain;  // e.g. "8,030,261,248 params x 2 B (bf16) = 16,060,522,496 B"
 };
 
+// The moments the peak is taken from (training: train/moment.h; inference: each engine), in time
+// order: max(allocated_bytes) == gpu.peak_allocated_bytes, and each phase's maximum == its phase peak.
 struct TimelinePoint {
-  std::string phase;  // "load", "forward", "loss", "backward", "optimizer_step", "zero_grad", "prefill", "decode"
+  std::string phase;  // "load", "forward", "backward", "optimizer_step", "zero_grad", "prefill", "decode"
   std::string step;   // "layer 3", "lm_head", "cross_entropy", ...
   int64_t allocated_bytes = 0;
 };

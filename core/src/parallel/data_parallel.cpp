@@ -16,13 +16,28 @@ DataParallel DataParallelFor(const ParallelConfig& p) {
   d.offload_params = p.offload_params != Offload::kNone && stage >= 3;
   // stage_1_and_2.py: contiguous_gradients = contiguous_gradients or cpu_offload.
   const bool contiguous = p.contiguous_gradients.value_or(true) || (p.zero <= 2 && p.offload_optimizer != Offload::kNone);
-  if (!p.fsdp && p.zero >= 1 && contiguous) {
+  if (!p.fsdp && p.zero >= 1) {
+    d.contiguous_gradients = contiguous;
+    d.reduce_bucket_elements = p.reduce_bucket_size.value_or(500'000'000);  // deepspeed/runtime/zero/config.py
+  }
+  if (d.contiguous_gradients) {
     const bool overlap = p.overlap_comm.value_or(p.zero == 3);
-    const int64_t elements = p.reduce_bucket_size.value_or(500'000'000);  // deepspeed/runtime/zero/config.py
-    if (p.zero == 3) d.persistent_bucket_elements = elements;
-    else d.backward_bucket_elements = (overlap ? 2 : 1) * elements;
+    if (p.zero == 3) d.persistent_bucket_elements = d.reduce_bucket_elements;
+    else d.backward_bucket_elements = (overlap ? 2 : 1) * d.reduce_bucket_elements;
   }
   return d;
+}
+
+RankView RankViewFor(const DataParallel& dp, int64_t layer_weight_bytes, int64_t root_weight_bytes, int64_t max_layer_grad_bytes,
+                     int64_t bucket_dtype_bytes, int64_t grad_dtype_bytes) {
+  RankView v;
+  v.dp = dp;
+  if (dp.shard_params) v.gathered_bytes = 2 * layer_weight_bytes + (dp.fsdp ? root_weight_bytes : 0);  // the running unit + the prefetched one (+ FSDP's root unit)
+  if (dp.shard_grads && dp.fsdp) v.unit_grad_bytes = max_layer_grad_bytes;
+  if (dp.shard_grads && !dp.fsdp && !dp.contiguous_gradients) v.pending_grad_bytes = dp.reduce_bucket_elements * grad_dtype_bytes;
+  v.backward_bucket_bytes = dp.backward_bucket_elements * bucket_dtype_bytes;
+  v.persistent_bucket_bytes = dp.persistent_bucket_elements * bucket_dtype_bytes;
+  return v;
 }
 
 }  // namespace vramplan

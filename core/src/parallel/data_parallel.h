@@ -12,11 +12,33 @@
 //           in the backward epilogue (deepspeed/runtime/zero/stage_1_and_2.py, backward() and
 //           _release_ipg_buffers()); ZeRO-3 allocates one such buffer at init and keeps it
 //           (stage3.py, __ipg_bucket_flat_buffer). The size does not depend on the model.
+//   Gradients in flight (backward, ZeRO-2/3): DeepSpeed registers a hook on every parameter's
+//           gradient accumulator (stage_1_and_2.py create_reduce_and_remove_grad_hooks; stage3.py
+//           likewise) and autograd runs AccumulateGrad before any other ready node
+//           (torch/csrc/autograd/functions/accumulate_grad.cpp: sequence_nr UINT64_MAX). With
+//           contiguous_gradients the hook copies the new gradient into the bucket and drops its own
+//           storage (reduce_independent_p_g_buckets_and_remove_grads; stage3.py
+//           __add_grad_to_ipg_bucket): only the gradient an op is producing exists in full
+//           (Moment::fresh_gradients). Without contiguous_gradients the gradients wait in their own
+//           tensors until a bucket's worth is reduced (reduce_ipg_grads -> buffered_reduce_fallback):
+//           up to reduce_bucket_size elements in full. FSDP reduce-scatters one unit's flat gradient
+//           in its post-backward hook: the largest unit's full gradient is counted through the backward.
+//   ZeRO-1 registers no such hooks without overlap_comm (`if self.partition_gradients or
+//           self.overlap_comm`): every gradient stays in param.grad, in full, until reduce_gradients()
+//           after the backward. (With overlap_comm it reduces in the hooks like ZeRO-2; counted here
+//           as without: an over-estimate.)
 // dp = gpus / (tp x pp x cp). Tensor/pipeline/context/expert parallelism are not modeled yet.
+//
+// RankView is the one place where a moment of the step, built as one device would hold it, becomes
+// what one rank holds: every moment (the load, each forward and backward point, the optimizer
+// step) goes through it before the peak is taken, so the peak, the per-phase peaks and the
+// timeline all see the same sharded bytes.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
+#include "train/moment.h"
 #include "vramplan/scenario.h"
 
 namespace vramplan {
@@ -29,12 +51,66 @@ struct DataParallel {
   bool offload_states = false;
   bool offload_params = false;
   bool fsdp = false;
+  bool contiguous_gradients = false;       // DeepSpeed ZeRO 1-3: gradients are copied into the ipg buckets
+  int64_t reduce_bucket_elements = 0;      // DeepSpeed ZeRO 1-3: reduce_bucket_size
   int64_t backward_bucket_elements = 0;    // ZeRO-1/2 ipg buffers, alive during backward
   int64_t persistent_bucket_elements = 0;  // ZeRO-3 ipg buffer, alive all along
   int64_t Shard(int64_t bytes) const { return dp <= 1 ? bytes : (bytes + dp - 1) / dp; }
-  bool Any() const { return shard_states || shard_grads || shard_params || offload_states || offload_params || backward_bucket_elements > 0 || persistent_bucket_elements > 0; }
 };
 
 DataParallel DataParallelFor(const ParallelConfig& parallel);
+
+struct RankView {
+  DataParallel dp;
+  int64_t gathered_bytes = 0;           // ZeRO-3/FSDP: gathered units while layers run (forward and backward)
+  int64_t unit_grad_bytes = 0;          // FSDP: one unit's full flat gradient until its reduce-scatter (backward)
+  int64_t pending_grad_bytes = 0;       // DeepSpeed ZeRO-2/3 without contiguous_gradients: gradients awaiting a bucket's reduce
+  int64_t backward_bucket_bytes = 0;    // ZeRO-1/2 ipg buffers (backward)
+  int64_t persistent_bucket_bytes = 0;  // ZeRO-3 ipg buffer, allocated when the engine starts (after the load)
+
+  int64_t Weights(int64_t bytes) const { return dp.shard_params ? (dp.offload_params ? 0 : dp.Shard(bytes)) : bytes; }
+  int64_t States(int64_t bytes) const { return dp.offload_states ? 0 : dp.shard_states ? dp.Shard(bytes) : bytes; }
+  int64_t Gradients(int64_t bytes) const { return dp.shard_grads ? dp.Shard(bytes) : bytes; }
+  // Turns moment `m`, built as one device holds it, into what one rank holds.
+  void Apply(Moment* m) const;
+};
+
+// `layer_weight_bytes`: one decoder layer's parameters (the unit ZeRO-3/FSDP gathers);
+// `root_weight_bytes`: embeddings, final norm and lm_head (FSDP's root unit);
+// `max_layer_grad_bytes`: the largest layer's gradients; `bucket_dtype_bytes`: the gradient
+// buckets' element size; `grad_dtype_bytes`: the gradients' element size.
+RankView RankViewFor(const DataParallel& dp, int64_t layer_weight_bytes, int64_t root_weight_bytes, int64_t max_layer_grad_bytes,
+                     int64_t bucket_dtype_bytes, int64_t grad_dtype_bytes);
+
+// Inline: it runs once per moment, hundreds of times per estimate.
+inline void RankView::Apply(Moment* moment) const {
+  Moment& m = *moment;
+  m.weights = Weights(m.weights);
+  m.optimizer_states = States(m.optimizer_states);
+  if (dp.shard_grads) {
+    // The rank's shard of what has been reduced and, in a DeepSpeed backward, in full what is
+    // still in flight: the gradient being produced, or (without contiguous buckets) up to a
+    // bucket's worth. (FSDP: the unit's flat gradient, unit_grad_bytes, below.)
+    const bool deepspeed_backward = m.phase == Phase::kBackward && !dp.fsdp;
+    const int64_t in_flight = deepspeed_backward ? std::min(m.gradients, std::max(m.fresh_gradients, pending_grad_bytes)) : 0;
+    m.gradients = dp.Shard(m.gradients - in_flight) + in_flight;
+  }
+  switch (m.phase) {
+    case Phase::kLoad:  // before the engine starts: no buckets, nothing gathered
+      return;
+    case Phase::kOptimizerStep:  // the optimizer's temporaries follow its states (sharded, or on the host)
+      m.temporary = States(m.temporary);
+      break;
+    case Phase::kForward:
+      m.temporary += gathered_bytes;
+      break;
+    case Phase::kBackward:
+      m.temporary += gathered_bytes + unit_grad_bytes + backward_bucket_bytes;
+      break;
+    case Phase::kZeroGrad:
+      break;
+  }
+  m.persistent_buckets = persistent_bucket_bytes;
+}
 
 }  // namespace vramplan

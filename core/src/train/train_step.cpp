@@ -16,6 +16,7 @@
 #include "train/activations.h"
 #include "train/load_phase.h"
 #include "train/logits_loss.h"
+#include "train/moment.h"
 #include "train/optimizer.h"
 #include "train/precision.h"
 #include "train/train_plan.h"
@@ -25,34 +26,24 @@
 namespace vramplan {
 namespace {
 
-// Live bytes at one moment, by breakdown term (weights/states are the same at every moment).
-enum class At { kCrossEntropy, kAttentionScores, kCheckpointedScores, kCrossEntropyBackward, kMlpBackward, kAttentionBackward, kEmbeddingBackward, kOptimizerStep };
-
 std::string Describe(At at, int64_t layer) {
   switch (at) {
-    case At::kCrossEntropy: return "cross_entropy";
+    case At::kModelLoadPeak: return "model load (peak)";
+    case At::kModelLoaded: return "model loaded";
+    case At::kStepStart: return "weights + optimizer states + batch";
+    case At::kLayerForward: return "layer " + std::to_string(layer);
     case At::kAttentionScores: return "layer " + std::to_string(layer) + " attention scores";
     case At::kCheckpointedScores: return "layer " + std::to_string(layer) + " attention scores (checkpointed)";
+    case At::kCrossEntropy: return "cross_entropy";
     case At::kCrossEntropyBackward: return "cross_entropy backward";
     case At::kMlpBackward: return "layer " + std::to_string(layer) + " MLP backward";
     case At::kAttentionBackward: return "layer " + std::to_string(layer) + " attention backward";
     case At::kEmbeddingBackward: return "embedding backward";
     case At::kOptimizerStep: return "optimizer.step";
+    case At::kZeroGrad: return "zero_grad(set_to_none)";
   }
   return "";
 }
-
-struct Moment {
-  const char* phase = "";
-  At at = At::kCrossEntropy;
-  int64_t layer = -1;
-  int64_t gradients = 0;
-  int64_t activations = 0;
-  int64_t logits_and_loss = 0;
-  int64_t kv_cache = 0;
-  int64_t temporary = 0;
-  int64_t Variable() const { return gradients + activations + logits_and_loss + kv_cache + temporary; }
-};
 
 struct LayerInfo {
   LayerSaved saved;
@@ -62,7 +53,16 @@ struct LayerInfo {
   int64_t kept_forward = 0;     // what stays saved after this layer's forward (ckpt: its input)
   int64_t intermediate = 0;
   bool gated = true;
+  // Live from this layer's forward to the end of the forward, outside its saved tensors (the
+  // forward timeline points add them up layer by layer).
+  int64_t kv_bytes = 0;             // use_cache: this layer's k and v
+  int64_t autocast_bytes = 0;       // amp: cached 16-bit casts of its trainable weights
+  int64_t autocast_bias_bytes = 0;  // ... and of its trainable biases
+  int64_t rng_state_bytes = 0;      // checkpointing on the CPU: the RNG state its checkpoint stores
 };
+
+// torch.utils.checkpoint stores torch.get_rng_state() (5056 B, a CPU tensor: host memory on CUDA).
+constexpr int64_t kCpuRngStateBytes = 5056;
 
 int64_t LinearGradBytes(const LinearSpec& l, const LayerPlan& lp, const TrainConfig& train, const TrainPlan& plan,
                         const PrecisionModel& prec) {
@@ -117,7 +117,8 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
   // ---- per-layer saved tensors (memoized per distinct kind and plan)
   const Checkpointing ckpt = train.gradient_checkpointing;
   const bool eager = train.attention == AttentionImpl::kEager;
-  std::vector<LayerInfo> layers(static_cast<size_t>(L));
+  std::vector<LayerInfo> layers;  // filled below by copying each layer's memoized kind (no zero-fill first)
+  layers.reserve(static_cast<size_t>(L));
   struct Memo {
     uint8_t kind;
     LayerPlan plan;
@@ -158,26 +159,30 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
       memo.push_back(Memo{k, lp, li});
       info = &memo.back().info;
     }
-    LayerInfo& li = layers[static_cast<size_t>(i)];
-    li = *info;
+    layers.push_back(*info);
+    LayerInfo& li = layers.back();
     any_qk_grad = any_qk_grad || li.saved.qk_require_grad;
     const bool participates = lp.input_requires_grad || lp.weights_trainable || lp.lora;
     if (ckpt == Checkpointing::kFull) {
       li.kept_forward = participates ? prec.residual * T * h : 0;
       ckpt_layers += participates ? 1 : 0;
+      li.rng_state_bytes = on_cpu && participates ? kCpuRngStateBytes : 0;
     } else if (ckpt == Checkpointing::kSelective && eager && li.saved.attention_core > 0) {
       // The attention core (repeat_kv, q k^T, softmax, probs v) is recomputed in backward: its own saves
       // vanish and the checkpoint keeps its arguments q_embed, k_embed, v (fixtures *.selective).
       li.kept_forward = li.saved.total - li.saved.attention_core + li.saved.core_inputs;
       ++selective_layers;
+      li.rng_state_bytes = on_cpu ? kCpuRngStateBytes : 0;
     } else {
       li.kept_forward = li.saved.total;
     }
     if (prec.autocast && lp.weights_trainable) {
       for (const auto& l : model.kinds[k].linears) {
-        autocast_cache += 2 * l.in_features * l.out_features * l.copies;
-        if (l.bias) autocast_bias_cache += 2 * l.out_features * l.copies;
+        li.autocast_bytes += 2 * l.in_features * l.out_features * l.copies;
+        if (l.bias) li.autocast_bias_bytes += 2 * l.out_features * l.copies;
       }
+      autocast_cache += li.autocast_bytes;
+      autocast_bias_cache += li.autocast_bias_bytes;
     }
   }
 
@@ -194,8 +199,7 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
   int64_t ckpt_shared = 0;
   if (ckpt == Checkpointing::kFull && ckpt_layers > 0) ckpt_shared = mask_bytes + (learned_positions ? 0 : 8 * s);
   if (ckpt == Checkpointing::kSelective && selective_layers > 0) ckpt_shared = mask_bytes;  // the mask is a core argument
-  // torch.utils.checkpoint stores torch.get_rng_state() (5056 B, a CPU tensor: host memory on CUDA).
-  const int64_t rng_states = on_cpu ? 5056 * (ckpt == Checkpointing::kFull ? ckpt_layers : selective_layers) : 0;
+  const int64_t rng_states = on_cpu ? kCpuRngStateBytes * (ckpt == Checkpointing::kFull ? ckpt_layers : selective_layers) : 0;
 
   bool final_req = plan.embedding_trainable;
   for (const auto& lp : plan.layers) final_req = final_req || lp.weights_trainable || lp.lora;
@@ -221,26 +225,85 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
   // KV cache returned by the model during training (use_cache=True without checkpointing).
   int64_t kv_cache = 0;
   if (fw.use_cache && ckpt != Checkpointing::kFull) {
-    for (uint8_t k : model.layer_kind) {
-      const AttentionGeometry& g = model.kinds[k].attention;
+    for (int64_t i = 0; i < L; ++i) {
+      const AttentionGeometry& g = model.kinds[model.layer_kind[static_cast<size_t>(i)]].attention;
       // k after RoPE (q_after_rope dtype) and v (matmul dtype); the saved copies are distinct storages.
-      kv_cache += T * g.num_kv_heads * (g.head_dim * prec.q_after_rope + g.v_head_dim * prec.matmul);
+      layers[static_cast<size_t>(i)].kv_bytes = T * g.num_kv_heads * (g.head_dim * prec.q_after_rope + g.v_head_dim * prec.matmul);
+      kv_cache += layers[static_cast<size_t>(i)].kv_bytes;
     }
   }
 
   const int64_t grads_resident = train.grad_accum_steps > 1 ? grads_total : 0;
 
-  std::vector<Moment> moments;
-  moments.reserve(static_cast<size_t>(3 * L + 8));
-  // -- forward: the loss op (logits, fp32 upcast, log-probs) on top of everything saved.
+  // ---- data parallel: what one rank holds (parallel/data_parallel.h), applied to every moment below
+  const DataParallel dp = DataParallelFor(sc.parallel);
+  // DeepSpeed's gradient buckets hold the trainable parameters' gradients (16-bit under ZeRO's
+  // fp16/bf16 modes, which also cast LoRA adapters: engine module.half()/bfloat16()).
+  const int64_t bucket_dtype = plan.lora_params > 0 && plan.trainable_params == plan.lora_params ? std::min<int64_t>(plan.adapter_bytes_per_param, prec.weight)
+                                                                                               : prec.grad;
+  RankView view;
   {
-    Moment m{"forward", At::kCrossEntropy};
-    m.gradients = grads_resident;
-    m.activations = saved_total - loss.saved;
-    m.logits_and_loss = loss.saved + loss.forward_extra;
-    m.kv_cache = kv_cache;
-    m.temporary = norm_out_extra + rng_states + autocast_bias_cache + (ckpt == Checkpointing::kFull ? autocast_cache : 0);
-    moments.push_back(m);
+    const int64_t vh = model.vocab_size * model.hidden_size;
+    const int64_t root_bytes = (vh * (model.tied_embeddings ? 1 : 2) + model.final_norm.Params()) * prec.weight;
+    const int64_t layer_bytes = L > 0 ? std::max<int64_t>(0, weights.bytes - root_bytes) / L : 0;
+    int64_t max_layer_grads = 0;
+    for (const auto& li : layers) max_layer_grads = std::max(max_layer_grads, li.grad_bytes);
+    view = RankViewFor(dp, layer_bytes, root_bytes, max_layer_grads, bucket_dtype, prec.grad);
+  }
+  const int64_t weights_dev = view.Weights(weights.bytes), states_dev = view.States(opt.state_bytes);
+  const LoadPhase load = ComputeLoadPhase(sc, plan, prec, weights_dev, explain);
+  r->gpu.load_reserved_bytes = load.reserved_bytes;
+  r->gpu.load_explain = load.explain;
+
+  // ---- the moments, in time order; each one is what the rank holds at that instant
+  // The timeline keeps every moment outside the layers and about 16 layers per pass (plus, added by
+  // the log, the peak and each phase's highest moment).
+  MomentLog moments(/*timeline=*/explain);
+  const int64_t stride = std::max<int64_t>(1, L / 16);
+  auto push = [&moments, &view, stride, L](Moment m) {
+    view.Apply(&m);
+    moments.Add(m, m.layer < 0 || m.layer % stride == 0 || m.layer == L - 1);
+  };
+  // A moment of the step: weights, optimizer states (steady state: they exist from the first
+  // step on), the batch and the cuBLAS workspace under everything.
+  auto step = [&](Phase phase, At at, int64_t layer = -1) {
+    Moment m;
+    m.phase = phase;
+    m.at = at;
+    m.layer = layer;
+    m.weights = weights.bytes;
+    m.optimizer_states = opt.state_bytes;
+    m.batch = batch_bytes;
+    m.workspace = workspace;
+    return m;
+  };
+  // -- the model load (train/load_phase.h): the weights and the load's transient; no optimizer
+  // states, batch or workspace yet. torch.cuda.max_memory_allocated() includes it.
+  {
+    Moment m;
+    m.phase = Phase::kLoad;
+    m.at = At::kModelLoadPeak;
+    m.weights = weights.bytes;
+    m.temporary = load.peak_allocated_bytes - weights_dev;
+    push(m);
+    m.at = At::kModelLoaded;
+    m.temporary = 0;
+    push(m);
+  }
+  // -- forward: the step starts (gradients of earlier micro-batches resident under accumulation),
+  // then each layer's forward leaves its saved tensors (and its cache, casts, RNG states) behind.
+  Moment layer_done = step(Phase::kForward, At::kStepStart);
+  layer_done.gradients = grads_resident;
+  push(layer_done);
+  layer_done.activations = cos_sin + ckpt_shared;
+  layer_done.at = At::kLayerForward;
+  for (int64_t i = 0; i < L; ++i) {
+    const LayerInfo& li = layers[static_cast<size_t>(i)];
+    layer_done.layer = i;
+    layer_done.activations += li.kept_forward;
+    layer_done.kv_cache += li.kv_bytes;
+    layer_done.temporary += li.rng_state_bytes + li.autocast_bias_bytes + (ckpt == Checkpointing::kFull ? li.autocast_bytes : 0);
+    if (i + 1 < L) push(layer_done);  // the last layer's end follows its attention scores, below
   }
   // -- forward: the last layer's eager attention scores (long sequences, small vocabularies).
   if (eager && ckpt != Checkpointing::kFull && L > 0) {
@@ -258,12 +321,12 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
     const bool embeds_saved = plan.layers.front().input_requires_grad && prec.residual == 4;
     if (!embeds_saved && !learned_positions) locals += prec.residual * T * h;
     const int64_t score_factor = prec.autocast ? (on_cpu ? 10 : 8) : (prec.half ? 10 : 8);
-    Moment m{"forward", At::kAttentionScores, L - 1};
+    Moment m = step(Phase::kForward, At::kAttentionScores, L - 1);
     m.gradients = grads_resident;
     m.activations = before;
     m.kv_cache = kv_cache;
     m.temporary = locals + mask_bytes + checked::Mul(score_factor, b, a, s, s);
-    moments.push_back(m);
+    push(m);
   }
   // -- forward under full checkpointing: the last layer runs its eager attention with nothing saved
   // but its input; n1, q/k after RoPE and the repeated v are the live locals at the scores.
@@ -271,36 +334,49 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
     const AttentionGeometry& g = last_kind.attention;
     const int64_t a = g.num_heads;
     const int64_t score_factor = prec.autocast ? (on_cpu ? 10 : 8) : (prec.half ? 10 : 8);
-    Moment m{"forward", At::kCheckpointedScores, L - 1};
+    Moment m = step(Phase::kForward, At::kCheckpointedScores, L - 1);
     m.gradients = grads_resident;
     m.activations = cos_sin + ckpt_shared + layers_kept;
     m.temporary = prec.residual * T * h + 2 * prec.q_after_rope * T * a * g.head_dim + prec.matmul * T * a * g.v_head_dim +
                   checked::Mul(score_factor, b, a, s, s) + rng_states + autocast_cache;
-    moments.push_back(m);
+    push(m);
+  }
+  if (L > 0) push(layer_done);
+  // -- forward: the loss op (logits, fp32 upcast, log-probs) on top of everything saved.
+  {
+    Moment m = step(Phase::kForward, At::kCrossEntropy);
+    m.gradients = grads_resident;
+    m.activations = saved_total - loss.saved;
+    m.logits_and_loss = loss.saved + loss.forward_extra;
+    m.kv_cache = kv_cache;
+    m.temporary = norm_out_extra + rng_states + autocast_bias_cache + (ckpt == Checkpointing::kFull ? autocast_cache : 0);
+    push(m);
   }
   // -- CPU host quirk: oneDNN's bf16 matmul allocates an fp32 output buffer at the lm_head, in the
   // forward (logits) and in the weight-gradient matmul (docs/derivations_extended.md section 0).
-  if (on_cpu && fw.cpu_onednn_bf16_buffers && prec.half && plan.lm_head_trainable) {
-    const int64_t q = model.legacy_logits_upcast || prec.autocast ? 4 : prec.matmul;
-    Moment fwd{"forward", At::kCrossEntropy};
+  const bool onednn_buffers = on_cpu && fw.cpu_onednn_bf16_buffers && prec.half && plan.lm_head_trainable;
+  if (onednn_buffers) {
+    Moment fwd = step(Phase::kForward, At::kCrossEntropy);
     fwd.activations = saved_total - loss.saved;
     fwd.temporary = 2 * T * V + 4 * T * V + 128 + rng_states;
-    moments.push_back(fwd);
-    Moment bwd{"backward", At::kCrossEntropyBackward};
-    bwd.activations = saved_total - loss.saved;
-    bwd.temporary = 2 * T * V + 6 * V * h + 128 + 2 * q + rng_states;
-    moments.push_back(bwd);
+    push(fwd);
   }
   // -- backward: the loss head (gradient of the log-probs and of the logits).
-  const size_t loss_backward_index = moments.size();
   {
-    Moment m{"backward", At::kCrossEntropyBackward};
+    Moment m = step(Phase::kBackward, At::kCrossEntropyBackward);
     m.gradients = grads_resident;
     m.activations = saved_total - loss.saved;
     m.logits_and_loss = loss.saved + loss.backward_extra + keep_outputs;
     m.kv_cache = kv_cache;
     m.temporary = rng_states;
-    moments.push_back(m);
+    push(m);
+  }
+  if (onednn_buffers) {  // the lm_head's weight-gradient matmul (see the forward's oneDNN moment)
+    const int64_t q = model.legacy_logits_upcast || prec.autocast ? 4 : prec.matmul;
+    Moment bwd = step(Phase::kBackward, At::kCrossEntropyBackward);
+    bwd.activations = saved_total - loss.saved;
+    bwd.temporary = 2 * T * V + 6 * V * h + 128 + 2 * q + rng_states;
+    push(bwd);
   }
   // -- backward through the layers, last to first.
   const int64_t head_grads = (plan.lm_head_trainable && !model.tied_embeddings ? prec.grad * V * h : 0) +
@@ -323,19 +399,19 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
       const int64_t saved_prev = kept_before[static_cast<size_t>(i)];
       if (li.saved.output_requires_grad || li.grad_bytes > 0) {
         // MLP backward: the layer's saved tensors, gradients so far, and the MLP input/activation grads.
-        Moment mlp{"backward", At::kMlpBackward, i};
+        Moment mlp = step(Phase::kBackward, At::kMlpBackward, i);
         mlp.gradients = grads_live + (train.grad_accum_steps > 1 ? 0 : li.down_grad_bytes);
         mlp.activations = saved_prev + li.saved.total;
         mlp.temporary = carry + (li.gated ? 3 : 2) * prec.matmul * T * li.intermediate + rng_states + li.saved.max_dequant_bytes;
-        moments.push_back(mlp);
+        push(mlp);
         if (prec.autocast && li.grad_bytes > 0 && li.gated) {
           // The bf16 weight gradient of up_proj and its fp32 conversion coexist (ToCopyBackward0).
           Moment cast = mlp;
           cast.temporary += 4 * li.intermediate * h + 2 * T * h - 8 * T * li.intermediate;
-          moments.push_back(cast);
+          push(cast);
         }
         if (li.saved.qk_require_grad) {
-          Moment att{"backward", At::kAttentionBackward, i};
+          Moment att = step(Phase::kBackward, At::kAttentionBackward, i);
           att.gradients = grads_live + (train.grad_accum_steps > 1 ? 0 : li.pre_attn_grad_bytes);
           att.activations = saved_prev + li.saved.through_attention;
           att.temporary = carry + prec.matmul * T * a * g.v_head_dim + rng_states + li.saved.max_dequant_bytes;
@@ -346,7 +422,7 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
             const int64_t kv_heads = train.attention == AttentionImpl::kFlash ? g.num_kv_heads : a;
             att.temporary += prec.matmul * T * (a * g.head_dim + 2 * kv_heads * g.head_dim) + 4 * T * a * g.head_dim;
           }
-          moments.push_back(att);
+          push(att);
         }
       }
       grads_so_far += li.grad_bytes;
@@ -354,96 +430,73 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
   }
   // -- backward end: the embedding gradient (tied: lm_head's grad waits for the embedding's, then both are summed).
   if (plan.embedding_trainable) {
-    Moment m{"backward", At::kEmbeddingBackward};
+    Moment m = step(Phase::kBackward, At::kEmbeddingBackward);
     m.gradients = grads_total;
+    m.fresh_gradients = prec.grad * V * h;  // the embedding's weight gradient, just produced
     m.temporary = (model.tied_embeddings && plan.lm_head_trainable) ? 2 * V * h * prec.grad : prec.residual * T * h;
-    moments.push_back(m);
+    push(m);
   }
   // -- optimizer step
   {
-    Moment m{"optimizer_step", At::kOptimizerStep};
+    Moment m = step(Phase::kOptimizerStep, At::kOptimizerStep);
     m.gradients = grads_total;
     m.temporary = opt.step_temporary;
-    moments.push_back(m);
+    push(m);
   }
+  // -- zero_grad(set_to_none=True): the gradients are gone until the next backward.
+  push(step(Phase::kZeroGrad, At::kZeroGrad));
 
-  // ---- data parallel: shard model states across ranks, offload to host (parallel/data_parallel.h)
-  const DataParallel dp = DataParallelFor(sc.parallel);
-  int64_t weights_dev = weights.bytes, states_dev = opt.state_bytes;
-  int64_t gathered = 0, unit_grads = 0;
-  // DeepSpeed's gradient buckets hold the trainable parameters' gradients (16-bit under ZeRO's
-  // fp16/bf16 modes, which also cast LoRA adapters: engine module.half()/bfloat16()).
-  const int64_t bucket_dtype = plan.lora_params > 0 && plan.trainable_params == plan.lora_params ? std::min<int64_t>(plan.adapter_bytes_per_param, prec.weight)
-                                                                                               : prec.grad;
-  const int64_t backward_buckets = dp.backward_bucket_elements * bucket_dtype;
-  const int64_t persistent_buckets = dp.persistent_bucket_elements * bucket_dtype;
-  if (dp.Any()) {
-    const int64_t vh = model.vocab_size * model.hidden_size;
-    const int64_t root_bytes = (vh * (model.tied_embeddings ? 1 : 2) + model.final_norm.Params()) * prec.weight;
-    const int64_t layer_bytes = L > 0 ? std::max<int64_t>(0, weights.bytes - root_bytes) / L : 0;
-    int64_t max_layer_grads = 0;
-    for (const auto& li : layers) max_layer_grads = std::max(max_layer_grads, li.grad_bytes);
-    if (dp.shard_params) {
-      weights_dev = dp.offload_params ? 0 : dp.Shard(weights.bytes);
-      gathered = 2 * layer_bytes + (dp.fsdp ? root_bytes : 0);  // the running unit + the prefetched one (+ FSDP's root unit)
-    }
-    if (dp.shard_states) states_dev = dp.Shard(opt.state_bytes);
-    if (dp.offload_states) states_dev = 0;
-    if (dp.shard_grads) unit_grads = max_layer_grads;
-    for (auto& m : moments) {
-      const bool step = m.phase[0] == 'o';
-      if (dp.shard_grads) m.gradients = dp.Shard(m.gradients);
-      if (step) {
-        m.temporary = dp.offload_states ? 0 : dp.shard_states ? dp.Shard(opt.step_temporary) : opt.step_temporary;
-      } else {
-        m.temporary += gathered + (m.phase[0] == 'b' ? unit_grads + backward_buckets : 0);
-      }
-    }
-    if (dp.offload_states) {
-      r->cpu.breakdown.push_back(Term{"offloaded_optimizer_states", dp.Shard(opt.state_bytes) + dp.Shard(4 * plan.trainable_params),
-                                      "optimizer states + fp32 gradients of this rank's 1/" + std::to_string(dp.dp) + " shard in host RAM (DeepSpeedCPUAdam)"});
-    }
-    if (dp.offload_params) {
-      r->cpu.breakdown.push_back(Term{"offloaded_parameters", dp.Shard(weights.bytes), "this rank's parameter shard in host RAM"});
-    }
-    r->gpu.gradient_bytes = dp.shard_grads ? dp.Shard(grads_total) : grads_total;
-    r->gpu.optimizer_state_bytes = states_dev;
+  // ---- host side of data parallelism: what offload moves to host RAM (per rank)
+  if (dp.offload_states) {
+    r->cpu.breakdown.push_back(Term{"offloaded_optimizer_states", dp.Shard(opt.state_bytes) + dp.Shard(4 * plan.trainable_params),
+                                    "optimizer states + fp32 gradients of this rank's 1/" + std::to_string(dp.dp) + " shard in host RAM (DeepSpeedCPUAdam)"});
   }
-  const int64_t base = weights_dev + states_dev + batch_bytes + workspace + persistent_buckets;
-  const LoadPhase load = ComputeLoadPhase(sc, plan, prec, weights_dev, explain);
-  r->gpu.phase_peaks.load = load.peak_allocated_bytes;
-  r->gpu.load_reserved_bytes = load.reserved_bytes;
-  r->gpu.load_explain = load.explain;
+  if (dp.offload_params) {
+    r->cpu.breakdown.push_back(Term{"offloaded_parameters", dp.Shard(weights.bytes), "this rank's parameter shard in host RAM"});
+  }
+  r->gpu.gradient_bytes = view.Gradients(grads_total);
+  r->gpu.optimizer_state_bytes = states_dev;
 
-  // ---- pick the peak; per-phase peaks
-  const Moment* peak = &moments.front();
-  for (const auto& m : moments) {
-    if (m.Variable() > peak->Variable()) peak = &m;
-    int64_t total = base + m.Variable();
-    const char c = m.phase[0];  // "forward", "backward", "optimizer_step"
-    if (c == 'f') r->gpu.phase_peaks.forward = std::max(r->gpu.phase_peaks.forward, total);
-    else if (c == 'b') r->gpu.phase_peaks.backward = std::max(r->gpu.phase_peaks.backward, total);
-    else r->gpu.phase_peaks.optimizer_step = std::max(r->gpu.phase_peaks.optimizer_step, total);
-  }
-  r->peak_phase = peak->phase;
+  // ---- the peak and the per-phase peaks: maxima over the same moments (the first one wins a tie)
+  const Moment* peak = &moments.Peak();
+  const Moment* step_peak = &moments.StepPeak();
+  r->gpu.phase_peaks.load = moments.PhasePeakBytes(Phase::kLoad);
+  r->gpu.phase_peaks.forward = moments.PhasePeakBytes(Phase::kForward);
+  r->gpu.phase_peaks.backward = moments.PhasePeakBytes(Phase::kBackward);
+  r->gpu.phase_peaks.optimizer_step = moments.PhasePeakBytes(Phase::kOptimizerStep);
+  r->peak_phase = PhaseName(peak->phase);
   r->peak_at = Describe(peak->at, peak->layer);
 
   // ---- breakdown at the peak
   std::vector<Term>& bd = r->gpu.breakdown;
-  bd.push_back(Term{"weights", weights_dev, ""});
+  bd.push_back(Term{"weights", peak->weights, ""});
   bd.push_back(Term{"gradients", peak->gradients, ""});
-  bd.push_back(Term{"optimizer_states", states_dev, ""});
-  bd.push_back(Term{"activations", peak->activations + batch_bytes, ""});
+  bd.push_back(Term{"optimizer_states", peak->optimizer_states, ""});
+  bd.push_back(Term{"activations", peak->activations + peak->batch, ""});
   bd.push_back(Term{"logits_and_loss", peak->logits_and_loss, ""});
   bd.push_back(Term{"kv_cache", peak->kv_cache, ""});
-  bd.push_back(Term{"temporary", peak->temporary + workspace + persistent_buckets, ""});
+  bd.push_back(Term{"temporary", peak->temporary + peak->workspace + peak->persistent_buckets, ""});
+  if (peak->phase == Phase::kLoad) {
+    // The load holds torch.cuda.max_memory_allocated(). Reserved is what the caching allocator
+    // holds at its fullest over the run: the segments the load reserved, or the step's peak plus
+    // its reserve (gpu/device_overhead.h), whichever is larger; the step's figures are the same
+    // whether or not the load is the allocated peak.
+    const int64_t step_static = step_peak->weights + step_peak->optimizer_states;
+    const int64_t step_reserved = step_peak->Total() + AllocatorOverheadBytes(sc, step_static, step_peak->Total() - step_static);
+    const int64_t reserved = std::max(load.reserved_bytes, step_reserved);
+    bd.push_back(Term{"allocator_overhead", reserved - peak->Total(),
+                      explain ? "the model load holds the allocated peak; reserved is the larger of the load's reserve " + Gib(load.reserved_bytes) +
+                                    " and the step's peak " + Gib(step_peak->Total()) + " (" + Describe(step_peak->at, step_peak->layer) +
+                                    ") plus its allocator reserve = " + Gib(step_reserved) + "; reserved - allocated = " + Gib(reserved - peak->Total())
+                              : ""});
+  }
   if (explain) {
     const std::string method = train.method == TrainMethod::kFull ? "full" : train.method == TrainMethod::kFreeze ? "freeze"
                                : train.method == TrainMethod::kLora ? "LoRA" : "QLoRA";
     bd[0].explain = weights.explain;
     if (dp.shard_params) {
       bd[0].explain += dp.offload_params ? "; offloaded to host RAM (ZeRO-3 offload_param)" : "; sharded: / " + std::to_string(dp.dp) + " ranks = " + Gib(weights_dev);
-      bd[0].explain += "; + gathered units " + Gib(gathered) + " while layers run (in temporary)";
+      bd[0].explain += "; + gathered units " + Gib(view.gathered_bytes) + " while layers run (in temporary)";
     }
     bd[1].explain = WithCommas(plan.trainable_params) + " trainable params (" + method + ")" +
                     (plan.lora_params > 0 ? ": adapters " + WithCommas(plan.lora_params) + " x " + std::to_string(plan.adapter_bytes_per_param) + " B" +
@@ -452,43 +505,30 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
                     " = " + Gib(grads_total) + "; live at the peak: " + Gib(peak->gradients);
     bd[2].explain = opt.explain_states + " = " + Gib(opt.state_bytes) +
                     (opt.paged_bytes > 0 ? " (+ " + Gib(opt.paged_bytes) + " paged in unified memory)" : "") +
-                    (dp.offload_states ? "; offloaded to host RAM" : dp.shard_states ? "; sharded: / " + std::to_string(dp.dp) + " ranks = " + Gib(states_dev) : "");
+                    (dp.offload_states ? "; offloaded to host RAM" : dp.shard_states ? "; sharded: / " + std::to_string(dp.dp) + " ranks = " + Gib(states_dev) : "") +
+                    (peak->phase == Phase::kLoad ? "; not allocated yet at the load peak (created at the first optimizer step)" : "");
     bd[3].explain = "saved for backward at the peak: " + Gib(peak->activations) + "; at the end of the forward the layers keep " +
                     Gib(saved_total - loss.saved) + " (" + std::to_string(L) + " layers x ~" + Gib(L > 0 ? layers_kept / L : 0) + ", " +
                     (ckpt == Checkpointing::kFull ? "checkpointed: each layer keeps its input; the layer recomputed in backward saves its tensors again"
                      : ckpt == Checkpointing::kSelective ? "selective recomputation of attention" : "no checkpointing") +
-                    ") + batch tensors " + WithCommas(batch_bytes) + " B";
+                    ") + batch tensors " + WithCommas(peak->batch) + " B";
     bd[4].explain = loss.explain + ", b=" + std::to_string(b) + " s=" + std::to_string(s) + " V=" + WithCommas(V) + ": " +
                     Gib(peak->logits_and_loss) + " at the peak";
     if (kv_cache > 0) bd[5].explain = "use_cache=True returns every layer's k and v during training";
-    bd[6].explain = "transient at the peak (" + r->peak_at + "): " + Gib(peak->temporary) +
-                    (workspace > 0 ? " + cuBLAS workspace " + WithCommas(workspace) + " B" : "") +
-                    (backward_buckets > 0 && peak->phase[0] == 'b' ? "; includes DeepSpeed gradient buckets " + WithCommas(dp.backward_bucket_elements) + " x " + std::to_string(bucket_dtype) + " B" : "") +
-                    (persistent_buckets > 0 ? " + DeepSpeed ZeRO-3 gradient bucket " + WithCommas(dp.persistent_bucket_elements) + " x " + std::to_string(bucket_dtype) + " B" : "") +
-                    (peak == &moments.back() ? "; " + opt.explain_temporary : "");
+    bd[6].explain = peak->phase == Phase::kLoad
+                        ? "transient at the peak (" + r->peak_at + "): " + Gib(peak->temporary) + "; " + load.explain
+                        : "transient at the peak (" + r->peak_at + "): " + Gib(peak->temporary) +
+                              (peak->workspace > 0 ? " + cuBLAS workspace " + WithCommas(peak->workspace) + " B" : "") +
+                              (view.backward_bucket_bytes > 0 && peak->phase == Phase::kBackward ? "; includes DeepSpeed gradient buckets " + WithCommas(dp.backward_bucket_elements) + " x " + std::to_string(bucket_dtype) + " B" : "") +
+                              (peak->persistent_buckets > 0 ? " + DeepSpeed ZeRO-3 gradient bucket " + WithCommas(dp.persistent_bucket_elements) + " x " + std::to_string(bucket_dtype) + " B" : "") +
+                              (peak->phase == Phase::kOptimizerStep ? "; " + opt.explain_temporary : "");
 
-    // ---- timeline (allocated bytes; CUDA context and allocator reserve are added on top)
-    auto point = [&](const char* phase, std::string step, int64_t variable) {
-      r->timeline.push_back(TimelinePoint{phase, std::move(step), base + variable});
-    };
-    r->timeline.push_back(TimelinePoint{"load", "model load (peak)", load.peak_allocated_bytes});
-    point("load", "weights + optimizer states + batch", 0);
-    const int64_t stride = std::max<int64_t>(1, L / 16);
-    int64_t running = cos_sin + ckpt_shared;
-    for (int64_t i = 0; i < L; ++i) {
-      running += layers[static_cast<size_t>(i)].kept_forward;
-      if ((i + 1) % stride == 0 || i + 1 == L) point("forward", "layer " + std::to_string(i), grads_resident + running);
-    }
-    point("forward", "cross_entropy", moments[0].Variable());
-    point("backward", "cross_entropy backward", moments[loss_backward_index].Variable());
-    int64_t grads_acc = head_grads;
-    for (int64_t i = L - 1; i >= 0; --i) {
-      running -= layers[static_cast<size_t>(i)].kept_forward;
-      grads_acc += layers[static_cast<size_t>(i)].grad_bytes;
-      if (i % stride == 0) point("backward", "layer " + std::to_string(i), running + (train.grad_accum_steps > 1 ? grads_total : grads_acc));
-    }
-    point("optimizer_step", "optimizer.step", moments.back().Variable());
-    point("zero_grad", "zero_grad(set_to_none)", 0);
+    // ---- timeline: the moments themselves (allocated bytes; the CUDA context and the allocator
+    // reserve come on top), thinned on deep models but always with the peak and every phase's
+    // highest moment: max(timeline) == peak_allocated and each phase's maximum == its phase peak.
+    const std::vector<Moment> points = moments.Timeline();
+    r->timeline.reserve(points.size());
+    for (const Moment& m : points) r->timeline.push_back(TimelinePoint{PhaseName(m.phase), Describe(m.at, m.layer), m.Total()});
   }
 
   // ---- host memory

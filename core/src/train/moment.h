@@ -1,0 +1,120 @@
+// One moment of a training run: what is live on one GPU at one instant, by breakdown term. The
+// training simulation lists its moments in time order (the model load, the forward layer by layer,
+// the loss, the backward layer by layer, the optimizer step, zero_grad); the headline peak, the
+// per-phase peaks, the breakdown at the peak and the timeline are all read from that one list, so
+// the chart and the headline cannot disagree (docs/training.md section 6).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace vramplan {
+
+enum class Phase { kLoad, kForward, kBackward, kOptimizerStep, kZeroGrad };
+
+// The JSON spelling of a phase (result.peak_phase, timeline[].phase).
+inline const char* PhaseName(Phase p) {
+  switch (p) {
+    case Phase::kLoad: return "load";
+    case Phase::kForward: return "forward";
+    case Phase::kBackward: return "backward";
+    case Phase::kOptimizerStep: return "optimizer_step";
+    case Phase::kZeroGrad: return "zero_grad";
+  }
+  return "";
+}
+
+// What runs at the moment (named in peak_at and the timeline's step labels).
+enum class At {
+  kModelLoadPeak, kModelLoaded, kStepStart, kLayerForward, kAttentionScores, kCheckpointedScores, kCrossEntropy,
+  kCrossEntropyBackward, kMlpBackward, kAttentionBackward, kEmbeddingBackward, kOptimizerStep, kZeroGrad
+};
+
+struct Moment {
+  Phase phase = Phase::kForward;
+  At at = At::kCrossEntropy;
+  int64_t layer = -1;  // the decoder layer running, or -1
+  // Model states. Built as one device holds them; the data-parallel rank view
+  // (parallel/data_parallel.h) turns them into what one rank holds.
+  int64_t weights = 0;
+  int64_t optimizer_states = 0;
+  int64_t gradients = 0;
+  int64_t fresh_gradients = 0;  // of which the gradient the running op is producing (not yet handed to a reduce hook)
+  // Tensors of the step.
+  int64_t activations = 0;      // saved for backward
+  int64_t batch = 0;            // input_ids / labels / attention mask (reported with activations)
+  int64_t logits_and_loss = 0;
+  int64_t kv_cache = 0;
+  int64_t temporary = 0;        // the op's own buffers (at the optimizer step: the optimizer's temporaries)
+  int64_t workspace = 0;        // cuBLAS workspace (reported with temporary)
+  int64_t persistent_buckets = 0;  // DeepSpeed ZeRO-3's gradient bucket (reported with temporary)
+  int64_t Total() const {
+    return weights + optimizer_states + gradients + activations + batch + logits_and_loss + kv_cache + temporary + workspace + persistent_buckets;
+  }
+};
+
+// The moments of one run as they are added, in time order: the highest overall (the first one on a
+// tie), the highest after the load, and the highest of each phase. With `timeline`, the moments
+// marked for the chart are kept too; Timeline() returns them with the peak and every phase's
+// highest moment merged in, in time order. (Inverse searches and summary tables need the maxima
+// alone.)
+class MomentLog {
+ public:
+  explicit MomentLog(bool timeline) : timeline_(timeline) {}
+
+  void Add(const Moment& m, bool for_timeline) {
+    const size_t index = count_++;
+    const int64_t total = m.Total();
+    Indexed& p = phase_peak_[static_cast<size_t>(m.phase)];
+    if (total > p.total) p = {m, index, total};
+    if (timeline_ && for_timeline) kept_.push_back({m, index, total});
+  }
+
+  const Moment& Peak() const { return Highest(/*with_load=*/true).moment; }
+  const Moment& StepPeak() const { return Highest(/*with_load=*/false).moment; }  // the highest moment after the load
+  // The highest moment of a phase (0 when the phase has none).
+  int64_t PhasePeakBytes(Phase p) const { return std::max<int64_t>(0, phase_peak_[static_cast<size_t>(p)].total); }
+
+  std::vector<Moment> Timeline() const {
+    std::vector<const Indexed*> points;
+    points.reserve(kept_.size() + phase_peak_.size());
+    for (const Indexed& k : kept_) points.push_back(&k);
+    for (const Indexed& p : phase_peak_) {
+      if (p.total >= 0) points.push_back(&p);
+    }
+    std::stable_sort(points.begin(), points.end(), [](const Indexed* a, const Indexed* b) { return a->index < b->index; });
+    std::vector<Moment> out;
+    out.reserve(points.size());
+    for (size_t i = 0; i < points.size(); ++i) {
+      if (i == 0 || points[i]->index != points[i - 1]->index) out.push_back(points[i]->moment);
+    }
+    return out;
+  }
+
+ private:
+  struct Indexed {
+    Moment moment;
+    size_t index = SIZE_MAX;
+    int64_t total = -1;  // below any moment: the first one added is the highest so far
+  };
+  // The overall highest is the highest of the phase maxima, the earliest on a tie.
+  const Indexed& Highest(bool with_load) const {
+    const Indexed* best = &phase_peak_[static_cast<size_t>(Phase::kForward)];
+    for (size_t i = 0; i < phase_peak_.size(); ++i) {
+      const Indexed& p = phase_peak_[i];
+      if (!with_load && i == static_cast<size_t>(Phase::kLoad)) continue;
+      if (p.total > best->total || (p.total == best->total && p.index < best->index)) best = &p;
+    }
+    return *best;
+  }
+
+  bool timeline_;
+  size_t count_ = 0;
+  std::array<Indexed, 5> phase_peak_{};
+  std::vector<Indexed> kept_;
+};
+
+}  // namespace vramplan
