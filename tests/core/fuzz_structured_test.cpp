@@ -6,7 +6,7 @@
 // (support/api_contract.h): a {"ok": ...} answer from EstimateJson, EstimateSummaryJson and
 // ParseHfConfigJson, and every ok estimate satisfies every result invariant.
 //
-// Knobs (docs/testing.md): VRAMPLAN_FUZZ_SECONDS (default 10; 5 in sanitizer builds),
+// Knobs (docs/testing.md): VRAMPLAN_FUZZ_SECONDS (default 10; 20 in sanitizer builds),
 // VRAMPLAN_FUZZ_SEED (default fixed), VRAMPLAN_FUZZ_ITERATION (run and print that one input).
 // A failure prints the seed, the iteration, the input and a minimized input; a crash prints the
 // seed, the iteration and the input from a signal handler (or the sanitizer's death callback).
@@ -118,8 +118,15 @@ struct FirstFailure {
   size_t count = 0;
 };
 
+// At most n bytes of an input for the log, with DEL written as \u007f (JSON's dump leaves it raw
+// and a terminal shows nothing).
 std::string Clip(const std::string& s, size_t n = 4000) {
-  return s.size() <= n ? s : s.substr(0, n) + "... (" + std::to_string(s.size()) + " bytes)";
+  std::string out;
+  for (size_t i = 0; i < s.size() && i < n; ++i) {
+    if (s[i] == '\x7f') out += "\\u007f";
+    else out += s[i];
+  }
+  return s.size() <= n ? out : out + "... (" + std::to_string(s.size()) + " bytes)";
 }
 
 // The input of one iteration: seeds alone first (each checked unmutated once), then 1-4
@@ -158,7 +165,7 @@ std::vector<ContractFailure> Check(const json& doc, const std::string& text, boo
 
 TEST(FuzzStructured, MutatedScenariosKeepTheApiContract) {
   const uint64_t seed = EnvOr("VRAMPLAN_FUZZ_SEED", kDefaultSeed);
-  const double seconds = static_cast<double>(EnvOr("VRAMPLAN_FUZZ_SECONDS", kSanitizerBuild ? 5 : 10));
+  const double seconds = static_cast<double>(EnvOr("VRAMPLAN_FUZZ_SECONDS", kSanitizerBuild ? 20 : 10));
   const bool single = EnvSet("VRAMPLAN_FUZZ_ITERATION");
   const uint64_t only = EnvOr("VRAMPLAN_FUZZ_ITERATION", 0);
   // One input may not stall the loop: refusing or answering any input of at most ~1 MB takes

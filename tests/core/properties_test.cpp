@@ -11,7 +11,7 @@
 //    context / batch that fits does fit, one more does not; the smallest format fits; min_gpus
 //    fits and fewer do not).
 // Each property is its own test and prints its first counterexamples as scenario JSON plus a
-// minimized one. Knobs (docs/testing.md): VRAMPLAN_PROPERTY_SCENARIOS (default 1000; 200 in
+// minimized one. Knobs (docs/testing.md): VRAMPLAN_PROPERTY_SCENARIOS (default 1000; 500 in
 // sanitizer builds), VRAMPLAN_PROPERTY_SEED.
 #include <chrono>
 #include <functional>
@@ -32,7 +32,7 @@ namespace {
 
 constexpr uint64_t kDefaultSeed = 11;
 
-uint64_t SampleSize() { return EnvOr("VRAMPLAN_PROPERTY_SCENARIOS", kSanitizerBuild ? 200 : 1000); }
+uint64_t SampleSize() { return EnvOr("VRAMPLAN_PROPERTY_SCENARIOS", kSanitizerBuild ? 500 : 1000); }
 uint64_t Seed() { return EnvOr("VRAMPLAN_PROPERTY_SEED", kDefaultSeed); }
 
 // The estimate of a scenario (no explain strings; inverse searches only when asked), or nullopt

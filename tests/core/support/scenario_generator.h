@@ -85,6 +85,8 @@ inline json GenerateParallelForTraining(Rng& rng) {
 
 inline json GenerateFramework(bool train, Rng& rng) {
   json f = json::object();
+  // torchtune 0.1's load order (deep-copied layers, whole-tensor NF4) has a load peak of its own.
+  if (train && rng.Chance(0.1)) f["model_load"] = "torchtune_0_1";
   if (rng.Chance(0.7)) return f;
   if (rng.Chance(0.2)) f["preset"] = "torch_1_13_hf_4_44";
   if (rng.Chance(0.05)) f["device"] = "cpu";
@@ -95,7 +97,6 @@ inline json GenerateFramework(bool train, Rng& rng) {
   for (const char* flag : {"loss_upcast_logits", "attention_mask", "batch_on_device", "cuda_lazy_loading"}) {
     if (rng.Chance(0.1)) f[flag] = false;
   }
-  if (train && rng.Chance(0.15)) f["model_load"] = "torchtune_0_1";
   return f;
 }
 
