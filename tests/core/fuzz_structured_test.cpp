@@ -10,10 +10,14 @@
 // VRAMPLAN_FUZZ_SEED (default fixed), VRAMPLAN_FUZZ_ITERATION (run and print that one input).
 // A failure prints the seed, the iteration, the input and a minimized input; a crash prints the
 // seed, the iteration and the input from a signal handler (or the sanitizer's death callback).
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <string>
@@ -265,6 +269,26 @@ TEST(FuzzStructured, DictionaryComesFromTheSchema) {
   for (const char* key : {"partial_rotary_factor", "num_experts_per_tok", "num_key_value_heads"}) {
     EXPECT_NE(std::find(d.config_keys().begin(), d.config_keys().end(), key), d.config_keys().end()) << key;
   }
+}
+
+// Seeds come from fuzz_seeds.jsonl and, when the directory exists, from tests/golden/*.jsonl
+// lines with a "scenario" object (other lines and files skipped).
+TEST(FuzzStructured, SeedsIncludeGoldenScenariosWhenPresent) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("vramplan_seeds_" + std::to_string(::getpid()));
+  fs::create_directories(root / "fixtures" / "scenarios");
+  std::ofstream(root / "fixtures" / "scenarios" / "fuzz_seeds.jsonl") << "{\"model\":\"a\"}\n\n// comment\n{\"model\":\"b\"}\n";
+  size_t golden = 99;
+  EXPECT_EQ(LoadSeedScenarios((root / "fixtures").string(), &golden).size(), 2u);
+  EXPECT_EQ(golden, 0u);
+  fs::create_directories(root / "golden");
+  std::ofstream(root / "golden" / "train.jsonl") << "{\"scenario\":{\"model\":\"c\"},\"result\":{}}\n{\"no_scenario\":1}\nnot json\n";
+  std::ofstream(root / "golden" / "notes.txt") << "{\"scenario\":{\"model\":\"d\"}}\n";
+  const auto seeds = LoadSeedScenarios((root / "fixtures").string(), &golden);
+  EXPECT_EQ(golden, 1u);
+  ASSERT_EQ(seeds.size(), 3u);
+  EXPECT_EQ(DumpCompact(seeds[2]), R"({"model":"c"})");
+  fs::remove_all(root);
 }
 
 // The shrinker keeps the failure and drops the rest.

@@ -13,6 +13,7 @@
 // Each property is its own test and prints its first counterexamples as scenario JSON plus a
 // minimized one. Knobs (docs/testing.md): VRAMPLAN_PROPERTY_SCENARIOS (default 1000; 500 in
 // sanitizer builds), VRAMPLAN_PROPERTY_SEED.
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <iostream>
@@ -120,9 +121,12 @@ void CheckProperty(const char* name, const Property& property, size_t stride = 1
     report += "\n  scenario #" + std::to_string(bad[k].first->index) + ": " + DumpCompact(bad[k].first->scenario) + "\n    " + bad[k].second;
   }
   std::string last_detail = bad[0].second;
+  const auto shrink_start = std::chrono::steady_clock::now();
+  const double shrink_limit_s = kSanitizerBuild ? 20 : 5;
   json minimized = ShrinkJson(
       bad[0].first->scenario,
       [&](const json& candidate) {
+        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - shrink_start).count() > shrink_limit_s) return false;
         std::optional<json> r = EvalBase(candidate);
         if (!r) return false;
         Verdict v = property(candidate, *r);
@@ -166,6 +170,42 @@ TEST_P(ResultInvariant, HoldsOnEveryScenario) {
     auto d = inv->check(r);
     return d ? Violated(*d) : Holds();
   });
+}
+
+// The checks can fail: each rejects a real result with the one number it guards tampered with
+// (and accepts the result untouched: a full fine-tune on which every invariant holds today).
+TEST(Properties, InvariantChecksRejectTamperedResults) {
+  std::optional<json> base = EvalBase(json::parse(R"({"model":"Qwen/Qwen2.5-0.5B","train":{"method":"full","seq_len":512}})"));
+  ASSERT_TRUE(base.has_value());
+  auto add = [](json& j, std::initializer_list<const char*> path, int64_t delta) {
+    json* cur = &j;
+    for (const char* p : path) cur = &(*cur)[p];
+    *cur = AsInt(cur).value_or(0) + delta;
+  };
+  const json& r0 = *base;
+  const int64_t peak = Peak(r0), reserved = AsInt(At(r0, {"gpu", "reserved_bytes"})).value_or(0);
+  const std::vector<std::pair<std::string, std::function<void(json&)>>> tampers = {
+      {"breakdown_sums_to_peak", [&](json& r) { add(r, {"gpu", "breakdown", "weights"}, 1); }},
+      {"overheads_compose_device_total", [&](json& r) { add(r, {"gpu", "breakdown", "cuda_context"}, 1); }},
+      {"reserved_at_least_peak", [&](json& r) { r["gpu"]["reserved_bytes"] = peak - 1; }},
+      {"reserved_at_least_load_reserved", [&](json& r) { r["gpu"]["load_reserved_bytes"] = reserved + 1; }},
+      {"device_total_at_least_reserved", [&](json& r) { r["gpu"]["device_total_bytes"] = reserved - 1; }},
+      {"fits_matches_headroom", [&](json& r) { r["gpu"]["fits"] = !AsBool(At(r, {"gpu", "fits"})).value_or(false); }},
+      {"no_negative_numbers", [&](json& r) { r["gpu"]["saved_activation_bytes"] = -1; }},
+      {"active_at_most_total", [&](json& r) { r["params"]["active_per_token"] = AsInt(At(r, {"params", "total"})).value_or(0) + 1; }},
+      {"trainable_at_most_total", [&](json& r) { r["params"]["trainable"] = AsInt(At(r, {"params", "total"})).value_or(0) + 1; }},
+      {"param_buckets_sum_to_total", [&](json& r) { add(r, {"params", "by_module", "norms"}, 1); }},
+      {"timeline_max_is_peak", [&](json& r) { r["timeline"][0]["allocated_bytes"] = peak + 1; }},
+      {"phase_peaks_at_most_peak", [&](json& r) { r["gpu"]["phase_peaks"]["load"] = peak + 1; }},
+  };
+  for (const auto& inv : ResultInvariants()) {
+    EXPECT_FALSE(inv.check(r0).has_value()) << inv.name << " rejects the untouched result: " << inv.check(r0).value_or("");
+    auto it = std::find_if(tampers.begin(), tampers.end(), [&](const auto& t) { return t.first == inv.name; });
+    ASSERT_NE(it, tampers.end()) << inv.name << " has no tamper test";
+    json bad = r0;
+    it->second(bad);
+    EXPECT_TRUE(inv.check(bad).has_value()) << inv.name << " accepts a tampered result";
+  }
 }
 
 std::vector<std::string> InvariantNames() {
