@@ -215,7 +215,7 @@ std::vector<std::string> InvariantNames() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Properties, ResultInvariant, ::testing::ValuesIn(InvariantNames()),
-                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+                         [](const ::testing::TestParamInfo<std::string>& param_info) { return param_info.param; });
 
 // ---- monotonicity -------------------------------------------------------------------------------
 
@@ -440,8 +440,8 @@ bool InferenceFits(const json& s, const json& r) { return Fits(r) && (Engine(s) 
 
 // `answer` is the largest value of `field` in [1, bound] that fits: it fits (when > 0), one more
 // does not (unless at the bound or refused by the validator), and 0 means 1 does not fit.
-Verdict LargestFittingConsistent(const json& s, const char* what, int64_t answer, int64_t bound,
-                                 const std::function<json(int64_t)>& with_value, const std::function<bool(const json&, const json&)>& fits) {
+Verdict LargestFittingConsistent(const char* what, int64_t answer, int64_t bound, const std::function<json(int64_t)>& with_value,
+                                 const std::function<bool(const json&, const json&)>& fits) {
   auto fits_at = [&](int64_t x) -> std::optional<bool> {
     json v = with_value(x);
     std::optional<json> r = Eval(v);
@@ -477,7 +477,7 @@ TEST(Properties, InverseMaxMicroBatchConsistent) {
   CheckProperty("inverse_max_micro_batch_consistent", InverseProperty([](const json& s, const json& r) {
     if (!IsTrain(s)) return NotApplicable();
     return LargestFittingConsistent(
-        s, "max_micro_batch_fits", AsInt(At(r, {"training", "max_micro_batch_fits"})).value_or(-1), 65536,
+        "max_micro_batch_fits", AsInt(At(r, {"training", "max_micro_batch_fits"})).value_or(-1), 65536,
         [&](int64_t x) { json v = s; v["train"]["micro_batch_size"] = x; return v; }, [](const json&, const json& rr) { return Fits(rr); });
   }), kInverseStride);
 }
@@ -486,7 +486,7 @@ TEST(Properties, InverseMaxSeqLenConsistent) {
   CheckProperty("inverse_max_seq_len_consistent", InverseProperty([](const json& s, const json& r) {
     if (!IsTrain(s)) return NotApplicable();
     return LargestFittingConsistent(
-        s, "max_seq_len_fits", AsInt(At(r, {"training", "max_seq_len_fits"})).value_or(-1), int64_t{1} << 24,
+        "max_seq_len_fits", AsInt(At(r, {"training", "max_seq_len_fits"})).value_or(-1), int64_t{1} << 24,
         [&](int64_t x) { json v = s; v["train"]["seq_len"] = x; return v; }, [](const json&, const json& rr) { return Fits(rr); });
   }), kInverseStride);
 }
@@ -509,7 +509,7 @@ json WithContext(const json& s, int64_t len) {
 TEST(Properties, InverseMaxContextConsistent) {
   CheckProperty("inverse_max_context_consistent", InverseProperty([](const json& s, const json& r) {
     if (IsTrain(s)) return NotApplicable();
-    return LargestFittingConsistent(s, "max_context_fits", AsInt(At(r, {"inference", "max_context_fits"})).value_or(-1), int64_t{1} << 24,
+    return LargestFittingConsistent("max_context_fits", AsInt(At(r, {"inference", "max_context_fits"})).value_or(-1), int64_t{1} << 24,
                                     [&](int64_t x) { return WithContext(s, x); }, [](const json& v, const json& rr) { return InferenceFits(v, rr); });
   }), kInverseStride);
 }
@@ -544,7 +544,7 @@ TEST(Properties, InverseMaxBatchConsistent) {
     const int64_t batch = AsInt(At(s, {"inference", "batch_size"})).value_or(1);
     const int64_t n_ctx = AsInt(At(s, {"inference", "n_ctx"})).value_or(0);
     return LargestFittingConsistent(
-        s, "max_batch_fits", answer, int64_t{1} << 20,
+        "max_batch_fits", answer, int64_t{1} << 20,
         [&](int64_t b) {
           json v = s;
           v["inference"]["batch_size"] = b;
