@@ -243,7 +243,7 @@ Verdict NonDecreasingIn(const json& scenario, const json& result, const std::vec
       std::string field;
       for (const auto& p : path) field += (field.empty() ? "" : ".") + p;
       return Violated(field + " " + std::to_string(v) + " -> " + std::to_string(next) + ": peak_allocated " + std::to_string(base) + " -> " +
-                      std::to_string(Peak(*r)) + " (" + std::to_string(Peak(*r) - base) + " B)");
+                      std::to_string(Peak(*r)) + " (" + invariant_detail::Diff(Peak(*r), base) + " B)");
     }
   }
   return any ? Holds() : NotApplicable();
@@ -333,8 +333,11 @@ json AtZeroStage(const json& s, int stage) {
 // Per-GPU model states: the weights term at the peak + all gradients + the device optimizer
 // states (ZeRO-3 also counts the gathered units in the weights term).
 int64_t ModelStates(const json& r) {
-  return AsInt(At(r, {"gpu", "breakdown", "weights"})).value_or(0) + AsInt(At(r, {"gpu", "gradient_bytes"})).value_or(0) +
-         AsInt(At(r, {"gpu", "optimizer_state_bytes"})).value_or(0);
+  int64_t sum = 0;
+  for (const json* v : {At(r, {"gpu", "breakdown", "weights"}), At(r, {"gpu", "gradient_bytes"}), At(r, {"gpu", "optimizer_state_bytes"})}) {
+    if (__builtin_add_overflow(sum, AsInt(v).value_or(0), &sum)) return INT64_MAX;
+  }
+  return sum;
 }
 
 // Per-GPU peak at ZeRO stage `from` and `from + 1` on the same scenario.
@@ -346,7 +349,7 @@ Verdict ZeroStepNeverRaisesPeak(const json& s, int from) {
   if (Peak(*rb) <= Peak(*ra)) return Holds();
   return Violated("zero " + std::to_string(from) + " -> " + std::to_string(from + 1) + " on " +
                   std::to_string(AsInt(At(a, {"parallel", "gpus"})).value_or(0)) + " GPUs: peak_allocated " + std::to_string(Peak(*ra)) + " -> " +
-                  std::to_string(Peak(*rb)) + " (+" + std::to_string(Peak(*rb) - Peak(*ra)) + " B)");
+                  std::to_string(Peak(*rb)) + " (" + invariant_detail::Diff(Peak(*rb), Peak(*ra)) + " B)");
 }
 
 // Sharding only removes model states: each stage keeps at most what the previous one kept. (The
@@ -389,7 +392,7 @@ Verdict CheckpointingNeverRaises(const json& s, const json& mode) {
   if (!r_off || !r_on) return NotApplicable();
   if (Peak(*r_on) <= Peak(*r_off)) return Holds();
   return Violated("gradient_checkpointing false -> " + DumpCompact(mode) + ": peak_allocated " + std::to_string(Peak(*r_off)) + " -> " +
-                  std::to_string(Peak(*r_on)) + " (+" + std::to_string(Peak(*r_on) - Peak(*r_off)) + " B)");
+                  std::to_string(Peak(*r_on)) + " (" + invariant_detail::Diff(Peak(*r_on), Peak(*r_off)) + " B)");
 }
 
 TEST(Properties, FullCheckpointingNeverRaisesPeak) {

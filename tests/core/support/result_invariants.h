@@ -25,6 +25,13 @@ namespace invariant_detail {
 
 inline std::optional<int64_t> Gpu(const json& r, const char* key) { return AsInt(At(r, {"gpu", key})); }
 inline std::optional<int64_t> Term(const json& r, const char* key) { return AsInt(At(r, {"gpu", "breakdown", key})); }
+// a - b as text, without signed overflow (results of hostile inputs may hold any int64).
+inline std::string Diff(int64_t a, int64_t b) {
+  int64_t d = 0;
+  if (__builtin_sub_overflow(a, b, &d)) return "beyond int64";
+  return (d > 0 ? "+" : "") + std::to_string(d);
+}
+
 inline std::string Missing(const char* what) { return std::string("missing or non-integer ") + what; }
 
 // a + b, or nullopt when the sum leaves int64.
@@ -181,8 +188,7 @@ inline std::optional<std::string> TimelineMaxIsPeak(const json& r) {
     }
   }
   if (best == *peak) return std::nullopt;
-  return "max(timeline) " + std::to_string(best) + " (at " + at + ") != peak_allocated " + std::to_string(*peak) + " (diff " +
-         std::to_string(best - *peak) + ")";
+  return "max(timeline) " + std::to_string(best) + " (at " + at + ") != peak_allocated " + std::to_string(*peak) + " (diff " + Diff(best, *peak) + ")";
 }
 
 // peak_allocated >= every phase peak, the model load included.
@@ -194,7 +200,7 @@ inline std::optional<std::string> PhasePeaksAtMostPeak(const json& r) {
   for (auto it = phases->begin(); it != phases->end(); ++it) {
     auto v = AsInt(&*it);
     if (!v) return Missing(("gpu.phase_peaks." + it.key()).c_str());
-    if (*v > *peak) bad += (bad.empty() ? "" : "; ") + it.key() + " " + std::to_string(*v) + " > peak " + std::to_string(*peak) + " (+" + std::to_string(*v - *peak) + ")";
+    if (*v > *peak) bad += (bad.empty() ? "" : "; ") + it.key() + " " + std::to_string(*v) + " > peak " + std::to_string(*peak) + " (" + Diff(*v, *peak) + ")";
   }
   if (bad.empty()) return std::nullopt;
   return bad;
