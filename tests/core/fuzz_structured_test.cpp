@@ -52,6 +52,15 @@ constexpr uint64_t kDefaultSeed = 20261121;
 char g_crash_context[8192];
 size_t g_crash_context_len = 0;
 
+// UBSan (GCC's, linked beside ASan) exits through its own runtime, which neither raises a signal
+// nor calls ASan's death callback: in sanitizer builds the context is also kept in a file while
+// each input runs, and its path is printed when the loop starts.
+std::string CrashContextFile() {
+  if (!kSanitizerBuild) return "";
+  static const std::string path = (std::filesystem::temp_directory_path() / ("vramplan_fuzz_input_" + std::to_string(::getpid()) + ".txt")).string();
+  return path;
+}
+
 void SetCrashContext(uint64_t seed, uint64_t iteration, const std::string& input) {
   std::string s = "\nfuzz: the process died on this input; reproduce with VRAMPLAN_FUZZ_SEED=" + std::to_string(seed) +
                   " VRAMPLAN_FUZZ_ITERATION=" + std::to_string(iteration) + " (" + std::to_string(input.size()) + " bytes";
@@ -60,6 +69,7 @@ void SetCrashContext(uint64_t seed, uint64_t iteration, const std::string& input
   s += "):\n" + input.substr(0, room) + "\n";
   g_crash_context_len = std::min(s.size(), sizeof(g_crash_context));
   std::memcpy(g_crash_context, s.data(), g_crash_context_len);
+  if (kSanitizerBuild) std::ofstream(CrashContextFile(), std::ios::trunc) << s;
 }
 
 void WriteCrashContext() {
@@ -98,6 +108,7 @@ class CrashReporter {
   }
   ~CrashReporter() {
     g_crash_context_len = 0;
+    if (kSanitizerBuild) std::remove(CrashContextFile().c_str());
 #ifdef VRAMPLAN_HAVE_SANITIZER_CALLBACK
     __sanitizer_set_death_callback(nullptr);
 #else
@@ -182,6 +193,7 @@ TEST(FuzzStructured, MutatedScenariosKeepTheApiContract) {
   ASSERT_GE(seeds.size(), 20u) << "tests/fixtures/scenarios/fuzz_seeds.jsonl is missing or short";
   const StructuredMutator mutator;
   CrashReporter crash_reporter;
+  if (kSanitizerBuild) std::cout << "fuzz: while an input runs it is also kept in " << CrashContextFile() << " (read it if a sanitizer ends the process)" << std::endl;
 
   std::map<std::string, FirstFailure> failures;
   const auto start = std::chrono::steady_clock::now();
