@@ -37,9 +37,17 @@ constexpr int64_t kMaxTokens = int64_t{1} << 24;
 constexpr int64_t kMaxBatch = int64_t{1} << 16;
 constexpr int64_t kMaxGpus = int64_t{1} << 20;
 constexpr int64_t kMaxMemoryBytes = int64_t{1} << 50;
-// The inverse searches' bounds (inference/inverse.cpp, train/train_capacity.cpp).
-constexpr int64_t kContextSearchBound = int64_t{1} << 24;
-constexpr int64_t kBatchSearchBound = int64_t{1} << 20;
+// The inverse searches answer within the validator's ranges (inference/inverse.cpp): the context
+// up to kMaxTokens (llama.cpp: n_ctx = context x batch within kMaxTokens), the batch up to kMaxBatch
+// (llama.cpp with an explicit n_ctx, which scales with the batch: n_ctx within kMaxTokens).
+int64_t ContextSearchBound(const Scenario& s) {
+  return s.inference.engine == Engine::kLlamaCpp ? std::max<int64_t>(1, kMaxTokens / std::max<int64_t>(1, s.inference.batch_size)) : kMaxTokens;
+}
+int64_t BatchSearchBound(const Scenario& s) {
+  if (s.inference.engine != Engine::kLlamaCpp || s.inference.n_ctx <= 0) return kMaxBatch;
+  const int64_t per_seq = std::max<int64_t>(1, s.inference.n_ctx / std::max<int64_t>(1, s.inference.batch_size));
+  return std::max<int64_t>(1, std::min(kMaxBatch, kMaxTokens / per_seq));
+}
 constexpr double kMaxTrainTokens = 2147483648.0;  // micro_batch_size x seq_len accepted by the validator
 
 // A Mixtral-style config with the most experts and the widest top-k its reader accepts (65,536
@@ -209,13 +217,15 @@ void ExpectInverseAnswersVerified(const Scenario& s, const json& r, const std::s
   const json& c = r["inference"];
   const int64_t ctx = c["max_context_fits"].get<int64_t>();
   if (ctx > 0) EXPECT_TRUE(FitsTyped(WithContext(s, ctx))) << where << ": max_context_fits " << ctx << " does not fit";
-  if (ctx < kContextSearchBound) EXPECT_FALSE(FitsTyped(WithContext(s, ctx + 1))) << where << ": max_context_fits " << ctx << " + 1 fits";
+  EXPECT_LE(ctx, ContextSearchBound(s)) << where;
+  if (ctx < ContextSearchBound(s)) EXPECT_FALSE(FitsTyped(WithContext(s, ctx + 1))) << where << ": max_context_fits " << ctx << " + 1 fits";
   const int64_t batch = c["max_batch_fits"].get<int64_t>();
   if (s.inference.engine == Engine::kVllm) {
     EXPECT_LE(batch, s.inference.max_num_seqs) << where;
   } else {
     if (batch > 0) EXPECT_TRUE(FitsTyped(WithBatch(s, batch))) << where << ": max_batch_fits " << batch << " does not fit";
-    if (batch < kBatchSearchBound) EXPECT_FALSE(FitsTyped(WithBatch(s, batch + 1))) << where << ": max_batch_fits " << batch << " + 1 fits";
+    EXPECT_LE(batch, BatchSearchBound(s)) << where;
+    if (batch < BatchSearchBound(s)) EXPECT_FALSE(FitsTyped(WithBatch(s, batch + 1))) << where << ": max_batch_fits " << batch << " + 1 fits";
   }
   const std::string format = c["smallest_format_fits"].get<std::string>();
   if (!format.empty()) {

@@ -15,6 +15,12 @@ namespace vramplan {
 
 inline constexpr int kSchemaVersion = 1;
 
+// The validator's ranges for token counts (seq_len, prompt_len, new_tokens, max_model_len, n_ctx)
+// and batch sizes (micro_batch_size, batch_size, max_num_seqs). The inverse searches answer within
+// them, so every answer is itself a scenario the validator accepts.
+inline constexpr int64_t kMaxTokens = int64_t{1} << 24;  // 16M tokens
+inline constexpr int64_t kMaxBatch = int64_t{1} << 16;
+
 enum class Mode { kTrain, kInference };
 enum class TrainMethod { kFull, kFreeze, kLora, kQlora };
 enum class Precision { kFp32, kFp16, kBf16, kAmpFp16, kAmpBf16, kMixedFp16, kMixedBf16 };

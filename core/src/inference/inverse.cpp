@@ -22,8 +22,6 @@
 namespace vramplan {
 namespace {
 
-constexpr int64_t kMaxContext = int64_t{1} << 24;
-constexpr int64_t kMaxBatch = int64_t{1} << 20;
 
 // One probe's estimate, or nullopt when its byte counts would not be representable (the pre-flight
 // refuses it, or the engines' checked arithmetic overflowed): such a probe does not fit, since
@@ -92,7 +90,12 @@ void SolveInverseQuestions(const Scenario& s, Result* r) {
   Scenario work = s;
   WeightBytesMemo memo(work.model);
   const ModelSizes sizes = MeasureModel(s.model);
-  c.max_context_fits = LargestTrue(kMaxContext, [&](int64_t L) {
+  // llama.cpp's context holds every sequence (n_ctx = length x batch), and n_ctx is itself
+  // bounded by the validator: the longest context per sequence is kMaxTokens / batch.
+  const int64_t context_bound = s.inference.engine == Engine::kLlamaCpp
+                                    ? std::max<int64_t>(1, kMaxTokens / std::max<int64_t>(1, s.inference.batch_size))
+                                    : kMaxTokens;
+  c.max_context_fits = LargestTrue(context_bound, [&](int64_t L) {
     SetContext(s, work, L);
     return Fits(work, sizes);
   });
@@ -107,7 +110,13 @@ void SolveInverseQuestions(const Scenario& s, Result* r) {
     int64_t blocks = p ? p->inference.kv_token_capacity / block : 0;
     c.max_batch_fits = p && InferenceFits(v, *p) ? std::min(std::max<int64_t>(1, s.inference.max_num_seqs), blocks / per_req) : 0;
   } else {
-    c.max_batch_fits = LargestTrue(kMaxBatch, [&](int64_t b) {
+    // llama.cpp scales n_ctx with the batch: the batch is bounded so that n_ctx stays within kMaxTokens.
+    int64_t batch_bound = kMaxBatch;
+    if (s.inference.engine == Engine::kLlamaCpp && s.inference.n_ctx > 0) {
+      const int64_t per_seq = std::max<int64_t>(1, s.inference.n_ctx / std::max<int64_t>(1, s.inference.batch_size));
+      batch_bound = std::max<int64_t>(1, std::min(kMaxBatch, kMaxTokens / per_seq));
+    }
+    c.max_batch_fits = LargestTrue(batch_bound, [&](int64_t b) {
       work.inference = s.inference;
       work.inference.batch_size = b;
       if (work.inference.engine == Engine::kLlamaCpp && s.inference.n_ctx > 0) work.inference.n_ctx = s.inference.n_ctx / std::max<int64_t>(1, s.inference.batch_size) * b;

@@ -19,8 +19,6 @@ namespace {
 using io::Json;
 using io::ObjectReader;
 
-constexpr int64_t kMaxTokens = int64_t{1} << 24;  // 16M tokens
-constexpr int64_t kMaxBatch = 1 << 16;
 constexpr int64_t kMaxGpus = 1 << 20;
 constexpr int64_t kMaxMemoryBytes = int64_t{1} << 50;  // 1 PiB per device: beyond any real GPU
 

@@ -14,8 +14,8 @@
 namespace vramplan {
 namespace {
 
-constexpr int64_t kMaxMicroBatch = 1 << 16;
-constexpr int64_t kMaxSeq = int64_t{1} << 24;
+constexpr int64_t kMaxMicroBatch = kMaxBatch;
+constexpr int64_t kMaxSeq = kMaxTokens;
 
 // The search domain: micro-batches the validator accepts (at most 2^31 tokens, scenario_json.cpp)
 // whose byte counts are representable (the pre-flight of util/size_limits.h, which replaced fixed
