@@ -283,7 +283,7 @@ TEST(FuzzStructured, DictionaryComesFromTheSchema) {
   }
 }
 
-// Seeds come from fuzz_seeds.jsonl and, when the directory exists, from tests/golden/*.jsonl
+// Seeds come from fuzz_seeds.jsonl and, when the directory exists, from tests/golden/scenarios/*.jsonl
 // lines with a "scenario" object (other lines and files skipped).
 TEST(FuzzStructured, SeedsIncludeGoldenScenariosWhenPresent) {
   namespace fs = std::filesystem;
@@ -293,9 +293,9 @@ TEST(FuzzStructured, SeedsIncludeGoldenScenariosWhenPresent) {
   size_t golden = 99;
   EXPECT_EQ(LoadSeedScenarios((root / "fixtures").string(), &golden).size(), 2u);
   EXPECT_EQ(golden, 0u);
-  fs::create_directories(root / "golden");
-  std::ofstream(root / "golden" / "train.jsonl") << "{\"scenario\":{\"model\":\"c\"},\"result\":{}}\n{\"no_scenario\":1}\nnot json\n";
-  std::ofstream(root / "golden" / "notes.txt") << "{\"scenario\":{\"model\":\"d\"}}\n";
+  fs::create_directories(root / "golden" / "scenarios");
+  std::ofstream(root / "golden" / "scenarios" / "train.jsonl") << "{\"scenario\":{\"model\":\"c\"},\"result\":{}}\n{\"no_scenario\":1}\nnot json\n";
+  std::ofstream(root / "golden" / "scenarios" / "notes.txt") << "{\"scenario\":{\"model\":\"d\"}}\n";
   const auto seeds = LoadSeedScenarios((root / "fixtures").string(), &golden);
   EXPECT_EQ(golden, 1u);
   ASSERT_EQ(seeds.size(), 3u);

@@ -1,5 +1,5 @@
 // Seed scenarios for the fuzzers: tests/fixtures/scenarios/fuzz_seeds.jsonl (one scenario per
-// line, committed), plus every line of tests/golden/*.jsonl that carries a "scenario" object when
+// line, committed), plus every line of tests/golden/scenarios/*.jsonl that carries a "scenario" object when
 // that directory exists (the golden-results suite), so the fuzzers start from every scenario
 // whose full answer is pinned.
 #pragma once
@@ -31,14 +31,14 @@ inline void ReadJsonLines(const std::filesystem::path& file, const std::string& 
   }
 }
 
-// fixtures_dir: tests/fixtures. The golden directory is its sibling tests/golden.
+// fixtures_dir: tests/fixtures. The golden scenarios are in its sibling tests/golden/scenarios.
 inline std::vector<json> LoadSeedScenarios(const std::string& fixtures_dir, size_t* golden_count = nullptr) {
   namespace fs = std::filesystem;
   std::vector<json> seeds;
   ReadJsonLines(fs::path(fixtures_dir) / "scenarios" / "fuzz_seeds.jsonl", "", &seeds);
   const size_t own = seeds.size();
   std::error_code ec;
-  const fs::path golden = fs::path(fixtures_dir).parent_path() / "golden";
+  const fs::path golden = fs::path(fixtures_dir).parent_path() / "golden" / "scenarios";
   if (fs::is_directory(golden, ec)) {
     std::vector<fs::path> files;
     for (const auto& entry : fs::directory_iterator(golden, ec)) {
