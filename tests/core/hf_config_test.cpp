@@ -61,9 +61,9 @@ TEST(HfConfig, Qwen1RemoteCodeLayout) {
   EXPECT_EQ(k.linears[0].name, "c_attn");
   EXPECT_EQ(k.linears[0].out_features, 3 * 4096);
   EXPECT_TRUE(k.linears[0].bias);
-  EXPECT_TRUE(IsAttentionOutputProjection(k.linears[1]));
-  EXPECT_FALSE(IsMlpDownProjection(k.linears[3]));  // Qwen1's w2 feeds silu; Mixtral's expert w2 is the down projection
-  EXPECT_TRUE(IsMlpDownProjection(k.linears[4]));
+  EXPECT_EQ(k.linears[1].slot, LinearSlot::kO);     // attention c_proj
+  EXPECT_EQ(k.linears[3].slot, LinearSlot::kGate);  // Qwen1's w2 feeds silu; Mixtral's expert w2 is the down projection
+  EXPECT_EQ(k.linears[4].slot, LinearSlot::kDown);  // MLP c_proj
   EXPECT_EQ(k.mlp.intermediate, 11008);
   EXPECT_FALSE(spec.value().loss_upcasts_logits);
 }

@@ -58,7 +58,7 @@ TEST(WeightFormats, PerLinearLayouts) {
   m.num_layers = 1;
   m.tied_embeddings = true;
   LayerKind k;
-  k.linears.push_back(LinearSpec{"q_proj", 4096, 4096, false, 1, ModuleRole::kAttention, true});
+  k.linears.push_back(LinearSpec{"q_proj", 4096, 4096, false, 1, ModuleRole::kAttention, true, LinearSlot::kQ, ParallelStyle::kColumn});
   m.kinds.push_back(k);
   m.layer_kind = {0};
   const int64_t n = 4096LL * 4096;

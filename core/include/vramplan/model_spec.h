@@ -1,8 +1,9 @@
 // ModelSpec: the architecture of a decoder-only LLM, resolved from a Hugging Face config.json.
-// It lists every weight-bearing module with HF's own module names, so that parameter counting,
-// LoRA target matching, quantization, freezing and the activation simulation all walk the same
-// structure. Layers are stored as a few distinct LayerKinds plus a per-layer index (a 61-layer
-// DeepSeek-V3 has 2 kinds, a 62-layer Gemma 3 has 2): estimates stay O(kinds), not O(layers).
+// It lists every weight-bearing module with HF's own module name (for LoRA target matching) and
+// its slot (what it computes), so that parameter counting, LoRA, quantization, freezing and the
+// activation simulation all walk the same structure. Layers are stored as a few distinct
+// LayerKinds plus a per-layer index (a 61-layer DeepSeek-V3 has 2 kinds, a 62-layer Gemma 3
+// has 2): estimates stay O(kinds), not O(layers).
 #pragma once
 
 #include <cstdint>
@@ -21,39 +22,81 @@ enum class MlpKind { kGated, kPlain };  // gated: act(gate(x)) * up(x) -> down; 
 // saves four T x I tensors for backward instead of F.gelu's one.
 enum class ActivationFn { kSilu, kGelu, kGeluTanh, kGeluNew, kRelu };
 
+// What a linear computes inside its block. Set by the family builder (core/src/model/families/),
+// never guessed from the HF module name or the shape: a name means different things in different
+// families (Qwen1's dense "w2" feeds the activation, Mixtral's expert "w2" is the down projection;
+// GPT-2 calls both its attention output and its MLP output "c_proj"), and a shape stops telling
+// them apart as soon as tensor parallelism shards it.
+enum class LinearSlot : uint8_t {
+  kUnset,  // never left by a builder (a test walks every preset)
+  // attention
+  kQ, kK, kV,
+  kQkv,  // fused q/k/v: Phi-3 qkv_proj, GPT-2/Qwen1 c_attn, GPT-NeoX/Falcon query_key_value
+  kO,    // output projection: o_proj, dense, GPT-2/Qwen1 attention c_proj
+  // multi-head latent attention (DeepSeek-V2/V3): low-rank q and kv, then per-head up-projections
+  kMlaQA, kMlaQB, kMlaKvA, kMlaKvB,
+  // dense MLP (a plain MLP's input projection, fc1 / c_fc / dense_h_to_4h, is kUp)
+  kGate, kUp, kGateUp, kDown,
+  kRouter,  // MoE router logits (Mixtral/Qwen-MoE/DeepSeek "gate", gpt-oss "router")
+  // routed experts
+  kExpertGate, kExpertUp, kExpertGateUp, kExpertDown,
+  // shared experts (Qwen2-MoE, DeepSeek), and Qwen2-MoE's sigmoid gate on the shared output
+  kSharedExpertGate, kSharedExpertUp, kSharedExpertDown, kSharedExpertScale,
+};
+
+// How tensor parallelism splits a module (Megatron-LM's and vLLM's linear layer classes):
+// kColumn splits the output features (ColumnParallelLinear, QKVParallelLinear), kRow the input
+// features (RowParallelLinear), kReplicated keeps a full copy per rank (vLLM ReplicatedLinear:
+// routers, MLA's low-rank q_a/kv_a), kExpert places whole experts (FusedMoE), kVocab splits by
+// vocabulary rows (VocabParallelEmbedding, ParallelLMHead): the token embedding and lm_head, which
+// ModelSpec describes by vocab_size x hidden_size rather than as LayerKind linears.
+enum class ParallelStyle : uint8_t { kUnset, kColumn, kRow, kReplicated, kExpert, kVocab };
+
 // A linear layer (nn.Linear or GPT-2's Conv1D). `copies` > 1 for routed experts stored per expert.
 struct LinearSpec {
-  std::string_view name;  // HF module name, e.g. "q_proj", "c_attn", "query_key_value", "w1"
+  std::string_view name;  // HF module name ("q_proj", "c_attn", "w1"): what users name in train.lora.targets
   int64_t in_features = 0;
   int64_t out_features = 0;
   bool bias = false;
   int64_t copies = 1;  // number of experts holding this linear (1 for dense modules)
   ModuleRole role = ModuleRole::kAttention;
   bool lora_targetable = true;  // false for fused expert tensors that are not nn.Linear (gpt-oss)
+  LinearSlot slot = LinearSlot::kUnset;
+  ParallelStyle parallel = ParallelStyle::kUnset;
   int64_t Params() const { return copies * (in_features * out_features + (bias ? out_features : 0)); }
 };
 
-// The attention block's output projection: Llama "o_proj", GPT-NeoX/Phi "dense", GPT-2's square
-// attention "c_proj". One definition for the activation walk, the backward gradient order and the
-// GGUF tensor categories.
-inline bool IsAttentionOutputProjection(const LinearSpec& l) {
-  return l.role == ModuleRole::kAttention &&
-         (l.name == "o_proj" || l.name == "dense" || (l.name == "c_proj" && l.in_features == l.out_features));
+// The attention block's output projection (its gradient order, rotary cache and GGUF category).
+inline bool IsAttentionOutput(LinearSlot s) { return s == LinearSlot::kO; }
+
+// The MLP's, an expert's or a shared expert's last linear.
+inline bool IsDownProjection(LinearSlot s) {
+  return s == LinearSlot::kDown || s == LinearSlot::kExpertDown || s == LinearSlot::kSharedExpertDown;
 }
 
-// The MLP's (or an expert's) last linear: "down_proj", Mixtral "w2", "fc2", NeoX "dense_4h_to_h",
-// GPT-2's MLP "c_proj".
-inline bool IsMlpDownProjection(const LinearSpec& l) {
-  // Mixtral's experts call it w2; Qwen1's dense MLP uses w2 as an input projection.
-  return l.name == "down_proj" || (l.name == "w2" && l.role == ModuleRole::kExperts) || l.name == "fc2" || l.name == "dense_4h_to_h" ||
-         (l.name == "c_proj" && l.role == ModuleRole::kMlp);
-}
+// The second stage of multi-head latent attention (reads the normalized low-rank q / kv).
+inline bool IsMlaSecondStage(LinearSlot s) { return s == LinearSlot::kMlaQB || s == LinearSlot::kMlaKvB; }
+
+// What a norm normalizes, set by the builder: the same HF name sits in different places
+// (post_attention_layernorm is Llama's pre-MLP norm but Gemma 2's norm on the attention output).
+enum class NormSlot : uint8_t {
+  kUnset,
+  kPreAttention,   // input_layernorm, ln_1, Falcon ln_attn
+  kPreMlp,         // Llama post_attention_layernorm, Gemma pre_feedforward_layernorm, ln_2, Falcon ln_mlp
+  kPostAttention,  // on the attention output before the residual add (Gemma 2/3, OLMo 2)
+  kPostMlp,        // on the MLP output before the residual add (Gemma 2/3, OLMo 2)
+  kQPerHead, kKPerHead,  // RMSNorm(head_dim) on each q / k head (Qwen3, Gemma 3, Phi qk_layernorm)
+  kQ, kK,                // RMSNorm over all q / k heads together (OLMo 2)
+  kMlaQA, kMlaKvA,       // on MLA's low-rank q / kv (q_a_layernorm, kv_a_layernorm)
+  kFinal,                // after the last layer
+};
 
 struct NormSpec {
   std::string_view name;
   int64_t dim = 0;
   bool bias = false;        // LayerNorm with bias
   bool has_weight = true;   // OLMo-1 uses parameter-free LayerNorm
+  NormSlot slot = NormSlot::kUnset;
   int64_t Params() const { return has_weight ? dim * (bias ? 2 : 1) : 0; }
 };
 

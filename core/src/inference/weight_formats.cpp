@@ -64,23 +64,28 @@ GgmlType Fallback(GgmlType t, int64_t cols) {
   return cols % GgmlInfo(r).block_elems == 0 ? r : GgmlType::kF16;
 }
 
+// llama.cpp's tensor names by slot (gguf-py tensor_mapping.py), which its quantization recipe
+// (llama_tensor_get_type) keys on.
 GgufCategory CategoryOf(const LinearSpec& l) {
-  std::string_view n = l.name;
-  if (n == "kv_b_proj") return GgufCategory::kAttnKvB;
-  if (n == "v_proj") return GgufCategory::kAttnV;
-  if (n == "k_proj") return GgufCategory::kAttnK;
-  if (n == "q_proj") return GgufCategory::kAttnQ;
-  if (n == "c_attn" || n == "query_key_value" || n == "qkv_proj" || n == "Wqkv") return GgufCategory::kAttnQkv;
-  if (l.role == ModuleRole::kAttention) {
-    if (IsAttentionOutputProjection(l)) return GgufCategory::kAttnOutput;
-    return GgufCategory::kOther;  // q_a_proj, kv_a_proj_with_mqa, q_b_proj ...
+  switch (l.slot) {
+    case LinearSlot::kQ: return GgufCategory::kAttnQ;
+    case LinearSlot::kK: return GgufCategory::kAttnK;
+    case LinearSlot::kV: return GgufCategory::kAttnV;
+    case LinearSlot::kQkv: return GgufCategory::kAttnQkv;
+    case LinearSlot::kMlaKvB: return GgufCategory::kAttnKvB;
+    case LinearSlot::kO: return GgufCategory::kAttnOutput;
+    case LinearSlot::kGate: case LinearSlot::kExpertGate: case LinearSlot::kSharedExpertGate:
+      return GgufCategory::kFfnGate;
+    // gate_up_proj (Phi-3, gpt-oss experts) is split into ffn_gate and ffn_up by the converter; the
+    // recipe treats both alike.
+    case LinearSlot::kUp: case LinearSlot::kGateUp: case LinearSlot::kExpertUp: case LinearSlot::kExpertGateUp:
+    case LinearSlot::kSharedExpertUp:
+      return GgufCategory::kFfnUp;
+    case LinearSlot::kDown: case LinearSlot::kExpertDown: case LinearSlot::kSharedExpertDown:
+      return GgufCategory::kFfnDown;
+    default:  // q_a_proj, kv_a_proj_with_mqa, q_b_proj, routers, shared_expert_gate
+      return GgufCategory::kOther;
   }
-  if (l.role == ModuleRole::kMlp || l.role == ModuleRole::kExperts || l.role == ModuleRole::kSharedExperts) {
-    if (IsMlpDownProjection(l)) return GgufCategory::kFfnDown;
-    if (n == "gate_proj" || n == "w1") return GgufCategory::kFfnGate;
-    return GgufCategory::kFfnUp;  // up_proj, w3, fc1, c_fc, dense_h_to_4h, gate_up_proj
-  }
-  return GgufCategory::kOther;
 }
 
 int64_t Bytes16(int64_t params) { return params * 2; }

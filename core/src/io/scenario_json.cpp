@@ -10,6 +10,7 @@
 #include "io/message_text.h"
 #include "io/scenario_json.h"
 #include "model/catalog.h"
+#include "model/families/registry.h"
 #include "model/hf_config.h"
 #include "vramplan/estimate.h"
 
@@ -279,18 +280,15 @@ void ParseFramework(const Json& v, FrameworkConfig* f, Issues* errors) {
   r.RejectUnknownKeys();
 }
 
-// PEFT's default LoRA targets per model type (peft/utils/constants.py,
-// TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING); types it does not list train all linears.
+// The family's default LoRA targets (PEFT's, see model/families/registry.h); an unknown type gets
+// the generic (Llama-style) ones.
 void ResolveLoraDefaults(Scenario* s) {
   LoraConfig& lora = s->train.lora;
   if (lora.all_linear || !lora.targets.empty()) return;
-  const std::string& t = s->model.model_type;
-  if (t == "gpt2") lora.targets = {"c_attn"};
-  else if (t == "gpt_neox" || t == "falcon") lora.targets = {"query_key_value"};
-  else if (t == "phi3") lora.targets = {"qkv_proj"};
-  else if (t == "qwen") lora.targets = {"c_attn", "c_proj", "w1", "w2"};  // PEFT lists no default: Qwen's finetune.py
-  else if (t == "deepseek_v2" || t == "deepseek_v3" || t == "gpt_oss") lora.all_linear = true;
-  else lora.targets = {"q_proj", "v_proj"};
+  const families::ModelFamily* family = families::FindModelFamily(s->model.model_type);
+  const families::LoraDefaults& d = (family != nullptr ? *family : families::GenericFamily()).lora;
+  lora.all_linear = d.all_linear;
+  lora.targets.assign(d.targets.begin(), d.targets.end());
 }
 
 // Checks that need the resolved model (layer counts, module names).

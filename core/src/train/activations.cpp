@@ -9,8 +9,6 @@
 namespace vramplan {
 namespace {
 
-bool IsSecondStage(const LinearSpec& l) { return l.name == "q_b_proj" || l.name == "kv_b_proj"; }
-
 // Accumulates the saved bytes of one layer, with per-group dedup of shared input storages.
 struct Walker {
   const ActivationContext& ctx;
@@ -175,38 +173,30 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
       shared_in, shared_down;
   for (const auto& l : kind.linears) {
     if (l.role == ModuleRole::kAttention) {
-      if (IsAttentionOutputProjection(l)) attn_out.push_back(&l);
-      else if (IsSecondStage(l)) attn_second.push_back(&l);
+      if (IsAttentionOutput(l.slot)) attn_out.push_back(&l);
+      else if (IsMlaSecondStage(l.slot)) attn_second.push_back(&l);
       else attn_in.push_back(&l);
     } else if (l.role == ModuleRole::kRouter) {
       router.push_back(&l);
     } else if (l.role == ModuleRole::kExperts) {
-      (IsMlpDownProjection(l) ? experts_down : experts_in).push_back(&l);
+      (IsDownProjection(l.slot) ? experts_down : experts_in).push_back(&l);
     } else if (l.role == ModuleRole::kSharedExperts) {
-      (IsMlpDownProjection(l) ? shared_down : shared_in).push_back(&l);
+      (IsDownProjection(l.slot) ? shared_down : shared_in).push_back(&l);
     } else {
-      (IsMlpDownProjection(l) ? mlp_down : mlp_in).push_back(&l);
+      (IsDownProjection(l.slot) ? mlp_down : mlp_in).push_back(&l);
     }
   }
   // Norm roles: pre-attention, pre-MLP, and "sandwich" norms on block outputs (Gemma 2/3, OLMo 2).
-  auto has = [&kind](std::string_view name) {
-    return std::any_of(kind.norms.begin(), kind.norms.end(), [&](const NormSpec& n) { return n.name == name; });
-  };
-  const bool gemma_sandwich = has("pre_feedforward_layernorm");
-  const bool post_norm_only = !has("input_layernorm") && has("post_feedforward_layernorm");
   const NormSpec* pre_attn = nullptr;
   const NormSpec* pre_mlp = nullptr;
   std::vector<const NormSpec*> other_norms, sandwich;
   for (const auto& n : kind.norms) {
-    if (n.name == "input_layernorm" || n.name == "ln_1" || n.name == "ln_attn") {
-      pre_attn = &n;
-    } else if (n.name == "pre_feedforward_layernorm" || n.name == "ln_2" || n.name == "ln_mlp" ||
-               (n.name == "post_attention_layernorm" && !gemma_sandwich && !post_norm_only)) {
-      pre_mlp = &n;
-    } else if (n.name == "post_attention_layernorm" || n.name == "post_feedforward_layernorm") {
-      sandwich.push_back(&n);
-    } else {
-      other_norms.push_back(&n);
+    switch (n.slot) {
+      case NormSlot::kPreAttention: pre_attn = &n; break;
+      case NormSlot::kPreMlp: pre_mlp = &n; break;
+      case NormSlot::kPostAttention:
+      case NormSlot::kPostMlp: sandwich.push_back(&n); break;
+      default: other_norms.push_back(&n); break;
     }
   }
 
@@ -218,31 +208,31 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
   if (!attn_second.empty()) {
     // MLA: q_a / kv_a outputs go through their own RMSNorm before the second-stage projections.
     for (const NormSpec* n : other_norms) {
-      if (n->name == "q_a_layernorm" || n->name == "kv_a_layernorm") w.Save(NormSavedBytes(*n, NormKind::kRmsNorm, qkv_req, plan.weights_trainable, T, ctx));
+      if (n->slot == NormSlot::kMlaQA || n->slot == NormSlot::kMlaKvA) w.Save(NormSavedBytes(*n, NormKind::kRmsNorm, qkv_req, plan.weights_trainable, T, ctx));
     }
     qkv_req = w.Linears(attn_second, qkv_req || plan.weights_trainable, p.matmul) || qkv_req;
   }
   for (const NormSpec* n : other_norms) {
-    if (n->name == "q_norm" || n->name == "k_norm" || n->name == "q_layernorm" || n->name == "k_layernorm") {
-      // Per-head RMSNorm on q and k (Qwen3, Gemma 3, OLMo 2).
-      int64_t rows = n->dim == d ? T * (n->name[0] == 'q' ? a : g.num_kv_heads) : T;
+    const NormSlot ns = n->slot;
+    if (ns == NormSlot::kQPerHead || ns == NormSlot::kKPerHead || ns == NormSlot::kQ || ns == NormSlot::kK) {
+      // RMSNorm on q and k: per head (Qwen3, Gemma 3, Phi), or over all heads together (OLMo 2).
+      int64_t rows = ns == NormSlot::kQPerHead ? T * a : ns == NormSlot::kKPerHead ? T * g.num_kv_heads : T;
       w.Save(NormSavedBytes(*n, NormKind::kRmsNorm, qkv_req, plan.weights_trainable, rows, ctx));
     }
   }
   // Which of q, k, v need a gradient (layer 0 of a LoRA-on-q,v model: k does not).
-  auto out_req = [&](std::string_view name) {
+  auto out_req = [&](LinearSlot slot) {
     if (!qkv_req) return false;
     if (n1_req || plan.weights_trainable || !attn_second.empty()) return true;
     if (!plan.lora || ctx.lora == nullptr) return false;
     for (const LinearSpec* l : attn_in) {
-      const bool fused = l->name == "qkv_proj" || l->name == "c_attn" || l->name == "query_key_value";
-      if ((l->name == name || fused) && IsLoraTarget(*l, *ctx.lora)) return true;
+      if ((l->slot == slot || l->slot == LinearSlot::kQkv) && IsLoraTarget(*l, *ctx.lora)) return true;
     }
     return false;
   };
-  const bool q_req = out_req("q_proj");
-  const bool k_req = out_req("k_proj");
-  const bool v_req = out_req("v_proj");
+  const bool q_req = out_req(LinearSlot::kQ);
+  const bool k_req = out_req(LinearSlot::kK);
+  const bool v_req = out_req(LinearSlot::kV);
   const bool scores_req = q_req || k_req;
   w.out.qk_require_grad = scores_req;
   const int64_t mm = p.matmul;

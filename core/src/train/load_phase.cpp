@@ -130,7 +130,7 @@ LayerTensors BuildLayer(CachingAllocatorReplay& a, const Scenario& sc, const Lay
       t.plain.push_back(a.Malloc(plan.adapter_bytes_per_param * train.lora.rank * l.in_features));
       t.plain.push_back(a.Malloc(plan.adapter_bytes_per_param * train.lora.rank * l.out_features));
     }
-    if (!rope_done && l.role == ModuleRole::kAttention && IsAttentionOutputProjection(l)) {
+    if (!rope_done && IsAttentionOutput(l.slot)) {
       // RotaryPositionalEmbeddings(head_dim, max_seq_len) per attention module: fp32 theta and
       // cos/sin cache (max_seq_len, head_dim/2, 2); building it goes through fp32 positions,
       // angles, cos and sin (torchtune/modules/position_embeddings.py).
@@ -220,6 +220,7 @@ std::string ReplayKey(const Scenario& sc, const TrainPlan& plan, const Precision
     for (const LinearSpec& l : kind.linears) {
       key += l.name;
       add(l.in_features), add(l.out_features), add(l.copies), add(l.bias), add(static_cast<int>(l.role)), add(l.lora_targetable);
+      add(static_cast<int>(l.slot));
       add(IsQuantizedBase(l, t, sc.framework.model_load)), add(IsLoraTarget(l, t.lora));
     }
     for (const NormSpec& n : kind.norms) add(n.Params());

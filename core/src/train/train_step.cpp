@@ -146,8 +146,8 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
       for (const auto& l : kind.linears) {
         int64_t g = LinearGradBytes(l, lp, train, plan, prec);
         li.grad_bytes += g;
-        if (l.role != ModuleRole::kAttention || IsAttentionOutputProjection(l)) li.pre_attn_grad_bytes += g;
-        if (IsMlpDownProjection(l)) li.down_grad_bytes += g;
+        if (l.role != ModuleRole::kAttention || IsAttentionOutput(l.slot)) li.pre_attn_grad_bytes += g;
+        if (IsDownProjection(l.slot)) li.down_grad_bytes += g;
       }
       if (lp.weights_trainable) {
         int64_t extra = 0;

@@ -1,0 +1,47 @@
+// One builder per model_type: config.json (already typed-read through ConfigReader) -> ModelSpec.
+// `spec` arrives with model_type, architecture and max_position_embeddings set. Each builder reads
+// the real key names of its family, with transformers' configuration_*.py defaults where a key is
+// absent, and sets every linear's and norm's slot. The registry (registry.h) maps model_type to
+// these; the files are grouped by family: llama_like.cpp, gemma.cpp, olmo.cpp, moe.cpp,
+// deepseek.cpp, gpt_oss.cpp, phi.cpp, qwen1.cpp, gpt2_neox_falcon.cpp.
+#pragma once
+
+#include "model/families/config_reader.h"
+#include "vramplan/error.h"
+#include "vramplan/model_spec.h"
+
+namespace vramplan::families {
+
+using Builder = Expected<ModelSpec> (*)(ConfigReader& config, ModelSpec spec);
+
+// llama_like.cpp
+Expected<ModelSpec> BuildLlama(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildMistral(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildQwen2(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildQwen3(ConfigReader& c, ModelSpec spec);
+// gemma.cpp
+Expected<ModelSpec> BuildGemma(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildGemma2(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildGemma3Text(ConfigReader& c, ModelSpec spec);
+// olmo.cpp
+Expected<ModelSpec> BuildOlmo2(ConfigReader& c, ModelSpec spec);
+// moe.cpp
+Expected<ModelSpec> BuildMixtral(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildQwen2Moe(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildQwen3Moe(ConfigReader& c, ModelSpec spec);
+// deepseek.cpp
+Expected<ModelSpec> BuildDeepseekV2(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildDeepseekV3(ConfigReader& c, ModelSpec spec);
+// gpt_oss.cpp
+Expected<ModelSpec> BuildGptOss(ConfigReader& c, ModelSpec spec);
+// phi.cpp
+Expected<ModelSpec> BuildPhi(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildPhi3(ConfigReader& c, ModelSpec spec);
+// qwen1.cpp
+Expected<ModelSpec> BuildQwen1(ConfigReader& c, ModelSpec spec);
+// gpt2_neox_falcon.cpp
+Expected<ModelSpec> BuildGpt2(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildGptNeox(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildFalcon(ConfigReader& c, ModelSpec spec);
+
+}  // namespace vramplan::families

@@ -1,0 +1,90 @@
+// DeepSeek-V2/V3 (and Kimi K2, a DeepSeek-V3 layout; remote code modeling_deepseek.py):
+// multi-head latent attention (low-rank q and kv with their RMSNorms, per-head up-projections),
+// the first first_k_dense_replace layers dense, then a router, routed experts and shared experts.
+#include "model/families/builders.h"
+#include "model/families/layer_kit.h"
+
+namespace vramplan::families {
+namespace {
+
+// `always_correction_bias`: DeepSeek-V3 routes with a learned correction bias (topk_method
+// "noaux_tc"); V2 does only when its config says so.
+Expected<ModelSpec> BuildDeepseekMla(ConfigReader& c, ModelSpec spec, bool always_correction_bias) {
+  Dims m;
+  m.h = c.Required({"hidden_size"});
+  m.layers = c.Required({"num_hidden_layers"}, 1, 4096);
+  m.a = c.Required({"num_attention_heads"}, 1, kMaxHeadsOrExperts);
+  m.vocab = c.Required({"vocab_size"});
+  m.inter = c.Required({"intermediate_size"});
+  int64_t q_lora = c.Int({"q_lora_rank"}, 0, kMaxHeadsOrExperts).value_or(0);
+  int64_t kv_lora = c.Required({"kv_lora_rank"}, 1, kMaxHeadsOrExperts);
+  int64_t rope = c.Required({"qk_rope_head_dim"}, 1, kMaxHeadsOrExperts);
+  int64_t nope = c.Required({"qk_nope_head_dim"}, 1, kMaxHeadsOrExperts);
+  int64_t v_dim = c.Required({"v_head_dim"}, 1, kMaxHeadsOrExperts);
+  int64_t experts = c.Required({"n_routed_experts"}, 1, kMaxHeadsOrExperts);
+  int64_t top_k = c.Required({"num_experts_per_tok"}, 1, kMaxHeadsOrExperts);
+  CheckTopK(c, "num_experts_per_tok", top_k, experts);
+  int64_t moe_inter = c.Required({"moe_intermediate_size"});
+  int64_t n_shared = c.Int({"n_shared_experts"}, 0, kMaxHeadsOrExperts).value_or(0);
+  int64_t first_dense = c.Int({"first_k_dense_replace"}).value_or(0);
+  int64_t freq = c.Int({"moe_layer_freq"}, 1).value_or(1);
+  bool bias = c.Bool("attention_bias", false);
+  // DeepSeek-V3 routes with a learned correction bias (topk_method "noaux_tc"); V2 does not.
+  bool correction_bias = always_correction_bias || c.String("topk_method", "") == "noaux_tc";
+  if (!c.errors()->empty()) return *c.errors();
+  FinishCommon(&spec, m, c.Bool("tie_word_embeddings", false), NormKind::kRmsNorm, false);
+  int64_t qk_dim = nope + rope;
+  BuildLayers(&spec, m.layers, [&](int64_t i) {
+    LayerKind k;
+    if (q_lora > 0) {
+      AddLinear(&k, "q_a_proj", LinearSlot::kMlaQA, m.h, q_lora, bias);
+      AddLinear(&k, "q_b_proj", LinearSlot::kMlaQB, q_lora, m.a * qk_dim, false);
+      AddNorm(&k, "q_a_layernorm", NormSlot::kMlaQA, q_lora, false);
+    } else {
+      AddLinear(&k, "q_proj", LinearSlot::kQ, m.h, m.a * qk_dim, false);
+    }
+    AddLinear(&k, "kv_a_proj_with_mqa", LinearSlot::kMlaKvA, m.h, kv_lora + rope, bias);
+    AddNorm(&k, "kv_a_layernorm", NormSlot::kMlaKvA, kv_lora, false);
+    AddLinear(&k, "kv_b_proj", LinearSlot::kMlaKvB, kv_lora, m.a * (nope + v_dim), false);
+    AddLinear(&k, "o_proj", LinearSlot::kO, m.a * v_dim, m.h, bias);
+    AddNorm(&k, "input_layernorm", NormSlot::kPreAttention, m.h, false);
+    AddNorm(&k, "post_attention_layernorm", NormSlot::kPreMlp, m.h, false);
+    k.attention.num_heads = m.a;
+    k.attention.num_kv_heads = m.a;
+    k.attention.head_dim = qk_dim;
+    k.attention.v_head_dim = v_dim;
+    k.attention.mla = true;
+    k.attention.kv_lora_rank = kv_lora;
+    k.attention.qk_rope_head_dim = rope;
+    k.attention.qk_nope_head_dim = nope;
+    k.attention.q_lora_rank = q_lora;
+    k.mlp.kind = MlpKind::kGated;
+    k.mlp.activation = ActivationFn::kSilu;
+    bool moe_layer = experts > 0 && i >= first_dense && i % freq == 0;
+    if (!moe_layer) {
+      AddGatedMlp(&k, m.h, m.inter, false, GatedMlpOwner::kDense);
+      k.mlp.intermediate = m.inter;
+      return k;
+    }
+    AddLinear(&k, "gate", LinearSlot::kRouter, m.h, experts, false);
+    if (correction_bias) k.extra_router_params = experts;
+    AddGatedMlp(&k, m.h, moe_inter, false, GatedMlpOwner::kExperts, experts);
+    if (n_shared > 0) AddGatedMlp(&k, m.h, moe_inter * n_shared, false, GatedMlpOwner::kSharedExperts);
+    k.mlp.intermediate = moe_inter;
+    k.mlp.num_experts = experts;
+    k.mlp.experts_per_token = top_k;
+    k.mlp.shared_intermediate = moe_inter * n_shared;
+    return k;
+  });
+  if (c.Int({"num_nextn_predict_layers"}).value_or(0) > 0) {
+    spec.notes.push_back("the checkpoint's multi-token-prediction layer(s) (num_nextn_predict_layers) are not loaded by transformers and not counted");
+  }
+  return spec;
+}
+
+}  // namespace
+
+Expected<ModelSpec> BuildDeepseekV2(ConfigReader& c, ModelSpec spec) { return BuildDeepseekMla(c, std::move(spec), false); }
+Expected<ModelSpec> BuildDeepseekV3(ConfigReader& c, ModelSpec spec) { return BuildDeepseekMla(c, std::move(spec), true); }
+
+}  // namespace vramplan::families

@@ -1,0 +1,181 @@
+#include "model/families/layer_kit.h"
+
+#include <algorithm>
+
+namespace vramplan::families {
+namespace {
+
+bool SameLinear(const LinearSpec& x, const LinearSpec& y) {
+  return x.name == y.name && x.in_features == y.in_features && x.out_features == y.out_features && x.bias == y.bias &&
+         x.copies == y.copies && x.role == y.role && x.lora_targetable == y.lora_targetable && x.slot == y.slot &&
+         x.parallel == y.parallel;
+}
+
+bool SameKind(const LayerKind& x, const LayerKind& y) {
+  if (x.linears.size() != y.linears.size() || x.norms.size() != y.norms.size()) return false;
+  for (size_t i = 0; i < x.linears.size(); ++i) {
+    if (!SameLinear(x.linears[i], y.linears[i])) return false;
+  }
+  for (size_t i = 0; i < x.norms.size(); ++i) {
+    const NormSpec &a = x.norms[i], &b = y.norms[i];
+    if (a.name != b.name || a.dim != b.dim || a.bias != b.bias || a.has_weight != b.has_weight || a.slot != b.slot) return false;
+  }
+  const AttentionGeometry &p = x.attention, &q = y.attention;
+  const MlpGeometry &u = x.mlp, &v = y.mlp;
+  return x.extra_attention_params == y.extra_attention_params && x.extra_router_params == y.extra_router_params &&
+         x.parallel_residual == y.parallel_residual && p.num_heads == q.num_heads && p.num_kv_heads == q.num_kv_heads &&
+         p.head_dim == q.head_dim && p.v_head_dim == q.v_head_dim && p.sliding_window == q.sliding_window &&
+         p.mla == q.mla && p.kv_lora_rank == q.kv_lora_rank && p.qk_rope_head_dim == q.qk_rope_head_dim &&
+         p.q_lora_rank == q.q_lora_rank && u.kind == v.kind && u.activation == v.activation &&
+         u.intermediate == v.intermediate && u.num_experts == v.num_experts &&
+         u.experts_per_token == v.experts_per_token && u.shared_intermediate == v.shared_intermediate;
+}
+
+}  // namespace
+
+ActivationFn ParseActivation(const std::string& name) {
+  if (name == "silu" || name == "swish") return ActivationFn::kSilu;
+  if (name == "gelu_new" || name == "gelu_fast") return ActivationFn::kGeluNew;
+  if (name == "gelu_pytorch_tanh" || name == "gelu_tanh") return ActivationFn::kGeluTanh;
+  if (name == "relu") return ActivationFn::kRelu;
+  return ActivationFn::kGelu;
+}
+
+ModuleRole RoleOf(LinearSlot slot) {
+  switch (slot) {
+    case LinearSlot::kGate: case LinearSlot::kUp: case LinearSlot::kGateUp: case LinearSlot::kDown:
+      return ModuleRole::kMlp;
+    case LinearSlot::kRouter:
+      return ModuleRole::kRouter;
+    case LinearSlot::kExpertGate: case LinearSlot::kExpertUp: case LinearSlot::kExpertGateUp: case LinearSlot::kExpertDown:
+      return ModuleRole::kExperts;
+    case LinearSlot::kSharedExpertGate: case LinearSlot::kSharedExpertUp: case LinearSlot::kSharedExpertDown:
+    case LinearSlot::kSharedExpertScale:
+      return ModuleRole::kSharedExperts;
+    default:
+      return ModuleRole::kAttention;
+  }
+}
+
+ParallelStyle DefaultParallelStyle(LinearSlot slot) {
+  switch (slot) {
+    case LinearSlot::kQ: case LinearSlot::kK: case LinearSlot::kV: case LinearSlot::kQkv:
+    case LinearSlot::kMlaQB: case LinearSlot::kMlaKvB:
+    case LinearSlot::kGate: case LinearSlot::kUp: case LinearSlot::kGateUp:
+    case LinearSlot::kSharedExpertGate: case LinearSlot::kSharedExpertUp:
+      return ParallelStyle::kColumn;
+    case LinearSlot::kO: case LinearSlot::kDown: case LinearSlot::kSharedExpertDown:
+      return ParallelStyle::kRow;
+    case LinearSlot::kMlaQA: case LinearSlot::kMlaKvA: case LinearSlot::kRouter: case LinearSlot::kSharedExpertScale:
+      return ParallelStyle::kReplicated;
+    case LinearSlot::kExpertGate: case LinearSlot::kExpertUp: case LinearSlot::kExpertGateUp: case LinearSlot::kExpertDown:
+      return ParallelStyle::kExpert;
+    case LinearSlot::kUnset:
+      break;
+  }
+  return ParallelStyle::kUnset;
+}
+
+void AddLinear(LayerKind* k, std::string_view name, LinearSlot slot, int64_t in, int64_t out, bool bias, int64_t copies,
+               bool lora_targetable) {
+  k->linears.push_back(LinearSpec{name, in, out, bias, copies, RoleOf(slot), lora_targetable, slot, DefaultParallelStyle(slot)});
+}
+
+void AddNorm(LayerKind* k, std::string_view name, NormSlot slot, int64_t dim, bool bias, bool has_weight) {
+  k->norms.push_back(NormSpec{name, dim, bias, has_weight, slot});
+}
+
+void AddQkvo(LayerKind* k, const Dims& m, bool qkv_bias, bool o_bias) {
+  AddLinear(k, "q_proj", LinearSlot::kQ, m.h, m.a * m.d, qkv_bias);
+  AddLinear(k, "k_proj", LinearSlot::kK, m.h, m.kv * m.d, qkv_bias);
+  AddLinear(k, "v_proj", LinearSlot::kV, m.h, m.kv * m.d, qkv_bias);
+  AddLinear(k, "o_proj", LinearSlot::kO, m.a * m.d, m.h, o_bias);
+}
+
+void AddGatedMlp(LayerKind* k, int64_t h, int64_t inter, bool bias, GatedMlpOwner owner, int64_t copies, GatedNames names) {
+  using S = LinearSlot;
+  const S gate = owner == GatedMlpOwner::kDense ? S::kGate : owner == GatedMlpOwner::kExperts ? S::kExpertGate : S::kSharedExpertGate;
+  const S up = owner == GatedMlpOwner::kDense ? S::kUp : owner == GatedMlpOwner::kExperts ? S::kExpertUp : S::kSharedExpertUp;
+  const S down = owner == GatedMlpOwner::kDense ? S::kDown : owner == GatedMlpOwner::kExperts ? S::kExpertDown : S::kSharedExpertDown;
+  AddLinear(k, names.gate, gate, h, inter, bias, copies);
+  AddLinear(k, names.up, up, h, inter, bias, copies);
+  AddLinear(k, names.down, down, inter, h, bias, copies);
+}
+
+void SetAttention(LayerKind* k, const Dims& m, int64_t window) {
+  k->attention.num_heads = m.a;
+  k->attention.num_kv_heads = m.kv;
+  k->attention.head_dim = m.d;
+  k->attention.v_head_dim = m.d;
+  k->attention.sliding_window = window;
+}
+
+void SetDenseMlp(LayerKind* k, MlpKind kind, ActivationFn act, int64_t inter) {
+  k->mlp.kind = kind;
+  k->mlp.activation = act;
+  k->mlp.intermediate = inter;
+}
+
+// Builds the layer list from a per-layer builder, storing each distinct kind once.
+void BuildLayers(ModelSpec* spec, int64_t num_layers, const std::function<LayerKind(int64_t)>& build) {
+  spec->num_layers = num_layers;
+  spec->layer_kind.resize(static_cast<size_t>(num_layers));
+  for (int64_t i = 0; i < num_layers; ++i) {
+    LayerKind kind = build(i);
+    size_t idx = 0;
+    while (idx < spec->kinds.size() && !SameKind(spec->kinds[idx], kind)) ++idx;
+    if (idx == spec->kinds.size()) spec->kinds.push_back(std::move(kind));
+    spec->layer_kind[static_cast<size_t>(i)] = static_cast<uint8_t>(idx);
+  }
+}
+
+Dims ReadDims(ConfigReader& c) {
+  Dims m;
+  m.h = c.Required({"hidden_size", "n_embd", "d_model"});
+  m.layers = c.Required({"num_hidden_layers", "n_layer", "num_layers"}, 1, 4096);
+  m.a = c.Required({"num_attention_heads", "n_head", "num_heads"}, 1, kMaxHeadsOrExperts);
+  m.vocab = c.Required({"vocab_size"});
+  m.kv = c.Int({"num_key_value_heads", "num_kv_heads", "n_head_kv"}, 1, kMaxHeadsOrExperts).value_or(m.a);
+  m.d = c.Int({"head_dim"}, 1, kMaxHeadsOrExperts).value_or(m.a > 0 ? m.h / m.a : 0);
+  m.inter = c.Int({"intermediate_size", "n_inner", "ffn_hidden_size", "ffn_dim"}).value_or(0);
+  return m;
+}
+
+void CheckDims(ConfigReader& c, const Dims& m, bool needs_intermediate) {
+  if (c.errors()->empty() && m.kv > 0 && m.a % m.kv != 0) {
+    io::AddError(c.errors(), "invalid_value", io::JoinPath(c.path(), "num_key_value_heads"),
+                 "num_attention_heads (" + std::to_string(m.a) + ") must be a multiple of num_key_value_heads (" + std::to_string(m.kv) + ")");
+  }
+  if (c.errors()->empty() && !c.Has("head_dim") && m.a > 0 && m.h % m.a != 0) {
+    io::AddError(c.errors(), "invalid_value", io::JoinPath(c.path(), "num_attention_heads"),
+                 "hidden_size must be divisible by num_attention_heads when head_dim is not given");
+  }
+  if (c.errors()->empty() && needs_intermediate && m.inter <= 0) {
+    io::AddError(c.errors(), "missing_key", io::JoinPath(c.path(), "intermediate_size"),
+                 "the model config is missing the required key \"intermediate_size\"");
+  }
+}
+
+void CheckTopK(ConfigReader& c, const char* key, int64_t top_k, int64_t experts) {
+  if (top_k <= experts || experts <= 0 || top_k <= 0) return;
+  const std::string p = io::JoinPath(c.path(), key);
+  io::AddError(c.errors(), "out_of_range", p,
+               p + " must be an integer from 1 to the number of routed experts (" + std::to_string(experts) + "), got " + std::to_string(top_k));
+}
+
+void FinishCommon(ModelSpec* spec, const Dims& m, bool tied, NormKind norm, bool norm_bias, std::string_view final_norm) {
+  spec->vocab_size = m.vocab;
+  spec->hidden_size = m.h;
+  spec->tied_embeddings = tied;
+  spec->norm_kind = norm;
+  spec->final_norm = NormSpec{final_norm, m.h, norm_bias, true, NormSlot::kFinal};
+}
+
+std::vector<bool> SlidingFlags(ConfigReader& c, int64_t layers, const std::function<bool(int64_t)>& default_rule) {
+  if (auto lt = c.SlidingLayers(layers)) return *lt;
+  std::vector<bool> flags(static_cast<size_t>(layers));
+  for (int64_t i = 0; i < layers; ++i) flags[static_cast<size_t>(i)] = default_rule(i);
+  return flags;
+}
+
+}  // namespace vramplan::families

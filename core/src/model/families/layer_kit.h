@@ -1,0 +1,65 @@
+// The pieces every family builder assembles layers from: the dimensions most decoders share, the
+// linears and norms with their slots, and the layer list that stores each distinct kind once.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/families/config_reader.h"
+#include "vramplan/model_spec.h"
+
+namespace vramplan::families {
+
+// Everything a standard decoder layer needs, read once per config.
+struct Dims {
+  int64_t h = 0, a = 0, kv = 0, d = 0, inter = 0, layers = 0, vocab = 0;
+};
+
+// Reads the dimensions most decoders share. `d` defaults to h / a unless head_dim is given.
+Dims ReadDims(ConfigReader& c);
+// Head divisibility and (when `needs_intermediate`) a positive intermediate_size.
+void CheckDims(ConfigReader& c, const Dims& m, bool needs_intermediate);
+// transformers' routers take torch.topk(router_logits, top_k) over the routed experts: top_k
+// above their number fails there, and `active_per_token` would exceed `total` here.
+void CheckTopK(ConfigReader& c, const char* key, int64_t top_k, int64_t experts);
+
+ActivationFn ParseActivation(const std::string& name);
+
+// The breakdown bucket of a slot.
+ModuleRole RoleOf(LinearSlot slot);
+// How tensor parallelism splits a slot in Megatron-LM and vLLM (vllm/model_executor/models/
+// llama.py, deepseek_v2.py, qwen2_moe.py, gpt2.py, falcon.py...): q/k/v, gate and up are
+// column-parallel, o and down row-parallel, routers and MLA's low-rank q_a / kv_a replicated,
+// routed experts placed whole (FusedMoE).
+ParallelStyle DefaultParallelStyle(LinearSlot slot);
+
+// Appends a linear; its role and parallel style follow from the slot.
+void AddLinear(LayerKind* k, std::string_view name, LinearSlot slot, int64_t in, int64_t out, bool bias,
+               int64_t copies = 1, bool lora_targetable = true);
+void AddNorm(LayerKind* k, std::string_view name, NormSlot slot, int64_t dim, bool bias, bool has_weight = true);
+// q_proj, k_proj, v_proj, o_proj.
+void AddQkvo(LayerKind* k, const Dims& m, bool qkv_bias, bool o_bias);
+
+// The names of a gated MLP's three linears (Llama's, or Mixtral's experts w1 / w3 / w2).
+struct GatedNames {
+  std::string_view gate = "gate_proj", up = "up_proj", down = "down_proj";
+};
+enum class GatedMlpOwner { kDense, kExperts, kSharedExperts };
+void AddGatedMlp(LayerKind* k, int64_t h, int64_t inter, bool bias, GatedMlpOwner owner, int64_t copies = 1,
+                 GatedNames names = {});
+
+void SetAttention(LayerKind* k, const Dims& m, int64_t window);
+void SetDenseMlp(LayerKind* k, MlpKind kind, ActivationFn act, int64_t inter);
+
+// Builds the layer list from a per-layer builder, storing each distinct kind once.
+void BuildLayers(ModelSpec* spec, int64_t num_layers, const std::function<LayerKind(int64_t)>& build);
+
+void FinishCommon(ModelSpec* spec, const Dims& m, bool tied, NormKind norm, bool norm_bias, std::string_view final_norm = "norm");
+
+// Sliding-window flags per layer from layer_types, else `default_rule`.
+std::vector<bool> SlidingFlags(ConfigReader& c, int64_t layers, const std::function<bool(int64_t)>& default_rule);
+
+}  // namespace vramplan::families

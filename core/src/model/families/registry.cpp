@@ -1,0 +1,68 @@
+#include "model/families/registry.h"
+
+namespace vramplan::families {
+namespace {
+
+// Functions, not globals: the tables may be read during another file's static initialization.
+LoraDefaults Qv() { return LoraDefaults{{"q_proj", "v_proj"}, false}; }
+LoraDefaults AllLinear() { return LoraDefaults{{}, true}; }
+
+std::vector<ModelFamily> MakeFamilies() {
+  return {
+      {"llama", "", BuildLlama, Qv(), "Llama 1-3: q/k/v/o (attention_bias), SwiGLU MLP (mlp_bias), RMSNorm"},
+      {"mistral", "", BuildMistral, Qv(), "Llama layout; sliding_window on every layer when set"},
+      {"mixtral", "", BuildMixtral, Qv(), "Mistral attention; router \"gate\" and experts w1/w3/w2 of intermediate_size"},
+      {"qwen2", "", BuildQwen2, Qv(), "Llama layout with q/k/v bias; sliding windows from max_window_layers when use_sliding_window"},
+      {"qwen2_moe", "", BuildQwen2Moe, Qv(),
+       "Qwen2 attention; experts of moe_intermediate_size, a shared expert with its sigmoid gate, mlp_only_layers, decoder_sparse_step"},
+      {"qwen3", "", BuildQwen3, Qv(), "Llama layout with RMSNorm(head_dim) on q and k"},
+      {"qwen3_moe", "", BuildQwen3Moe, Qv(), "Qwen3 attention; experts of moe_intermediate_size, mlp_only_layers, decoder_sparse_step"},
+      {"gemma", "", BuildGemma, Qv(), "Llama layout, tied embeddings, tanh-GELU MLP (hidden_activation)"},
+      {"gemma2", "", BuildGemma2, Qv(), "Gemma with sandwich norms (4 per layer) and sliding windows on even layers"},
+      {"gemma3_text", "", BuildGemma3Text, Qv(),
+       "Gemma 2 layout with q/k norms and sliding_window_pattern (also the text decoder of multimodal gemma3)"},
+      {"phi", "", BuildPhi, Qv(), "Phi-2: q/k/v/dense with biases, fc1/fc2 GELU MLP, parallel residual, LayerNorm, lm_head bias"},
+      {"phi3", "", BuildPhi3, LoraDefaults{{"qkv_proj"}, false}, "Phi-3/Phi-4: fused qkv_proj and gate_up_proj, RMSNorm"},
+      {"gpt2", "", BuildGpt2, LoraDefaults{{"c_attn"}, false},
+       "Conv1D c_attn/c_proj/c_fc/c_proj, learned positions (n_positions), dropout 0.1 by default, causal-mask buffer"},
+      {"gpt_neox", "", BuildGptNeox, LoraDefaults{{"query_key_value"}, false},
+       "fused query_key_value, plain GELU MLP, parallel residual (use_parallel_residual), rotary_pct"},
+      {"falcon", "", BuildFalcon, LoraDefaults{{"query_key_value"}, false},
+       "fused query_key_value with multi-query or grouped kv (new_decoder_architecture), parallel attention"},
+      {"deepseek_v2", "", BuildDeepseekV2, AllLinear(),
+       "multi-head latent attention, first_k_dense_replace dense layers, routed and shared experts"},
+      {"deepseek_v3", "", BuildDeepseekV3, AllLinear(),
+       "DeepSeek-V2 layout with the router's correction bias; the multi-token-prediction layer is not counted"},
+      {"gpt_oss", "", BuildGptOss, AllLinear(),
+       "attention sinks, alternating 128-token sliding windows, fused expert tensors (not nn.Linear, not LoRA targets)"},
+      {"olmo2", "", BuildOlmo2, Qv(), "norms on the attention and MLP outputs only, RMSNorm over all q / k heads"},
+      {"qwen", "", BuildQwen1, LoraDefaults{{"c_attn", "c_proj", "w1", "w2"}, false},  // PEFT lists none: Qwen's finetune.py
+       "Qwen1 remote code: fused c_attn, w1/w2 of intermediate_size / 2, loss on the logits without .float()"},
+      // Other spellings of the same layouts.
+      {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
+      {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
+      {"kimi_k2", "deepseek_v3", BuildDeepseekV2, AllLinear(),
+       "Kimi K2: the DeepSeek-V3 layout; the router's correction bias follows topk_method (\"noaux_tc\")"},
+  };
+}
+
+}  // namespace
+
+const std::vector<ModelFamily>& ModelFamilies() {
+  static const std::vector<ModelFamily> kFamilies = MakeFamilies();
+  return kFamilies;
+}
+
+const ModelFamily* FindModelFamily(std::string_view model_type) {
+  for (const ModelFamily& f : ModelFamilies()) {
+    if (f.model_type == model_type) return &f;
+  }
+  return nullptr;
+}
+
+const ModelFamily& GenericFamily() {
+  static const ModelFamily kGeneric{"generic", "", BuildLlama, Qv(), "any other model_type: read as Llama (with a warning)"};
+  return kGeneric;
+}
+
+}  // namespace vramplan::families
