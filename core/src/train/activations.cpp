@@ -166,7 +166,7 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
   Walker w{ctx, plan, T, LayerSaved{}};
   const AttentionGeometry& g = kind.attention;
   const int64_t a = g.num_heads, d = g.head_dim, dv = g.v_head_dim;
-  const NormKind nk = !kind.norms.empty() && kind.norms[0].bias ? NormKind::kLayerNorm : NormKind::kRmsNorm;
+  const NormKind nk = ctx.norm_kind;
 
   // Split the layer's modules by what they read.
   std::vector<const LinearSpec*> attn_in, attn_second, attn_out, mlp_in, mlp_down, router, experts_in, experts_down,

@@ -32,6 +32,7 @@ struct ActivationContext {
   bool scale_is_tensor = false;
   bool cpu = false;
   double hidden_dropout = 0.0;
+  NormKind norm_kind = NormKind::kRmsNorm;  // the layers' pre-attention / pre-MLP norms (ModelSpec::norm_kind)
   int64_t Tokens() const { return batch * seq; }
 };
 

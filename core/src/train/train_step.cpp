@@ -101,6 +101,7 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
   ctx.hidden_dropout = model.hidden_dropout;
   ctx.softmax_fp32 = model.softmax_fp32;
   ctx.scale_is_tensor = model.scale_is_tensor;
+  ctx.norm_kind = model.norm_kind;
   ctx.cpu = on_cpu;
 
   // ---- persistent memory

@@ -1,0 +1,249 @@
+// The model-family registry (core/src/model/families/): every model_type the docs claim has a
+// builder, every linear and norm a builder emits has a slot and a parallel style that agree with
+// the module's place in the layer, aliases read like their family, and an unknown model_type is
+// still read as Llama with a warning.
+#include <algorithm>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "model/catalog.h"
+#include "model/families/layer_kit.h"
+#include "model/families/registry.h"
+#include "model/hf_config.h"
+#include "test_support.h"
+
+namespace vramplan {
+namespace {
+
+using nlohmann::json;
+
+std::string ReadRepoFile(const std::string& relative) {
+  std::ifstream in(std::string(VRAMPLAN_FIXTURES_DIR) + "/../../" + relative);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Every resolved model the tests know: the presets and the sourced configs of param_counts.json.
+std::vector<std::pair<std::string, ModelSpec>> KnownModels() {
+  std::vector<std::pair<std::string, ModelSpec>> out;
+  for (const PresetEntry& p : Presets()) out.emplace_back(p.id, p.spec);
+  const json table = testing_support::LoadFixture("param_counts.json");
+  EXPECT_TRUE(table.is_object());
+  for (const auto& row : table.value("models", json::array())) {
+    Issues warnings;
+    auto spec = ModelSpecFromHfConfig(row["config"], "model", &warnings);
+    EXPECT_TRUE(spec.ok()) << row["id"];
+    if (spec.ok()) out.emplace_back(row["id"].get<std::string>(), spec.value());
+  }
+  return out;
+}
+
+bool IsAttentionSlot(LinearSlot s) {
+  using S = LinearSlot;
+  return s == S::kQ || s == S::kK || s == S::kV || s == S::kQkv || s == S::kO || s == S::kMlaQA || s == S::kMlaQB ||
+         s == S::kMlaKvA || s == S::kMlaKvB;
+}
+
+// The slot says where a linear sits; its shape, role and parallel style must agree with that,
+// independently of its HF name: outputs feeding the residual stream are hidden-wide and
+// row-parallel, inputs read the hidden state and are column-parallel (or replicated / expert).
+void CheckLayerSlots(const std::string& id, const ModelSpec& m, size_t kind_index) {
+  const LayerKind& k = m.kinds[kind_index];
+  const std::string where = id + " kind " + std::to_string(kind_index);
+  int outputs = 0, routers = 0, q = 0, kv_fused = 0, k_or_v = 0, mla = 0;
+  for (const LinearSpec& l : k.linears) {
+    const std::string what = where + " " + std::string(l.name);
+    EXPECT_NE(l.slot, LinearSlot::kUnset) << what;
+    EXPECT_NE(l.parallel, ParallelStyle::kUnset) << what;
+    EXPECT_NE(l.parallel, ParallelStyle::kVocab) << what;  // vocabulary-split tensors are not layer linears
+    EXPECT_EQ(l.role, families::RoleOf(l.slot)) << what;
+    EXPECT_EQ(l.role == ModuleRole::kAttention, IsAttentionSlot(l.slot)) << what;
+    EXPECT_EQ(l.copies > 1, l.role == ModuleRole::kExperts) << what;
+    const bool writes_residual = IsAttentionOutput(l.slot) || IsDownProjection(l.slot);
+    if (writes_residual) {
+      EXPECT_EQ(l.out_features, m.hidden_size) << what;
+      EXPECT_EQ(l.parallel, l.role == ModuleRole::kExperts ? ParallelStyle::kExpert : ParallelStyle::kRow) << what;
+    }
+    if (IsAttentionOutput(l.slot)) ++outputs;
+    switch (l.slot) {
+      case LinearSlot::kQ: case LinearSlot::kK: case LinearSlot::kV: case LinearSlot::kQkv: case LinearSlot::kMlaQA:
+      case LinearSlot::kMlaKvA: case LinearSlot::kGate: case LinearSlot::kUp: case LinearSlot::kGateUp:
+      case LinearSlot::kRouter: case LinearSlot::kExpertGate: case LinearSlot::kExpertUp: case LinearSlot::kExpertGateUp:
+      case LinearSlot::kSharedExpertGate: case LinearSlot::kSharedExpertUp: case LinearSlot::kSharedExpertScale:
+        EXPECT_EQ(l.in_features, m.hidden_size) << what << " reads the hidden state";
+        break;
+      default:
+        break;
+    }
+    if (l.slot == LinearSlot::kRouter) {
+      ++routers;
+      EXPECT_EQ(l.out_features, k.mlp.num_experts) << what;
+      EXPECT_EQ(l.parallel, ParallelStyle::kReplicated) << what;
+    }
+    if (l.role == ModuleRole::kExperts) EXPECT_EQ(l.parallel, ParallelStyle::kExpert) << what;
+    if (l.slot == LinearSlot::kQ) ++q;
+    if (l.slot == LinearSlot::kK || l.slot == LinearSlot::kV) ++k_or_v;
+    if (l.slot == LinearSlot::kQkv) ++kv_fused;
+    if (l.slot == LinearSlot::kMlaKvA || l.slot == LinearSlot::kMlaKvB) ++mla;
+  }
+  EXPECT_EQ(outputs, 1) << where << ": one attention output projection";
+  EXPECT_EQ(routers, k.mlp.num_experts > 0 ? 1 : 0) << where;
+  if (k.attention.mla) {
+    EXPECT_EQ(mla, 2) << where;
+  } else {
+    EXPECT_TRUE((q == 1 && k_or_v == 2 && kv_fused == 0) || (q == 0 && k_or_v == 0 && kv_fused == 1)) << where;
+  }
+  int pre_attention = 0;
+  for (const NormSpec& n : k.norms) {
+    EXPECT_NE(n.slot, NormSlot::kUnset) << where << " " << n.name;
+    EXPECT_NE(n.slot, NormSlot::kFinal) << where << " " << n.name;
+    if (n.slot == NormSlot::kPreAttention) ++pre_attention;
+    if (n.slot == NormSlot::kQPerHead || n.slot == NormSlot::kKPerHead) EXPECT_EQ(n.dim, k.attention.head_dim) << where;
+  }
+  EXPECT_LE(pre_attention, 1) << where;
+}
+
+TEST(ModelFamilies, EveryKnownModelsLinearsAndNormsHaveSlots) {
+  const auto models = KnownModels();
+  ASSERT_GE(models.size(), 140u);  // 75 presets + 66 sourced configs
+  for (const auto& [id, m] : models) {
+    EXPECT_EQ(m.final_norm.slot, NormSlot::kFinal) << id;
+    for (size_t i = 0; i < m.kinds.size(); ++i) CheckLayerSlots(id, m, i);
+  }
+}
+
+TEST(ModelFamilies, EverySupportedTypeIsExercisedByAKnownModel) {
+  std::set<std::string> seen;
+  for (const auto& [id, m] : KnownModels()) seen.insert(m.model_type);
+  for (const std::string& t : SupportedModelTypes()) {
+    if (t == "deepseek_v2") continue;  // no sourced DeepSeek-V2 config yet: DeepseekV2WithoutQLora below
+    EXPECT_TRUE(seen.count(t)) << t;
+  }
+}
+
+// README: "20 `model_type`s read from real config keys"; docs/models.md lists each in its table.
+TEST(ModelFamilies, RegistryListsEveryModelTypeTheDocsClaim) {
+  const std::string readme = ReadRepoFile("README.md");
+  std::smatch match;
+  ASSERT_TRUE(std::regex_search(readme, match, std::regex("(\\d+) `model_type`s"))) << "README.md claims no model_type count";
+  EXPECT_EQ(SupportedModelTypes().size(), static_cast<size_t>(std::stoi(match[1].str())));
+  EXPECT_EQ(SupportedModelTypes().size(), 20u);
+  const std::string doc = ReadRepoFile("docs/models.md");
+  ASSERT_FALSE(doc.empty()) << "docs/models.md missing";
+  for (const families::ModelFamily& f : families::ModelFamilies()) {
+    EXPECT_NE(doc.find("| `" + std::string(f.model_type) + "` |"), std::string::npos) << f.model_type << " is not in docs/models.md";
+    EXPECT_NE(f.build, nullptr) << f.model_type;
+    EXPECT_TRUE(f.lora.all_linear != !f.lora.targets.empty()) << f.model_type << ": either all-linear or named targets";
+    if (!f.alias_of.empty()) {
+      const families::ModelFamily* target = families::FindModelFamily(f.alias_of);
+      ASSERT_NE(target, nullptr) << f.model_type;
+      EXPECT_TRUE(target->alias_of.empty()) << f.model_type;
+    }
+    EXPECT_EQ(families::FindModelFamily(f.model_type), &f) << f.model_type << " listed twice";
+  }
+}
+
+// The default LoRA targets name modules the family's builder emits (what PEFT would wrap).
+TEST(ModelFamilies, DefaultLoraTargetsExistInTheFamilysModels) {
+  for (const auto& [id, m] : KnownModels()) {
+    const families::ModelFamily* f = families::FindModelFamily(m.model_type);
+    ASSERT_NE(f, nullptr) << id;
+    for (std::string_view target : f->lora.targets) {
+      bool found = false;
+      for (const LayerKind& k : m.kinds) {
+        for (const LinearSpec& l : k.linears) found = found || (l.name == target && l.lora_targetable);
+      }
+      EXPECT_TRUE(found) << id << " has no " << target;
+    }
+  }
+}
+
+// Falcon's remote-code spelling reads as Falcon and gets Falcon's LoRA defaults (before the
+// registry it got q_proj / v_proj, which a Falcon layer does not have: the scenario was refused).
+TEST(ModelFamilies, AliasesReadLikeTheirFamily) {
+  json cfg = *FindPreset("tiiuae/falcon-7b")->config;
+  cfg["model_type"] = "RefinedWebModel";
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok());
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_EQ(CountParams(spec.value()).total, FindPreset("tiiuae/falcon-7b")->params);
+  auto s = ParseScenario(json{{"mode", "train"}, {"model", cfg}, {"train", {{"method", "lora"}}}}.dump());
+  ASSERT_TRUE(s.ok()) << s.errors()[0].message;
+  EXPECT_EQ(s.value().train.lora.targets, std::vector<std::string>{"query_key_value"});
+}
+
+// GPT-2 and Qwen1 both call two modules c_proj; the slot, not the shape, says which is which. A
+// Qwen1 config whose heads x kv_channels differs from hidden_size (so the attention c_proj is not
+// square) keeps its attention output projection.
+TEST(ModelFamilies, SlotsDoNotDependOnShapes) {
+  const json cfg = {{"model_type", "qwen"}, {"hidden_size", 4096}, {"intermediate_size", 22016}, {"kv_channels", 64},
+                    {"num_attention_heads", 32}, {"num_hidden_layers", 2}, {"vocab_size", 151936}};
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok());
+  const LayerKind& k = spec.value().kinds[0];
+  ASSERT_EQ(k.linears[1].name, "c_proj");
+  EXPECT_EQ(k.linears[1].in_features, 32 * 64);
+  EXPECT_EQ(k.linears[1].slot, LinearSlot::kO);
+  EXPECT_EQ(k.linears[1].parallel, ParallelStyle::kRow);
+  const ModelSpec& gpt2 = testing_support::PresetSpec("openai-community/gpt2");
+  EXPECT_EQ(gpt2.kinds[0].linears[1].slot, LinearSlot::kO);
+  EXPECT_EQ(gpt2.kinds[0].linears[3].slot, LinearSlot::kDown);
+  EXPECT_EQ(gpt2.kinds[0].linears[1].name, gpt2.kinds[0].linears[3].name);
+}
+
+// DeepSeek-V2-Lite's layout (q_lora_rank null: a plain q_proj; no correction bias unless
+// topk_method is "noaux_tc"), the one supported type no preset or sourced config exercises.
+TEST(ModelFamilies, DeepseekV2WithoutQLora) {
+  const json cfg = {{"model_type", "deepseek_v2"}, {"hidden_size", 2048}, {"num_hidden_layers", 3}, {"num_attention_heads", 16},
+                    {"vocab_size", 102400}, {"intermediate_size", 10944}, {"q_lora_rank", nullptr}, {"kv_lora_rank", 512},
+                    {"qk_rope_head_dim", 64}, {"qk_nope_head_dim", 128}, {"v_head_dim", 128}, {"n_routed_experts", 64},
+                    {"num_experts_per_tok", 6}, {"moe_intermediate_size", 1408}, {"n_shared_experts", 2},
+                    {"first_k_dense_replace", 1}, {"topk_method", "greedy"}};
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok());
+  const ModelSpec& m = spec.value();
+  ASSERT_EQ(m.kinds.size(), 2u);  // one dense layer, then MoE
+  for (size_t i = 0; i < m.kinds.size(); ++i) CheckLayerSlots("deepseek_v2", m, i);
+  const LayerKind& moe = m.kinds[m.layer_kind[1]];
+  EXPECT_EQ(moe.linears[0].slot, LinearSlot::kQ);
+  EXPECT_EQ(moe.extra_router_params, 0);
+  int shared = 0;
+  for (const LinearSpec& l : moe.linears) shared += l.role == ModuleRole::kSharedExperts;
+  EXPECT_EQ(shared, 3);
+}
+
+// An unknown model_type is read exactly as "llama" (same modules, slots and counts), with a
+// warning, and gets the Llama LoRA defaults.
+TEST(ModelFamilies, UnknownTypeIsLlamaWithAWarning) {
+  json cfg = *FindPreset("meta-llama/Llama-3.2-1B-Instruct")->config;
+  cfg["model_type"] = "brand_new";
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok());
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].field_path, "model.model_type");
+  const ModelSpec& llama = testing_support::PresetSpec("meta-llama/Llama-3.2-1B-Instruct");
+  EXPECT_EQ(CountParams(spec.value()).total, CountParams(llama).total);
+  ASSERT_EQ(spec.value().kinds.size(), llama.kinds.size());
+  for (size_t i = 0; i < llama.kinds[0].linears.size(); ++i) {
+    EXPECT_EQ(spec.value().kinds[0].linears[i].name, llama.kinds[0].linears[i].name);
+    EXPECT_EQ(spec.value().kinds[0].linears[i].slot, llama.kinds[0].linears[i].slot);
+  }
+  EXPECT_EQ(families::FindModelFamily("brand_new"), nullptr);
+  auto s = ParseScenario(json{{"mode", "train"}, {"model", cfg}, {"train", {{"method", "lora"}}}}.dump());
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s.value().train.lora.targets, (std::vector<std::string>{"q_proj", "v_proj"}));
+}
+
+}  // namespace
+}  // namespace vramplan
