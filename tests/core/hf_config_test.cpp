@@ -98,7 +98,7 @@ TEST(HfConfig, UnknownTypeReadsAsLlamaWithWarning) {
                                     "model", &warnings);
   ASSERT_TRUE(spec.ok());
   ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_EQ(warnings[0].code, "generic_model_type");
+  EXPECT_EQ(warnings[0].code, "unknown_model_type");
   // 2 x (4 x 64^2 + 3 x 64 x 128 + 2 x 64) + 64 + 2 x 100 x 64
   EXPECT_EQ(CountParams(spec.value()).total, 2 * (4 * 64 * 64 + 3 * 64 * 128 + 2 * 64) + 64 + 2 * 100 * 64);
 }

@@ -11,7 +11,8 @@
 namespace vramplan {
 
 struct Issue {
-  std::string code;        // stable id, e.g. "unknown_key", "out_of_range", "not_implemented"
+  std::string code;        // stable id: errors "unknown_key", "out_of_range", ...; warnings from the
+                           // one table in core/src/diagnostics/warning_codes.h ("would_not_start", ...)
   std::string field_path;  // JSON path into the scenario, "" for the whole document
   std::string message;     // one line: what is wrong and what is allowed
 };

@@ -50,16 +50,16 @@ void EstimateLlamaCppEngine(const Scenario& s, Result* r, bool explain) {
 
   WeightFormat wf = inf.weights;
   if (!IsGguf(wf) && wf != WeightFormat::kFp32 && wf != WeightFormat::kFp16 && wf != WeightFormat::kBf16) {
-    Warn(r, explain, "inference.weights", "llama.cpp runs GGUF files; " + WeightFormatName(wf) + " is counted as gguf_q8_0 (8-bit) or gguf_q4_0 (4-bit)");
+    Warn(r, explain, WarningCode::kSubstituted, "inference.weights", "llama.cpp runs GGUF files; " + WeightFormatName(wf) + " is counted as gguf_q8_0 (8-bit) or gguf_q4_0 (4-bit)");
     wf = (wf == WeightFormat::kFp8 || wf == WeightFormat::kInt8) ? WeightFormat::kGgufQ8_0 : WeightFormat::kGgufQ4_0;
   }
   WeightBytes w = ComputeWeightBytes(m, wf, 1);
   KvElementSize e = ResolveKvDtype(inf.kv_cache, wf, Engine::kLlamaCpp);
   if (inf.kv_cache == KvDtype::kFp8) {
-    Warn(r, explain, "inference.kv_cache", "llama.cpp has no fp8 cache type; counted as q8_0");
+    Warn(r, explain, WarningCode::kSubstituted, "inference.kv_cache", "llama.cpp has no fp8 cache type; counted as q8_0");
     e = ResolveKvDtype(KvDtype::kInt8, wf, Engine::kLlamaCpp);
   }
-  if (e.block > 1 && !inf.flash_attn) Warn(r, explain, "inference.flash_attn", "llama.cpp requires flash attention for a quantized V cache");
+  if (e.block > 1 && !inf.flash_attn) Warn(r, explain, WarningCode::kWouldNotStart, "inference.flash_attn", "llama.cpp requires flash attention for a quantized V cache");
 
   int64_t gpu_weights = output_on_gpu ? w.output + w.final_norm : 0;
   int64_t cpu_weights = w.token_embedding + (output_on_gpu ? 0 : w.output + w.final_norm);
@@ -135,9 +135,9 @@ void EstimateLlamaCppEngine(const Scenario& s, Result* r, bool explain) {
   c.max_concurrency = n_seq;
   c.max_model_len_fits = true;
   if (explain) {
-    if (inf.attention != AttentionImpl::kSdpa || inf.logits != LogitsKept::kLast) Warn(r, true, "inference.attention", "llama.cpp uses flash_attn instead of inference.attention; logits settings are ignored");
-    if (s.parallel.tp > 1) Warn(r, true, "parallel.tp", "llama.cpp splits layers across GPUs (split-mode layer), not tensors; tp is ignored");
-    if (inf.max_model_len || inf.max_num_batched_tokens) Warn(r, true, "inference", "vLLM settings are ignored by the llama.cpp engine");
+    if (inf.attention != AttentionImpl::kSdpa || inf.logits != LogitsKept::kLast) Warn(r, true, WarningCode::kNoEffect, "inference.attention", "llama.cpp uses flash_attn instead of inference.attention; logits settings are ignored");
+    if (s.parallel.tp > 1) Warn(r, true, WarningCode::kNoEffect, "parallel.tp", "llama.cpp splits layers across GPUs (split-mode layer), not tensors; tp is ignored");
+    if (inf.max_model_len || inf.max_num_batched_tokens) Warn(r, true, WarningCode::kNoEffect, "inference", "vLLM settings are ignored by the llama.cpp engine");
   }
 }
 

@@ -109,12 +109,12 @@ void EstimateTransformersEngine(const Scenario& s, Result* r, bool explain) {
   const int64_t dt = ComputeDtypeBytes(inf.weights);
   const int64_t V = CeilDiv(m.vocab_size, tp), h = m.hidden_size;
 
-  if (IsGguf(inf.weights)) Warn(r, explain, "inference.weights", "GGUF weights are run by llama.cpp; transformers dequantizes GGUF to 16-bit on load, so the weights are counted in bf16");
+  if (IsGguf(inf.weights)) Warn(r, explain, WarningCode::kSubstituted, "inference.weights", "GGUF weights are run by llama.cpp; transformers dequantizes GGUF to 16-bit on load, so the weights are counted in bf16");
   const WeightFormat wf = IsGguf(inf.weights) ? WeightFormat::kBf16 : inf.weights;
   WeightBytes w = ComputeWeightBytes(m, wf, tp);
   std::vector<KvGroup> groups = KvGroups(m, Engine::kTransformers, tp);
   KvElementSize e = ResolveKvDtype(inf.kv_cache, wf, Engine::kTransformers);
-  if (inf.kv_cache == KvDtype::kFp8) Warn(r, explain, "inference.kv_cache", "transformers has no fp8 KV cache; counted at 1 B/element as an offloaded/quantized cache would be");
+  if (inf.kv_cache == KvDtype::kFp8) Warn(r, explain, WarningCode::kSubstituted, "inference.kv_cache", "transformers has no fp8 KV cache; counted at 1 B/element as an offloaded/quantized cache would be");
 
   const int64_t split = tp == 1 ? std::max<int64_t>(1, s.parallel.gpus) : 1;  // device_map="auto"
   if (split > 1) {
@@ -179,8 +179,8 @@ void EstimateTransformersEngine(const Scenario& s, Result* r, bool explain) {
   c.max_concurrency = 0;
   c.max_model_len_fits = true;
   if (explain) {
-    if (split > 1) Warn(r, explain, "parallel.gpus", "device_map=\"auto\" splits layers evenly in this estimate; accelerate's real split is by module size and may put more on some GPUs");
-    if (inf.max_model_len || inf.max_num_batched_tokens || inf.n_ctx) Warn(r, explain, "inference", "vLLM / llama.cpp settings are ignored by the transformers engine");
+    if (split > 1) Warn(r, explain, WarningCode::kApproximate, "parallel.gpus", "device_map=\"auto\" splits layers evenly in this estimate; accelerate's real split is by module size and may put more on some GPUs");
+    if (inf.max_model_len || inf.max_num_batched_tokens || inf.n_ctx) Warn(r, explain, WarningCode::kNoEffect, "inference", "vLLM / llama.cpp settings are ignored by the transformers engine");
   }
 }
 

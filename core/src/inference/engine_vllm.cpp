@@ -62,13 +62,13 @@ void EstimateVllmEngine(const Scenario& s, Result* r, bool explain) {
   const int64_t max_seqs = std::max<int64_t>(1, inf.max_num_seqs);
   const int64_t block = std::max<int64_t>(1, inf.block_size);
 
-  if (IsGguf(inf.weights)) Warn(r, explain, "inference.weights", "vLLM's GGUF support dequantizes through its own kernels; the file's tensor types are counted as stored");
-  if (inf.weights == WeightFormat::kNf4 || inf.weights == WeightFormat::kInt8) Warn(r, explain, "inference.weights", "bitsandbytes checkpoints in vLLM keep the same stored bytes; kernel workspaces are not modelled");
+  if (IsGguf(inf.weights)) Warn(r, explain, WarningCode::kApproximate, "inference.weights", "vLLM's GGUF support dequantizes through its own kernels; the file's tensor types are counted as stored");
+  if (inf.weights == WeightFormat::kNf4 || inf.weights == WeightFormat::kInt8) Warn(r, explain, WarningCode::kNotModeled, "inference.weights", "bitsandbytes checkpoints in vLLM keep the same stored bytes; kernel workspaces are not modelled");
   WeightBytes w = ComputeWeightBytes(m, inf.weights, tp);
 
   KvDtype kvd = inf.kv_cache;
   if (kvd == KvDtype::kInt8 || kvd == KvDtype::kInt4) {
-    Warn(r, explain, "inference.kv_cache", "vLLM supports kv_cache_dtype auto/fp8 only; int8/int4 counted as fp8");
+    Warn(r, explain, WarningCode::kSubstituted, "inference.kv_cache", "vLLM supports kv_cache_dtype auto/fp8 only; int8/int4 counted as fp8");
     kvd = KvDtype::kFp8;
   }
   KvElementSize e = ResolveKvDtype(kvd, inf.weights, Engine::kVllm);
@@ -143,16 +143,16 @@ void EstimateVllmEngine(const Scenario& s, Result* r, bool explain) {
   c.max_model_len_fits = len_fits;
   if (explain) {
     if (available <= 0) {
-      Warn(r, true, "inference.gpu_memory_utilization", "no memory left for the KV cache: weights + activations exceed " + Gib(requested) + "; vLLM would not start");
+      Warn(r, true, WarningCode::kWouldNotStart, "inference.gpu_memory_utilization", "no memory left for the KV cache: weights + activations exceed " + Gib(requested) + "; vLLM would not start");
     } else if (!len_fits) {
-      Warn(r, true, "inference.max_model_len", "one request of max_model_len " + WithCommas(max_model_len) + " needs " + Gib(need_one) + " of KV cache, more than the " + Gib(available) + " available; vLLM refuses to start");
+      Warn(r, true, WarningCode::kWouldNotStart, "inference.max_model_len", "one request of max_model_len " + WithCommas(max_model_len) + " needs " + Gib(need_one) + " of KV cache, more than the " + Gib(available) + " available; vLLM refuses to start");
     }
     int64_t need_batch = inf.batch_size * CeilDiv(engine_util::PromptPlusNew(s), block);
     if (num_blocks > 0 && (need_batch > num_blocks || inf.batch_size > max_seqs)) {
-      Warn(r, true, "inference.batch_size", WithCommas(inf.batch_size) + " concurrent sequences do not fit the KV pool (" + WithCommas(kv_tokens) + " tokens) or max_num_seqs; the scheduler queues or preempts the rest");
+      Warn(r, true, WarningCode::kWouldQueue, "inference.batch_size", WithCommas(inf.batch_size) + " concurrent sequences do not fit the KV pool (" + WithCommas(kv_tokens) + " tokens) or max_num_seqs; the scheduler queues or preempts the rest");
     }
-    if (inf.attention != AttentionImpl::kSdpa || inf.logits != LogitsKept::kLast) Warn(r, true, "inference.attention", "vLLM picks its own attention backend and keeps only sampled-position logits; attention/logits settings are ignored");
-    if (inf.n_ctx) Warn(r, true, "inference.n_ctx", "llama.cpp settings are ignored by the vLLM engine");
+    if (inf.attention != AttentionImpl::kSdpa || inf.logits != LogitsKept::kLast) Warn(r, true, WarningCode::kNoEffect, "inference.attention", "vLLM picks its own attention backend and keeps only sampled-position logits; attention/logits settings are ignored");
+    if (inf.n_ctx) Warn(r, true, WarningCode::kNoEffect, "inference.n_ctx", "llama.cpp settings are ignored by the vLLM engine");
   }
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "diagnostics/warning_codes.h"
 #include "vramplan/result.h"
 #include "vramplan/scenario.h"
 
@@ -30,7 +31,7 @@ namespace engine_util {
 
 void SetTerm(Result* r, const std::string& key, int64_t bytes, std::string explain);
 int64_t PromptPlusNew(const Scenario& s);
-void Warn(Result* r, bool explain, const std::string& field, const std::string& message);
+void Warn(Result* r, bool explain, WarningCode code, const std::string& field, const std::string& message);
 
 }  // namespace engine_util
 

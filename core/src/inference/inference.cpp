@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "diagnostics/warning_codes.h"
 #include "gpu/device_overhead.h"
 #include "inference/engines.h"
 
@@ -23,8 +24,8 @@ void SetTerm(Result* r, const std::string& key, int64_t bytes, std::string expla
 
 int64_t PromptPlusNew(const Scenario& s) { return std::max<int64_t>(1, s.inference.prompt_len + s.inference.new_tokens); }
 
-void Warn(Result* r, bool explain, const std::string& field, const std::string& message) {
-  if (explain) r->warnings.push_back(Issue{"not_implemented", field, message});
+void Warn(Result* r, bool explain, WarningCode code, const std::string& field, const std::string& message) {
+  if (explain) r->warnings.push_back(MakeWarning(code, field, message));
 }
 
 }  // namespace engine_util
@@ -47,16 +48,16 @@ bool InferenceFits(const Scenario& s, const Result& r) {
 
 void EstimateInference(const Scenario& scenario, Result* result, bool inverse) {
   if (scenario.model.kinds.empty() || scenario.model.layer_kind.empty()) {
-    result->warnings.push_back(Issue{"not_implemented", "model", "the model has no decoder layers to estimate"});
+    result->warnings.push_back(MakeWarning(WarningCode::kNotEstimated, "model", "the model has no decoder layers to estimate"));
     return;
   }
   if (scenario.inference.batch_size < 1 || scenario.inference.prompt_len < 0 || scenario.inference.new_tokens < 0) {
-    result->warnings.push_back(Issue{"out_of_range", "inference", "batch_size must be >= 1 and token counts >= 0"});
+    result->warnings.push_back(MakeWarning(WarningCode::kNotEstimated, "inference", "batch_size must be >= 1 and token counts >= 0"));
     return;
   }
   RunInferenceEngine(scenario, result, true);
   if (scenario.parallel.pp > 1 || scenario.parallel.cp > 1 || scenario.parallel.ep > 1) {
-    result->warnings.push_back(Issue{"not_implemented", "parallel", "pipeline/context/expert parallel inference is not modelled; only tp shards weights and KV heads"});
+    result->warnings.push_back(MakeWarning(WarningCode::kNotModeled, "parallel", "pipeline/context/expert parallel inference is not modelled; only tp shards weights and KV heads"));
   }
   if (inverse) SolveInverseQuestions(scenario, result);
 }

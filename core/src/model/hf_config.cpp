@@ -1,5 +1,6 @@
 #include "model/hf_config.h"
 
+#include "diagnostics/warning_codes.h"
 #include "io/json_reader.h"
 #include "io/message_text.h"
 #include "model/families/config_reader.h"
@@ -32,7 +33,7 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
       std::string outer = type;
       type = inner.String("model_type", "");
       if (type == "gemma3") type = "gemma3_text";
-      warnings->push_back(Issue{"text_model_only", path, io::Quote(outer) + " is multimodal: only its text decoder (text_config, model_type " + io::Quote(type) + ") is counted; the vision tower is not"});
+      warnings->push_back(MakeWarning(WarningCode::kTextModelOnly, path, io::Quote(outer) + " is multimodal: only its text decoder (text_config, model_type " + io::Quote(type) + ") is counted; the vision tower is not"));
     }
     if (!errors.empty()) return errors;
   }
@@ -48,9 +49,9 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
   }
   if (!errors.empty()) return errors;
   if (const families::ModelFamily* family = families::FindModelFamily(type)) return family->build(c, std::move(spec));
-  warnings->push_back(Issue{"generic_model_type", io::JoinPath(cfg_path, "model_type"),
+  warnings->push_back(MakeWarning(WarningCode::kUnknownModelType, io::JoinPath(cfg_path, "model_type"),
                             (type.empty() ? std::string("no model_type given") : "model_type " + io::Quote(type) + " has no dedicated reader") +
-                                ": read as a Llama-style decoder (RMSNorm, SwiGLU, q/k/v/o); parameter counts may be off for this family"});
+                                ": read as a Llama-style decoder (RMSNorm, SwiGLU, q/k/v/o); parameter counts may be off for this family"));
   return families::GenericFamily().build(c, std::move(spec));
 }
 

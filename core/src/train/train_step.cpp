@@ -10,6 +10,7 @@
 #include <array>
 #include <string>
 
+#include "diagnostics/warning_codes.h"
 #include "format.h"
 #include "gpu/device_overhead.h"
 #include "parallel/data_parallel.h"
@@ -539,22 +540,22 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
   // ---- fields whose effect is not modeled yet are said, never silently ignored
   const ParallelConfig& p = sc.parallel;
   if (p.tp > 1 || p.pp > 1 || p.cp > 1 || p.ep > 1 || p.sequence_parallel) {
-    r->warnings.push_back(Issue{"not_implemented", "parallel", "tensor/pipeline/context/expert parallelism is not modeled yet for training: only data parallelism (ZeRO, FSDP, offload) shards the result"});
+    r->warnings.push_back(MakeWarning(WarningCode::kNotModeled, "parallel", "tensor/pipeline/context/expert parallelism is not modeled yet for training: only data parallelism (ZeRO, FSDP, offload) shards the result"));
   }
   if ((p.reduce_bucket_size || p.overlap_comm || p.contiguous_gradients) && (p.zero == 0 || p.fsdp)) {
-    r->warnings.push_back(Issue{"no_effect", "parallel.reduce_bucket_size", "reduce_bucket_size, overlap_comm and contiguous_gradients are DeepSpeed ZeRO settings: they need parallel.zero 1-3"});
+    r->warnings.push_back(MakeWarning(WarningCode::kNoEffect, "parallel.reduce_bucket_size", "reduce_bucket_size, overlap_comm and contiguous_gradients are DeepSpeed ZeRO settings: they need parallel.zero 1-3"));
   }
   if (fw.model_load == ModelLoad::kTorchtune01 && !load.replayed) {
-    r->warnings.push_back(Issue{"no_effect", "framework.model_load", "model_load torchtune_0_1 replays torchtune 0.1's single-device recipe (one CUDA GPU, no ZeRO/FSDP, dense decoders); this load is estimated as direct"});
+    r->warnings.push_back(MakeWarning(WarningCode::kNoEffect, "framework.model_load", "model_load torchtune_0_1 replays torchtune 0.1's single-device recipe (one CUDA GPU, no ZeRO/FSDP, dense decoders); this load is estimated as direct"));
   }
   if (p.offload_params != Offload::kNone && !dp.shard_params) {
-    r->warnings.push_back(Issue{"no_effect", "parallel.offload_params", "parameter offload needs ZeRO-3 or FSDP (parallel.zero: 3 or parallel.fsdp: true)"});
+    r->warnings.push_back(MakeWarning(WarningCode::kNoEffect, "parallel.offload_params", "parameter offload needs ZeRO-3 or FSDP (parallel.zero: 3 or parallel.fsdp: true)"));
   }
   if (train.attention == AttentionImpl::kFlash && !prec.half) {
-    r->warnings.push_back(Issue{"unsupported_combination", "train.attention", "FlashAttention needs fp16/bf16 inputs; with fp32 weights and no autocast transformers falls back to another kernel"});
+    r->warnings.push_back(MakeWarning(WarningCode::kUnsupportedCombination, "train.attention", "FlashAttention needs fp16/bf16 inputs; with fp32 weights and no autocast transformers falls back to another kernel"));
   }
   if (model.kinds.size() > 0 && (last_kind.attention.mla || last_kind.mlp.num_experts > 0 || last_kind.norms.empty() || last_kind.parallel_residual)) {
-    r->warnings.push_back(Issue{"approximate", "model", "activation memory of this architecture (MoE/MLA/parallel-residual) follows the same autograd rules but has no measured fixture yet"});
+    r->warnings.push_back(MakeWarning(WarningCode::kApproximate, "model", "activation memory of this architecture (MoE/MLA/parallel-residual) follows the same autograd rules but has no measured fixture yet"));
   }
 }
 
