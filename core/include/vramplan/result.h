@@ -78,6 +78,14 @@ struct TrainingCapacity {
   bool present = false;
   int64_t max_micro_batch_fits = 0;  // at the scenario's seq_len (0: even 1 does not fit)
   int64_t max_seq_len_fits = 0;      // at the scenario's micro_batch_size
+  // Smallest total GPU count (a multiple of tp x pp x cp, at most kMaxGpus) at which the scenario
+  // fits when only data parallelism grows, with its own sharding (ZeRO stage / FSDP / offload);
+  // 0 when none does (e.g. plain data parallelism, which does not lower per-GPU memory).
+  int64_t min_gpus = 0;
+  // Only when min_gpus is 0 and the scenario does not already shard parameters: the same answer
+  // with DeepSpeed ZeRO-3 (parallel.zero 3, offloads as given); 0 when even that does not fit, or
+  // when not asked (min_gpus > 0, or ZeRO-3/FSDP already).
+  int64_t min_gpus_zero3 = 0;
 };
 
 struct Result {

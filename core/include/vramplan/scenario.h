@@ -20,6 +20,8 @@ inline constexpr int kSchemaVersion = 1;
 // them, so every answer is itself a scenario the validator accepts.
 inline constexpr int64_t kMaxTokens = int64_t{1} << 24;  // 16M tokens
 inline constexpr int64_t kMaxBatch = int64_t{1} << 16;
+// The validator's largest parallel.gpus (training.min_gpus searches up to it).
+inline constexpr int64_t kMaxGpus = int64_t{1} << 20;
 
 enum class Mode { kTrain, kInference };
 enum class TrainMethod { kFull, kFreeze, kLora, kQlora };

@@ -198,7 +198,8 @@ std::string ResultToJson(const Scenario& scenario, const Result& r) {
   }
   if (r.training.present) {
     w.Key("training").BeginObject().Field("max_micro_batch_fits", r.training.max_micro_batch_fits)
-        .Field("max_seq_len_fits", r.training.max_seq_len_fits).EndObject();
+        .Field("max_seq_len_fits", r.training.max_seq_len_fits).Field("min_gpus", r.training.min_gpus)
+        .Field("min_gpus_zero3", r.training.min_gpus_zero3).EndObject();
   }
   w.Key("warnings");
   WriteIssues(w, r.warnings);

@@ -20,7 +20,6 @@ namespace {
 using io::Json;
 using io::ObjectReader;
 
-constexpr int64_t kMaxGpus = 1 << 20;
 constexpr int64_t kMaxMemoryBytes = int64_t{1} << 50;  // 1 PiB per device: beyond any real GPU
 
 // A JSON integer that fits in int64 (an unsigned one above 2^63-1 does not), else nullopt.

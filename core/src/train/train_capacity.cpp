@@ -1,12 +1,15 @@
 // Training's inverse questions: the largest micro-batch (at the scenario's sequence length) and
-// the longest sequence (at its micro-batch) that still fit the GPU. Exact by binary search over the
-// same step simulation (memory is monotone in both); probes skip explain strings and the timeline.
+// the longest sequence (at its micro-batch) that still fit the GPU, and the fewest GPUs the
+// scenario fits on when only data parallelism grows. Exact by binary search over the same step
+// simulation (memory is monotone in each, see SmallestGpusFitting for the GPU count); probes skip
+// explain strings and the timeline.
 #include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdint>
 
 #include "gpu/device_overhead.h"
+#include "parallel/data_parallel.h"
 #include "train/train_step.h"
 #include "util/checked_math.h"
 #include "util/size_limits.h"
@@ -90,6 +93,72 @@ int64_t LargestFitting(int64_t hi, int64_t x0, int64_t capacity, Total total) {
   return lo;
 }
 
+// Smallest total GPU count (a multiple of mp = tp x pp x cp, at most kMaxGpus) at which `work`
+// fits when only the data-parallel degree dp = gpus / mp grows, under its own sharding; 0 if none.
+// Monotonicity: one rank's bytes depend on dp only through DataParallel::Shard, ceil(bytes / dp)
+// (parallel/data_parallel.h), which is non-increasing in dp, and through what switches on once the
+// run has more than one GPU (NCCL buffers, gpu/device_overhead.cpp; the multi-GPU model load,
+// train/load_phase.cpp), the same for every gpus > 1. So the device total is non-increasing over
+// dp >= 2, but dp = 1 may be smaller than dp = 2: probe dp = 1 and dp = 2, then search [3, max]
+// (tests/core/train_capacity_test.cpp checks the monotonicity on a grid and the answer against a
+// linear scan). Without sharding (no ZeRO/FSDP) nothing shrinks with dp: dp >= 3 fits only if
+// dp = 2 does, so two probes answer. With sharding, total(dp) ~ A + B / dp (A: what every rank
+// holds whole, B: what is divided); total(2) and total(max) give A and B, and the first guess
+// ceil(B / (capacity - A)) is off only by the ceil() of each shard, so two more probes usually
+// confirm it (a gallop and a bisection otherwise): ~5 step simulations instead of ~22.
+int64_t SmallestGpusFitting(Scenario work, const ModelSizes& sizes, int64_t capacity) {
+  const int64_t mp = std::max<int64_t>(1, work.parallel.tp * work.parallel.pp * work.parallel.cp);
+  const int64_t max_dp = kMaxGpus / mp;
+  auto total = [&](int64_t dp) {
+    work.parallel.gpus = dp * mp;
+    return DeviceTotal(work, sizes);
+  };
+  auto fits = [&](int64_t dp) { return total(dp) <= capacity; };
+  if (max_dp < 1) return 0;
+  if (fits(1)) return mp;
+  if (max_dp < 2) return 0;
+  const int64_t t2 = total(2);
+  if (t2 <= capacity) return 2 * mp;
+  if (!DataParallelFor(work.parallel).shard_states || max_dp < 3) return 0;
+  const int64_t tmax = total(max_dp);
+  if (tmax > capacity) return 0;
+  // invariant: !fits(bad), fits(good)
+  int64_t bad = 2, good = max_dp;
+  const double b = (static_cast<double>(t2) - static_cast<double>(tmax)) / (0.5 - 1.0 / static_cast<double>(max_dp));
+  const double a = static_cast<double>(tmax) - b / static_cast<double>(max_dp);
+  const double room = static_cast<double>(capacity) - a;
+  int64_t guess = room > 0 ? static_cast<int64_t>(std::min(std::ceil(b / room), static_cast<double>(max_dp))) : max_dp;
+  guess = std::max<int64_t>(bad + 1, std::min(guess, good));
+  // Gallop from the guess towards the boundary, then bisect what is left.
+  if (fits(guess)) {
+    good = guess;
+    for (int64_t step = 1; good - bad > 1; step *= 2) {
+      const int64_t probe = std::max(bad + 1, good - step);
+      if (!fits(probe)) {
+        bad = probe;
+        break;
+      }
+      good = probe;
+    }
+  } else {
+    bad = guess;
+    for (int64_t step = 1; good - bad > 1; step *= 2) {
+      const int64_t probe = std::min(good - 1, bad + step);
+      if (fits(probe)) {
+        good = probe;
+        break;
+      }
+      bad = probe;
+    }
+  }
+  while (good - bad > 1) {
+    const int64_t mid = bad + (good - bad) / 2;
+    if (fits(mid)) good = mid;
+    else bad = mid;
+  }
+  return good * mp;
+}
+
 }  // namespace
 
 void SolveTrainingCapacity(const Scenario& s, Result* r) {
@@ -107,6 +176,12 @@ void SolveTrainingCapacity(const Scenario& s, Result* r) {
     work.train.seq_len = len;
     return DeviceTotal(work, sizes);
   });
+  work.train.seq_len = s.train.seq_len;
+  c.min_gpus = SmallestGpusFitting(work, sizes, capacity);
+  if (c.min_gpus == 0 && s.parallel.zero < 3 && !s.parallel.fsdp) {
+    work.parallel.zero = 3;
+    c.min_gpus_zero3 = SmallestGpusFitting(work, sizes, capacity);
+  }
 }
 
 }  // namespace vramplan
