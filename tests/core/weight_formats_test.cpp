@@ -62,29 +62,29 @@ TEST(WeightFormats, PerLinearLayouts) {
   m.kinds.push_back(k);
   m.layer_kind = {0};
   const int64_t n = 4096LL * 4096;
-  EXPECT_EQ(ComputeWeightBytes(m, WeightFormat::kBf16).total, 2 * n);
-  EXPECT_EQ(ComputeWeightBytes(m, WeightFormat::kFp32).total, 4 * n);
+  EXPECT_EQ(ComputeWeightBytes(m, WeightFormat::kBf16).total_bytes, 2 * n);
+  EXPECT_EQ(ComputeWeightBytes(m, WeightFormat::kFp32).total_bytes, 4 * n);
   // LLM.int8: int8 weight + fp32 SCB per output row.
-  EXPECT_EQ(ComputeWeightBytes(m, WeightFormat::kInt8).total, n + 4096 * 4);
+  EXPECT_EQ(ComputeWeightBytes(m, WeightFormat::kInt8).total_bytes, n + 4096 * 4);
   // NF4 + double quant: n/2 packed + n/64 uint8 absmax + (n/64)/256 fp32 absmax2 + 256 fp32 code + 16 fp32 NF4 code + fp32 offset.
-  EXPECT_EQ(ComputeWeightBytes(m, WeightFormat::kNf4).total, n / 2 + n / 64 + (n / 64) / 256 * 4 + 1024 + 64 + 4);
+  EXPECT_EQ(ComputeWeightBytes(m, WeightFormat::kNf4).total_bytes, n / 2 + n / 64 + (n / 64) / 256 * 4 + 1024 + 64 + 4);
   // GPTQ g128: qweight n/2 + qzeros 32 groups x 4096 / 2 + scales 32 x 4096 x 2 + g_idx 4096 x 4.
-  EXPECT_EQ(ComputeWeightBytes(m, WeightFormat::kGptq4).total, n / 2 + 32 * 4096 / 2 + 32 * 4096 * 2 + 4096 * 4);
-  EXPECT_EQ(ComputeWeightBytes(m, WeightFormat::kAwq4).total, n / 2 + 32 * 4096 / 2 + 32 * 4096 * 2);
-  EXPECT_EQ(ComputeWeightBytes(m, WeightFormat::kFp8).total, n + 8);
-  EXPECT_EQ(ComputeWeightBytes(m, WeightFormat::kGgufQ8_0).total, n / 32 * 34);
+  EXPECT_EQ(ComputeWeightBytes(m, WeightFormat::kGptq4).total_bytes, n / 2 + 32 * 4096 / 2 + 32 * 4096 * 2 + 4096 * 4);
+  EXPECT_EQ(ComputeWeightBytes(m, WeightFormat::kAwq4).total_bytes, n / 2 + 32 * 4096 / 2 + 32 * 4096 * 2);
+  EXPECT_EQ(ComputeWeightBytes(m, WeightFormat::kFp8).total_bytes, n + 8);
+  EXPECT_EQ(ComputeWeightBytes(m, WeightFormat::kGgufQ8_0).total_bytes, n / 32 * 34);
 }
 
 // Formats order by size for a real model, and tp shards.
 TEST(WeightFormats, OrderingAndTensorParallel) {
   const ModelSpec& m = Preset("meta-llama/Llama-3.1-8B");
-  int64_t bf16 = ComputeWeightBytes(m, WeightFormat::kBf16).total;
+  int64_t bf16 = ComputeWeightBytes(m, WeightFormat::kBf16).total_bytes;
   EXPECT_EQ(bf16, 2 * CountParams(m).total);
-  EXPECT_LT(ComputeWeightBytes(m, WeightFormat::kFp8).total, bf16);
-  EXPECT_LT(ComputeWeightBytes(m, WeightFormat::kNf4).total, ComputeWeightBytes(m, WeightFormat::kInt8).total);
-  EXPECT_LT(ComputeWeightBytes(m, WeightFormat::kGgufQ4_K_M).total, ComputeWeightBytes(m, WeightFormat::kGgufQ5_K_M).total);
-  EXPECT_LT(ComputeWeightBytes(m, WeightFormat::kGgufIq2_Xxs).total, ComputeWeightBytes(m, WeightFormat::kGgufQ2_K).total);
-  int64_t tp2 = ComputeWeightBytes(m, WeightFormat::kBf16, 2).total;
+  EXPECT_LT(ComputeWeightBytes(m, WeightFormat::kFp8).total_bytes, bf16);
+  EXPECT_LT(ComputeWeightBytes(m, WeightFormat::kNf4).total_bytes, ComputeWeightBytes(m, WeightFormat::kInt8).total_bytes);
+  EXPECT_LT(ComputeWeightBytes(m, WeightFormat::kGgufQ4_K_M).total_bytes, ComputeWeightBytes(m, WeightFormat::kGgufQ5_K_M).total_bytes);
+  EXPECT_LT(ComputeWeightBytes(m, WeightFormat::kGgufIq2_Xxs).total_bytes, ComputeWeightBytes(m, WeightFormat::kGgufQ2_K).total_bytes);
+  int64_t tp2 = ComputeWeightBytes(m, WeightFormat::kBf16, 2).total_bytes;
   EXPECT_NEAR(static_cast<double>(tp2), bf16 / 2.0, bf16 * 0.001);
 }
 
@@ -100,7 +100,7 @@ TEST(WeightFormats, RealGgufSizesWithinOnePercent) {
   for (const auto& r : rows) {
     const ModelSpec& m = Preset(r.model);
     WeightFormat f = r.f == WeightFormat::kFp16 ? WeightFormat::kFp16 : r.f;
-    double got = ComputeWeightBytes(m, f).total / double(1LL << 30);
+    double got = ComputeWeightBytes(m, f).total_bytes / double(1LL << 30);
     EXPECT_NEAR(got, r.gib, r.gib * 0.01) << r.model << " " << WeightFormatName(r.f) << " (" << r.source << ")";
   }
 }

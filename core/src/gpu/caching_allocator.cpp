@@ -37,30 +37,30 @@ CachingAllocatorReplay::Handle CachingAllocatorReplay::Malloc(int64_t bytes) {
     pool.erase(it);
   } else {
     const int64_t seg = SegmentSize(size);
-    blocks_.push_back(Block{seg, next_addr_, -1, -1, true, small});
+    blocks_.push_back(Block{seg, next_offset_bytes_, -1, -1, true, small});
     b = static_cast<int32_t>(blocks_.size() - 1);
-    next_addr_ += seg;
-    reserved_ += seg;
+    next_offset_bytes_ += seg;
+    reserved_bytes_ += seg;
     ++segments_;
   }
-  const int64_t rest = blocks_[b].size - size;
+  const int64_t rest = blocks_[b].bytes - size;
   if (small ? rest >= kMinBlockSize : rest > kSmallSize) {
-    Block r{rest, blocks_[b].addr + size, b, blocks_[b].next, true, small};
+    Block r{rest, blocks_[b].offset_bytes + size, b, blocks_[b].next, true, small};
     blocks_.push_back(r);
     const int32_t ri = static_cast<int32_t>(blocks_.size() - 1);
     if (blocks_[ri].next >= 0) blocks_[blocks_[ri].next].prev = ri;
     blocks_[b].next = ri;
-    blocks_[b].size = size;
+    blocks_[b].bytes = size;
     Insert(ri);
   }
   blocks_[b].free = false;
-  allocated_ += blocks_[b].size;
-  peak_allocated_ = std::max(peak_allocated_, allocated_);
+  allocated_bytes_ += blocks_[b].bytes;
+  peak_allocated_bytes_ = std::max(peak_allocated_bytes_, allocated_bytes_);
   return b;
 }
 
 void CachingAllocatorReplay::Absorb(int32_t left, int32_t right) {
-  blocks_[left].size += blocks_[right].size;
+  blocks_[left].bytes += blocks_[right].bytes;
   blocks_[left].next = blocks_[right].next;
   if (blocks_[right].next >= 0) blocks_[blocks_[right].next].prev = left;
 }
@@ -69,7 +69,7 @@ void CachingAllocatorReplay::Free(Handle handle) {
   int32_t b = handle;
   assert(b >= 0 && b < static_cast<int32_t>(blocks_.size()) && !blocks_[b].free);
   blocks_[b].free = true;
-  allocated_ -= blocks_[b].size;
+  allocated_bytes_ -= blocks_[b].bytes;
   // Merge with a free previous block (it absorbs this one), then with a free next block.
   const int32_t p = blocks_[b].prev;
   if (p >= 0 && blocks_[p].free) {

@@ -32,32 +32,32 @@ class CachingAllocatorReplay {
   Handle Malloc(int64_t bytes);
   void Free(Handle handle);
 
-  int64_t allocated_bytes() const { return allocated_; }        // rounded block sizes in use
-  int64_t peak_allocated_bytes() const { return peak_allocated_; }
-  int64_t reserved_bytes() const { return reserved_; }          // sum of segment sizes
+  int64_t allocated_bytes() const { return allocated_bytes_; }        // rounded block sizes in use
+  int64_t peak_allocated_bytes() const { return peak_allocated_bytes_; }
+  int64_t reserved_bytes() const { return reserved_bytes_; }          // sum of segment sizes
   int64_t segments() const { return segments_; }
 
  private:
   struct Block {
-    int64_t size = 0;
-    int64_t addr = 0;
+    int64_t bytes = 0;
+    int64_t offset_bytes = 0;  // address: offset from the first segment's start
     int32_t prev = -1;  // neighbours in the same segment
     int32_t next = -1;
     bool free = true;
     bool small = false;
   };
-  using FreeKey = std::tuple<int64_t, int64_t, int32_t>;  // (size, address, block index)
+  using FreeKey = std::tuple<int64_t, int64_t, int32_t>;  // (bytes, offset_bytes, block index)
 
   std::set<FreeKey>& Pool(bool small) { return small ? free_small_ : free_large_; }
-  void Insert(int32_t b) { Pool(blocks_[b].small).insert({blocks_[b].size, blocks_[b].addr, b}); }
-  void Erase(int32_t b) { Pool(blocks_[b].small).erase({blocks_[b].size, blocks_[b].addr, b}); }
+  void Insert(int32_t b) { Pool(blocks_[b].small).insert({blocks_[b].bytes, blocks_[b].offset_bytes, b}); }
+  void Erase(int32_t b) { Pool(blocks_[b].small).erase({blocks_[b].bytes, blocks_[b].offset_bytes, b}); }
   // `left` takes over its adjacent neighbour `right` of the same segment (try_merge_blocks).
   void Absorb(int32_t left, int32_t right);
 
   std::vector<Block> blocks_;
   std::set<FreeKey> free_small_, free_large_;
-  int64_t next_addr_ = 0;
-  int64_t allocated_ = 0, peak_allocated_ = 0, reserved_ = 0, segments_ = 0;
+  int64_t next_offset_bytes_ = 0;
+  int64_t allocated_bytes_ = 0, peak_allocated_bytes_ = 0, reserved_bytes_ = 0, segments_ = 0;
 };
 
 }  // namespace vramplan

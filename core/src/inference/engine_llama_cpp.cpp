@@ -59,12 +59,12 @@ void EstimateLlamaCppEngine(const Scenario& s, Result* r, bool explain) {
     Warn(r, explain, WarningCode::kSubstituted, "inference.kv_cache", "llama.cpp has no fp8 cache type; counted as q8_0");
     e = ResolveKvDtype(KvDtype::kInt8, wf, Engine::kLlamaCpp);
   }
-  if (e.block > 1 && !inf.flash_attn) Warn(r, explain, WarningCode::kWouldNotStart, "inference.flash_attn", "llama.cpp requires flash attention for a quantized V cache");
+  if (e.block_elements > 1 && !inf.flash_attn) Warn(r, explain, WarningCode::kWouldNotStart, "inference.flash_attn", "llama.cpp requires flash attention for a quantized V cache");
 
-  int64_t gpu_weights = output_on_gpu ? w.output + w.final_norm : 0;
-  int64_t cpu_weights = w.token_embedding + (output_on_gpu ? 0 : w.output + w.final_norm);
+  int64_t gpu_weights = output_on_gpu ? w.output_bytes + w.final_norm_bytes : 0;
+  int64_t cpu_weights = w.token_embedding_bytes + (output_on_gpu ? 0 : w.output_bytes + w.final_norm_bytes);
   int64_t gpu_kv = 0, cpu_kv = 0, max_heads = 0, swa_cells = 0;
-  auto row = [&](int64_t elems) { return elems == 0 ? 0 : CeilDiv(Mul(elems, e.num), e.den); };
+  auto row = [&](int64_t elems) { return elems == 0 ? 0 : CeilDiv(Mul(elems, e.bytes), e.elements); };
   for (int64_t i = 0; i < L; ++i) {
     const LayerKind& k = m.kinds[m.layer_kind[static_cast<size_t>(i)]];
     const AttentionGeometry& a = k.attention;
@@ -85,7 +85,7 @@ void EstimateLlamaCppEngine(const Scenario& s, Result* r, bool explain) {
     bool on_gpu = i >= first_gpu_layer;
     int64_t& layer_weights = on_gpu ? gpu_weights : cpu_weights;
     int64_t& layer_kv = on_gpu ? gpu_kv : cpu_kv;
-    layer_weights = Add(layer_weights, w.per_layer[static_cast<size_t>(i)]);
+    layer_weights = Add(layer_weights, w.layer_bytes[static_cast<size_t>(i)]);
     layer_kv = Add(layer_kv, kv);
     if (on_gpu) max_heads = std::max(max_heads, a.num_heads);
   }

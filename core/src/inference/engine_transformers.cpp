@@ -118,7 +118,7 @@ void EstimateTransformersEngine(const Scenario& s, Result* r, bool explain) {
 
   const int64_t split = tp == 1 ? std::max<int64_t>(1, s.parallel.gpus) : 1;  // device_map="auto"
   if (split > 1) {
-    w.total = CeilDiv(w.total, split);
+    w.total_bytes = CeilDiv(w.total_bytes, split);
     w.explain += ", split by layers over " + std::to_string(split) + " GPUs (device_map=\"auto\", about 1/" + std::to_string(split) + " each)";
   }
   const int64_t kv_prompt = CeilDiv(KvBytes(groups, e, prompt, b), split);
@@ -126,8 +126,8 @@ void EstimateTransformersEngine(const Scenario& s, Result* r, bool explain) {
   // torch.cat in DynamicCache.update: one layer's K (the largest) exists twice for a moment.
   int64_t cat_transient = 0;
   for (const auto& g : groups) {
-    int64_t t = g.window > 0 ? std::min(g.window, total_len) : total_len;
-    cat_transient = std::max(cat_transient, Mul(CeilDiv(Mul(std::max(g.k_elems, g.v_elems), e.num), e.den), t, b));
+    int64_t t = g.window_tokens > 0 ? std::min(g.window_tokens, total_len) : total_len;
+    cat_transient = std::max(cat_transient, Mul(CeilDiv(Mul(std::max(g.k_elems, g.v_elems), e.bytes), e.elements), t, b));
   }
   const int64_t workspace = CublasWorkspaceBytes(s);
   const int64_t scratch = KernelScratch(m, wf, Mul(b, prompt), tp);
@@ -139,13 +139,13 @@ void EstimateTransformersEngine(const Scenario& s, Result* r, bool explain) {
   if (inf.logits == LogitsKept::kAll) prefill_logits = Add(Mul(b, prompt, V, dt + 4), Mul(b, prompt, h, dt), last_logits);
   const bool logits_peak = prefill_logits > layer.bytes;
   const int64_t prefill_act = logits_peak ? 0 : layer.bytes;
-  const int64_t prefill_peak = Add(w.total, kv_prompt, std::max(layer.bytes, prefill_logits), workspace, scratch);
+  const int64_t prefill_peak = Add(w.total_bytes, kv_prompt, std::max(layer.bytes, prefill_logits), workspace, scratch);
   // Decode: one token per sequence; activations are negligible next to the cache.
   const int64_t decode_act = Mul(b, 2 * h + 3 * std::max<int64_t>(m.kinds.empty() ? 0 : m.kinds[0].mlp.intermediate / tp, 1), dt);
-  const int64_t decode_peak = Add(w.total, kv_final, cat_transient, last_logits, decode_act, workspace, scratch);
+  const int64_t decode_peak = Add(w.total_bytes, kv_final, cat_transient, last_logits, decode_act, workspace, scratch);
 
   const bool prefill_wins = prefill_peak >= decode_peak;
-  r->timeline.push_back({"load", "weights", w.total + workspace + scratch});
+  r->timeline.push_back({"load", "weights", w.total_bytes + workspace + scratch});
   r->timeline.push_back({"prefill", logits_peak ? "lm_head" : "last layer " + layer.what, prefill_peak});
   r->timeline.push_back({"decode", "token " + std::to_string(total_len), decode_peak});
   r->peak_phase = prefill_wins ? "prefill" : "decode";
@@ -153,7 +153,7 @@ void EstimateTransformersEngine(const Scenario& s, Result* r, bool explain) {
                             : "decode step at " + std::to_string(total_len) + " tokens";
 
   const std::string X = " x ";
-  SetTerm(r, "weights", w.total, explain ? w.explain : "");
+  SetTerm(r, "weights", w.total_bytes, explain ? w.explain : "");
   if (prefill_wins) {
     SetTerm(r, "activations", prefill_act,
             explain ? (logits_peak ? std::string("freed before the lm_head") :

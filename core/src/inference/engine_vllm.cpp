@@ -95,7 +95,7 @@ void EstimateVllmEngine(const Scenario& s, Result* r, bool explain) {
   const int64_t sampler = Mul(sampler_rows, V, dt + 4 + 4);  // logits, fp32 logits, probabilities
   const int64_t non_torch = NonTorchBytes(tp) + CublasWorkspaceBytes(s);
   const int64_t requested = static_cast<int64_t>(std::floor(inf.gpu_memory_utilization * static_cast<double>(capacity)));
-  int64_t available = requested - Add(w.total, layer_act, sampler, non_torch);
+  int64_t available = requested - Add(w.total_bytes, layer_act, sampler, non_torch);
 
   // Page bytes per block over all layers (sliding layers are paged the same way by the hybrid allocator).
   int64_t page_all_layers = 0;
@@ -107,7 +107,7 @@ void EstimateVllmEngine(const Scenario& s, Result* r, bool explain) {
   // cdiv(min(window - 1 + max_num_batched_tokens, len), block) + 1 (SlidingWindowSpec.max_memory_usage_bytes).
   int64_t need_one = 0;
   for (const auto& g : groups) {
-    int64_t blocks = g.window > 0 ? CeilDiv(std::min(g.window - 1 + mnbt, max_model_len), block) + 1 : CeilDiv(max_model_len, block);
+    int64_t blocks = g.window_tokens > 0 ? CeilDiv(std::min(g.window_tokens - 1 + mnbt, max_model_len), block) + 1 : CeilDiv(max_model_len, block);
     need_one = Add(need_one, Mul(g.layers, KvLayerBytes(g, e, block), blocks));
   }
   const bool len_fits = available > 0 && need_one <= available;
@@ -118,7 +118,7 @@ void EstimateVllmEngine(const Scenario& s, Result* r, bool explain) {
   const int64_t graphs = inf.cuda_graphs ? CudaGraphBytes(layer_act / std::max<int64_t>(mnbt, 1) * graph_tokens, 67) : 0;
 
   const std::string X = " x ";
-  SetTerm(r, "weights", w.total, explain ? w.explain : "");
+  SetTerm(r, "weights", w.total_bytes, explain ? w.explain : "");
   SetTerm(r, "activations", layer_act, explain ? "profile_run peak for max_num_batched_tokens = " + WithCommas(mnbt) + " tokens: " + BytesExplained(layer_act) : "");
   SetTerm(r, "logits_and_loss", sampler, explain ? "dummy sampler: " + WithCommas(sampler_rows) + " requests x " + WithCommas(V) + " vocab x (" + std::to_string(dt) + " + 4 + 4) B = " + BytesExplained(sampler) : "");
   SetTerm(r, "kv_cache", kv_pool,
@@ -129,9 +129,9 @@ void EstimateVllmEngine(const Scenario& s, Result* r, bool explain) {
   SetTerm(r, "temporary", non_torch + graphs, explain ? "non-torch memory (cuBLAS/NCCL) " + Gib(non_torch) + (graphs ? " + CUDA graphs " + Gib(graphs) + " (captured after the KV pool, outside gpu_memory_utilization)" : "") : "");
   SetTerm(r, "allocator_overhead", 0, explain ? "vLLM sizes its KV pool to what is left of the budget; allocator slack is inside gpu_memory_utilization" : "");
 
-  r->timeline.push_back({"load", "weights", w.total});
-  r->timeline.push_back({"prefill", "profile_run (" + std::to_string(mnbt) + " tokens)", Add(w.total, layer_act, sampler, non_torch)});
-  r->timeline.push_back({"decode", "serving (KV pool allocated)", Add(w.total, kv_pool, layer_act, sampler, non_torch, graphs)});
+  r->timeline.push_back({"load", "weights", w.total_bytes});
+  r->timeline.push_back({"prefill", "profile_run (" + std::to_string(mnbt) + " tokens)", Add(w.total_bytes, layer_act, sampler, non_torch)});
+  r->timeline.push_back({"decode", "serving (KV pool allocated)", Add(w.total_bytes, kv_pool, layer_act, sampler, non_torch, graphs)});
   r->peak_phase = "decode";
   r->peak_at = "serving: weights + KV pool + activation budget";
 

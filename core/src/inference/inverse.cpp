@@ -127,7 +127,7 @@ void SolveInverseQuestions(const Scenario& s, Result* r) {
 
   // Formats from most to fewest stored bytes; the first that fits is the smallest step down.
   std::vector<std::pair<int64_t, WeightFormat>> formats;
-  for (WeightFormat f : EngineFormats(s.inference.engine)) formats.push_back({ComputeWeightBytes(work.model, f, s.parallel.tp).total, f});
+  for (WeightFormat f : EngineFormats(s.inference.engine)) formats.push_back({ComputeWeightBytes(work.model, f, s.parallel.tp).total_bytes, f});
   std::stable_sort(formats.begin(), formats.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   c.smallest_format_fits.clear();
   for (const auto& [bytes, f] : formats) {

@@ -44,7 +44,7 @@ std::vector<KvGroup> KvGroups(const ModelSpec& spec, Engine engine, int64_t tp) 
     const AttentionGeometry& a = spec.kinds[i].attention;
     KvGroup g;
     g.layers = count[i];
-    g.window = a.sliding_window;
+    g.window_tokens = a.sliding_window;
     if (a.mla && engine != Engine::kTransformers) {
       g.k_elems = a.kv_lora_rank + a.qk_rope_head_dim;
       g.v_elems = 0;
@@ -58,7 +58,7 @@ std::vector<KvGroup> KvGroups(const ModelSpec& spec, Engine engine, int64_t tp) 
     // Merge with an identical group (kinds that differ only in their MLP).
     bool merged = false;
     for (auto& o : out) {
-      if (o.k_elems == g.k_elems && o.v_elems == g.v_elems && o.window == g.window) {
+      if (o.k_elems == g.k_elems && o.v_elems == g.v_elems && o.window_tokens == g.window_tokens) {
         o.layers += g.layers;
         merged = true;
         break;
@@ -73,7 +73,7 @@ std::vector<KvGroup> KvGroups(const ModelSpec& spec, Engine engine, int64_t tp) 
 // sizes grow fastest (DeepSeek-V3's decompressed cache is ~5 MB per token).
 int64_t KvLayerBytes(const KvGroup& g, const KvElementSize& e, int64_t tokens) {
   // ggml rows: ggml_row_size(type, n_embd) per token; other engines: elements x num/den.
-  auto row = [&](int64_t elems) { return elems == 0 ? 0 : CeilDiv(checked::Mul(elems, e.num), e.den); };
+  auto row = [&](int64_t elems) { return elems == 0 ? 0 : CeilDiv(checked::Mul(elems, e.bytes), e.elements); };
   return checked::Mul(row(g.k_elems) + row(g.v_elems), tokens);
 }
 
@@ -86,7 +86,7 @@ int64_t KvBytesPerToken(const std::vector<KvGroup>& groups, const KvElementSize&
 int64_t KvBytes(const std::vector<KvGroup>& groups, const KvElementSize& e, int64_t tokens, int64_t seqs) {
   int64_t total = 0;
   for (const auto& g : groups) {
-    int64_t t = g.window > 0 ? std::min(g.window, tokens) : tokens;
+    int64_t t = g.window_tokens > 0 ? std::min(g.window_tokens, tokens) : tokens;
     total = checked::Add(total, checked::Mul(g.layers, KvLayerBytes(g, e, t), seqs));
   }
   return total;
@@ -94,7 +94,7 @@ int64_t KvBytes(const std::vector<KvGroup>& groups, const KvElementSize& e, int6
 
 std::string KvExplainPerToken(const std::vector<KvGroup>& groups, const KvElementSize& e) {
   std::string s;
-  std::string bytes = e.den == 1 ? std::to_string(e.num) + " B" : std::to_string(e.num) + "/" + std::to_string(e.den) + " B";
+  std::string bytes = e.elements == 1 ? std::to_string(e.bytes) + " B" : std::to_string(e.bytes) + "/" + std::to_string(e.elements) + " B";
   for (const auto& g : groups) {
     if (!s.empty()) s += " + ";
     s += std::to_string(g.layers) + " layers x ";
@@ -102,7 +102,7 @@ std::string KvExplainPerToken(const std::vector<KvGroup>& groups, const KvElemen
     else if (g.k_elems == g.v_elems) s += "2 x " + std::to_string(g.k_elems);
     else s += "(" + std::to_string(g.k_elems) + " + " + std::to_string(g.v_elems) + ")";
     s += " x " + bytes;
-    if (g.window > 0) s += " (sliding " + std::to_string(g.window) + ")";
+    if (g.window_tokens > 0) s += " (sliding " + std::to_string(g.window_tokens) + ")";
   }
   return s + " = " + WithCommas(KvBytesPerToken(groups, e)) + " B/token";
 }

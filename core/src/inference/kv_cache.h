@@ -6,7 +6,7 @@
 //   MLA as transformers stores it: the decompressed per-head K (qk_nope+qk_rope) and V (v_head_dim)
 //     (models/deepseek_v3/modeling_deepseek_v3.py, DeepseekV3Attention.forward -> past_key_values.update).
 // Sliding-window layers keep at most `window` tokens; how many exactly is engine-specific and is
-// decided by the engines (KvGroup.window says which layers slide).
+// decided by the engines (KvGroup.window_tokens says which layers slide).
 // Tensor parallel: kv heads are split over tp; when kv_heads < tp each rank keeps one head
 // (replicated, vllm/config ModelConfig.get_num_kv_heads: max(1, total_num_kv_heads // tp)).
 #pragma once
@@ -20,12 +20,13 @@
 
 namespace vramplan {
 
-// Bytes per cached element as an exact fraction num/den (q8_0: 34/32, q4_0: 18/32).
+// Bytes per cached element as an exact fraction: `bytes` B per `elements` elements (q8_0: 34 B per
+// 32, q4_0: 18 B per 32).
 struct KvElementSize {
   std::string name;  // "bf16", "fp8", "q8_0", ...
-  int64_t num = 2;
-  int64_t den = 1;
-  int64_t block = 1;  // ggml block (rows must be multiples), 1 otherwise
+  int64_t bytes = 2;
+  int64_t elements = 1;
+  int64_t block_elements = 1;  // ggml block (rows must be multiples), 1 otherwise
 };
 
 // Resolves `auto` to the compute dtype of the weights (fp32 -> fp32, GGUF/llama.cpp -> f16,
@@ -38,7 +39,7 @@ struct KvGroup {
   int64_t layers = 0;           // decoder layers of this shape
   int64_t k_elems = 0;          // K elements per token per layer on one GPU
   int64_t v_elems = 0;          // V elements per token per layer on one GPU (0: MLA latent, V is a view of K)
-  int64_t window = 0;           // sliding window (0 = full attention)
+  int64_t window_tokens = 0;    // sliding window (0 = full attention)
 };
 
 // Per-GPU KV geometry grouped by identical layers.

@@ -286,24 +286,24 @@ WeightBytes ComputeWeightBytesUncached(const ModelSpec& spec, WeightFormat f, in
   int64_t quantized = 0, unquantized = 0;
   if (gguf) {
     GgmlType et = GgufTensorType(f, GgufCategory::kTokenEmbd, 0, 1, spec.hidden_size, ctx);
-    w.token_embedding = GgmlTensorBytes(et, spec.vocab_size, spec.hidden_size) + pos_params * 4;
+    w.token_embedding_bytes = GgmlTensorBytes(et, spec.vocab_size, spec.hidden_size) + pos_params * 4;
     (et == GgmlType::kF16 ? unquantized : quantized) += emb_params;
     unquantized += pos_params;
     if (!spec.tied_embeddings) {
       GgmlType ot = GgufTensorType(f, GgufCategory::kOutput, 0, 1, spec.hidden_size, ctx);
-      w.output = GgmlTensorBytes(ot, spec.vocab_size, spec.hidden_size) + (spec.lm_head_bias ? spec.vocab_size * 4 : 0);
+      w.output_bytes = GgmlTensorBytes(ot, spec.vocab_size, spec.hidden_size) + (spec.lm_head_bias ? spec.vocab_size * 4 : 0);
       quantized += emb_params;
     }
   } else {
     int64_t b = f == WeightFormat::kFp32 ? 4 : 2;  // every format keeps embeddings and lm_head in 16-bit
-    w.token_embedding = shard((emb_params + pos_params) * b);
+    w.token_embedding_bytes = shard((emb_params + pos_params) * b);
     unquantized += emb_params + pos_params;
     if (!spec.tied_embeddings) {
-      w.output = shard((emb_params + (spec.lm_head_bias ? spec.vocab_size : 0)) * b);
+      w.output_bytes = shard((emb_params + (spec.lm_head_bias ? spec.vocab_size : 0)) * b);
       unquantized += emb_params;
     }
   }
-  w.final_norm = spec.final_norm.Params() * scalar;
+  w.final_norm_bytes = spec.final_norm.Params() * scalar;
   unquantized += spec.final_norm.Params();
 
   // Per-tensor counters of the llama.cpp recipe: attn_v and ffn_down tensors in file order.
@@ -318,7 +318,7 @@ WeightBytes ComputeWeightBytesUncached(const ModelSpec& spec, WeightFormat f, in
     }
   }
   int64_t i_attn_v = 0, i_ffn_down = 0;
-  w.per_layer.reserve(spec.layer_kind.size());
+  w.layer_bytes.reserve(spec.layer_kind.size());
   for (size_t layer = 0; layer < spec.layer_kind.size(); ++layer) {
     const LayerKind& k = spec.kinds[spec.layer_kind[layer]];
     int64_t bytes = 0;
@@ -344,10 +344,10 @@ WeightBytes ComputeWeightBytesUncached(const ModelSpec& spec, WeightFormat f, in
     for (const auto& nm : k.norms) extras += nm.Params();
     bytes += extras * scalar;
     unquantized += extras;
-    w.per_layer.push_back(bytes);
-    w.layers += bytes;
+    w.layer_bytes.push_back(bytes);
+    w.all_layers_bytes += bytes;
   }
-  w.total = w.token_embedding + w.output + w.final_norm + w.layers;
+  w.total_bytes = w.token_embedding_bytes + w.output_bytes + w.final_norm_bytes + w.all_layers_bytes;
   w.quantized_params = quantized;
   w.unquantized_params = unquantized;
   std::string fmt = WeightFormatName(f);
@@ -358,7 +358,7 @@ WeightBytes ComputeWeightBytesUncached(const ModelSpec& spec, WeightFormat f, in
                 (gguf ? "f16/f32" : "16-bit") + " (embeddings, norms" + (gguf ? "" : ", lm_head") + ")";
   }
   if (tp > 1 && !gguf) w.explain += ", sharded over tp=" + std::to_string(tp);
-  w.explain += " = " + BytesExplained(w.total);
+  w.explain += " = " + BytesExplained(w.total_bytes);
   return w;
 }
 

@@ -67,12 +67,12 @@ int64_t ComputeDtypeBytes(WeightFormat format);
 
 // Stored bytes of one model in one format, split the way engines place them.
 struct WeightBytes {
-  int64_t total = 0;
-  int64_t token_embedding = 0;  // input embedding (+ learned positions)
-  int64_t output = 0;           // lm_head / output.weight (0 when tied and the engine shares it)
-  int64_t final_norm = 0;
-  std::vector<int64_t> per_layer;  // bytes of decoder layer i
-  int64_t layers = 0;              // sum of per_layer
+  int64_t total_bytes = 0;
+  int64_t token_embedding_bytes = 0;  // input embedding (+ learned positions)
+  int64_t output_bytes = 0;           // lm_head / output.weight (0 when tied and the engine shares it)
+  int64_t final_norm_bytes = 0;
+  std::vector<int64_t> layer_bytes;   // bytes of decoder layer i
+  int64_t all_layers_bytes = 0;       // sum of layer_bytes
   int64_t quantized_params = 0;    // parameters stored in the quantized format
   int64_t unquantized_params = 0;  // parameters kept in 16/32-bit
   std::string explain;             // formula with the numbers plugged in

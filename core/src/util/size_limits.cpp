@@ -116,7 +116,7 @@ double KvElementBytes(const Scenario& s) {
   if (inf.engine == Engine::kVllm && (kv == KvDtype::kInt8 || kv == KvDtype::kInt4)) kv = KvDtype::kFp8;
   if (inf.engine == Engine::kLlamaCpp && kv == KvDtype::kFp8) kv = KvDtype::kInt8;
   const KvElementSize e = ResolveKvDtype(kv, wf, inf.engine);
-  return D(e.num) / D(e.den);
+  return D(e.bytes) / D(e.elements);
 }
 
 // Bytes per cached token over all layers (tp = 1: sharding only lowers it), each layer's K and V
