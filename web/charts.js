@@ -110,3 +110,35 @@ export function timelineChart(timeline, width, { capacity } = {}) {
     `peak ${gib(peak)} · ${timeline[peakI].step || timeline[peakI].phase}`));
   return root;
 }
+
+// The charts view of the page: the stacked bar (#bar) and the timeline (#timeline) of a result,
+// redrawn when the result changes or the results panel changes width. getResult: the store's
+// current result (read on resize).
+export function createChartsView(getResult) {
+  const bar = document.getElementById('bar');
+  const timeline = document.getElementById('timeline');
+  const width = (node) => Math.floor(node.clientWidth || 600);
+  function render(r) {
+    bar.replaceChildren(stackedBar(r.gpu, width(bar)));
+    if (!r.timeline?.length) {
+      const p = document.createElement('p');
+      p.className = 'muted';
+      p.textContent = 'The core returned no timeline for this scenario.';
+      timeline.replaceChildren(p);
+    } else {
+      timeline.replaceChildren(timelineChart(r.timeline, width(timeline), { capacity: r.gpu.capacity_bytes }));
+    }
+  }
+  let w = 0;
+  let frame = 0;
+  const results = document.getElementById('results');
+  new ResizeObserver(() => {
+    const nw = results.clientWidth;
+    const r = getResult();
+    if (nw === w || !r) return;
+    w = nw;
+    cancelAnimationFrame(frame);
+    frame = requestAnimationFrame(() => render(getResult()));
+  }).observe(results);
+  return { render };
+}
