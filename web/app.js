@@ -1,7 +1,5 @@
-// The calculator page, wiring only: loads the core (compute.js), creates the store (store.js) and
-// the views (form.js, model-picker.js, results.js, charts.js, matrix.js, url.js), and connects
-// them. One edit = one candidate scenario = one estimate = one store update; the views redraw from
-// the store. Every number shown comes from the core.
+// The calculator page, wiring only: the core (compute.js), the store (store.js) and the views.
+// One edit = one candidate scenario = one estimate = one store update; the views redraw from it.
 import { startCompute, internalError } from './compute.js';
 import { createStore, EMPTY_STATE } from './store.js';
 import { createForm, sameChoices } from './form.js';
@@ -29,11 +27,8 @@ const hook = {
 };
 window.__vramplan = hook;
 
-// Shows the core's answer r for the candidate choices: on success the store takes the choices,
-// the normalized scenario and the result, and the URL follows; on failure the store keeps the
-// previous scenario and takes the errors. history: 'push' | 'replace' | 'none'; started: the
-// input event's timeStamp (for lastRenderMs). Returns r (or an internal error if the page could
-// not draw it).
+// The core's answer r for candidate choices into the store (errors only, if r is not ok) and the
+// URL. history: 'push' | 'replace' | 'none'; started: the input event's timeStamp.
 function apply(candidate, r, { history = 'push', started = performance.now() } = {}) {
   if (!r.ok) { store.set({ errors: r.errors }); return r; }
   const previous = store.get();
@@ -115,8 +110,7 @@ async function start() {
   store.subscribe((s, prev) => { if (s.errors !== prev.errors) form.showErrors(s.errors); });
   store.subscribe((s, prev) => { if (s.choices !== prev.choices && s.choices) matrix.schedule(); });
 
-  // Edits: the first input of a gesture pushes a history entry, the following ones replace it,
-  // change ends the gesture.
+  // The first input of a gesture pushes a history entry, the next ones replace it; change ends it.
   let gestureOpen = false;
   const onInput = (e) => {
     const { choices } = store.get();

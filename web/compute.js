@@ -1,7 +1,6 @@
-// The page's access to the core: the .wasm is downloaded once, instantiated on the main thread for
-// the estimate on screen, and its bytes are handed to the worker (matrix-worker.js), which
-// instantiates its own copy for the matrix and for checking pasted configs. One estimate per edit:
-// the full result (inverse "what fits" searches included) is computed once, here, and rendered.
+// The page's access to the core: the .wasm is downloaded once, instantiated here for the estimate
+// on screen (the full result, "what fits" included) and its bytes handed to the worker
+// (matrix-worker.js) for the matrix and config checks.
 import { loadCore, fetchWasmBytes } from './core.js';
 import { clip } from './limits.js';
 
@@ -9,7 +8,6 @@ export const internalError = (e) => ({ ok: false, errors: [{ code: 'internal', f
 
 export async function startCompute() {
   const bytes = await fetchWasmBytes();
-  // The worker gets a copy of the bytes before the main thread compiles its own.
   let worker = null;
   try {
     worker = new Worker(new URL('./matrix-worker.js', import.meta.url), { type: 'module' });

@@ -1,6 +1,5 @@
-// The form view: builds the scenario controls from the core's JSON Schema (fields.js says which
-// fields, in which group, with which label and help), turns an edited control into a candidate
-// scenario, shows the store's scenario in the controls and its errors next to them.
+// The form view: controls built from the core's JSON Schema (fields.js: which, where, labels);
+// edit -> candidate scenario; scenario -> controls; errors next to the controls.
 import { FIELDS, GROUPS, OPTION_LABELS, schemaNode, getPath, setPath } from './fields.js';
 import { el } from './format.js';
 import { clip } from './limits.js';

@@ -1,6 +1,5 @@
-// The matrix view: per-GPU totals of the user's scenario for every training method (or serving
-// weight format) x every model size of one family ("ladder"), computed with core.summary in the
-// worker and drawn when the newest request's answer arrives. A click loads the cell.
+// The matrix view: methods (or weight formats) x the sizes of one family, core.summary in the
+// worker, newest request drawn; a click loads the cell.
 import { schemaNode, getPath, setPath } from './fields.js';
 import { gib, gibNumber, exactBytes, el } from './format.js';
 import { clip } from './limits.js';
@@ -22,9 +21,7 @@ const FORMAT_LABELS = { awq_4bit: 'AWQ 4-bit', gguf_q8_0: 'GGUF Q8_0', gguf_q4_k
 
 const rowMatches = (row, s) => Object.entries(row.set).every(([p, v]) => getPath(s, p) === v);
 
-// schema, presets, presetById: the core's. store: read only. summaries(jobs): {cells, ms} | {failed}.
-// commit(candidate): applies a clicked cell. ladder: {get(), set(name)}: the ?ladder= page key.
-// hook: the test/debug hook (lastMatrixMs, lastMatrixComputeMs, lastMatrixCells).
+// summaries(jobs) -> {cells, ms} | {failed}; ladder: {get, set} of the ?ladder= key.
 export function createMatrix({ schema, presets, presetById, store, summaries, commit, ladder, hook, inWorker }) {
   const select = $('ladder');
   const ladders = [...new Set(presets.map((p) => p.ladder).filter(Boolean))].sort((a, b) => a.localeCompare(b));
@@ -108,8 +105,7 @@ export function createMatrix({ schema, presets, presetById, store, summaries, co
     $('matrix').replaceChildren(el('thead', {}, head), body);
   }
 
-  // Rebuilds after the frame that shows the new estimate (so the estimate paints first); several
-  // edits in one frame make one request.
+  // After the frame that shows the estimate; edits within one frame make one request.
   let timer = 0;
   function schedule() {
     if (timer) return;

@@ -1,6 +1,5 @@
-// The model picker and the GPU picker (side by side at the top of the form): preset search, the
-// Hugging Face Hub, a pasted/dropped/chosen config.json (model-import.js, loaded on first use),
-// and the GPU catalogue or a custom GPU.
+// The model picker (presets; Hub and config.json via model-import.js, loaded on first use) and
+// the GPU picker beside it.
 // They read the store's scenario to show the current choice and hand every new choice to
 // commit(candidate); they never change the store themselves.
 import { GIB, gibNumber, exactBytes, el } from './format.js';
@@ -12,9 +11,7 @@ const $ = (id) => document.getElementById(id);
 
 function presetText(p) { return `${p.display_name} ${p.id} ${p.family} ${p.ladder ?? ''} ${p.size_label} ${p.model_type}`.toLowerCase(); }
 
-// presets, gpus: the core's lists. store: the page's store (read only). commit(candidate) applies
-// a scenario and returns the core's answer. parse(text): core.parseHfConfig off the main thread.
-// hub(): the ?hub= value of the link.
+// commit(candidate) -> the core's answer; parse(text): parseHfConfig in the worker; hub(): ?hub=.
 export function createModelPicker({ presets, gpus, presetById, store, commit, parse, hub }) {
   const useModel = (model) => {
     const s = cloneChoices(store.get().choices);

@@ -1,13 +1,10 @@
-// The results view: the verdict, the model facts, the breakdown table, "what fits" (training and
-// serving), host RAM and the warnings, all drawn from the store's result. Formatting only: every
-// number is the core's.
+// The results view: verdict, model facts, breakdown, "what fits", host RAM, warnings. Formatting
+// only: every number is the core's.
 import { gib, gibNumber, exactBytes, int, count, percent, termLabel, orderedTerms, el } from './format.js';
 
 const $ = (id) => document.getElementById(id);
 
-// How each engine's own tools name the three totals at the foot of the breakdown. Training and the
-// transformers engine run on PyTorch's caching allocator; vLLM runs PyTorch too, but sizes its KV
-// cache pool from gpu_memory_utilization at start-up; llama.cpp has no PyTorch at all.
+// The totals at the foot of the breakdown, named as each engine's own tools name them.
 const TOTAL_NOTES = {
   pytorch: {
     allocated: 'torch.cuda.max_memory_allocated()',
@@ -101,8 +98,7 @@ function renderBreakdown(r) {
   );
 }
 
-// "What fits": the inverse answers of the full estimate. training.min_gpus and the per-node host
-// RAM are read only when the result has them (older cores do not).
+// "What fits". training.min_gpus is optional (shown only when the result has it).
 function renderCapacity(r) {
   const box = $('inference-box');
   const i = r.inference;
@@ -133,8 +129,8 @@ function renderCapacity(r) {
   ]));
 }
 
-// Host RAM per node, when the result carries it: result.cpu.per_node (an object with bytes, and
-// perhaps gpus), or result.cpu.per_node_bytes / node_bytes, or result.cpu_per_node. null if absent.
+// Host RAM per node, read defensively: cpu.per_node {bytes, gpus}, cpu.per_node_bytes,
+// cpu.node_bytes or cpu_per_node; null if the result has none.
 export function hostPerNode(r) {
   const c = r.cpu ?? {};
   const pick = (x) => (typeof x === 'number' && Number.isFinite(x) ? x : null);

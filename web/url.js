@@ -25,10 +25,8 @@ export function createUrlSync() {
   };
 }
 
-// Reads the link in location.search. Problems (unknown keys, bad values the core rejects) are
-// returned as notes and the offending values dropped, so that a bad link still shows an estimate.
-// estimate(scenario): the core's answer. Returns {choices, result, page, notes}; result is the
-// core's answer for choices (ok), computed here so that loading a link costs one estimate.
+// A link -> {choices, result (the core's answer for them), page keys, notes}. Values the core
+// rejects are noted and dropped, so that a bad link still shows an estimate.
 export async function readLink(search, schema, estimate) {
   const decoded = await decodeScenario(search, schema);
   let { scenario } = decoded;

@@ -13,7 +13,7 @@ import zlib from 'node:zlib';
 import { startServer, startBrowser, openPage, SITE } from './harness.mjs';
 
 export const PAGE_WEIGHT_BUDGET_BYTES = 250 * 1024;
-export const PAGE_OWN_BUDGET_BYTES = 48 * 1024;
+export const PAGE_OWN_BUDGET_BYTES = 40 * 1024;
 
 let server; let chrome;
 before(async () => { server = await startServer(); chrome = await startBrowser(); });
