@@ -2,7 +2,8 @@
 // "Speed"). For each edit (Playwright fill/select on a form control, a real input event), the time
 // from the event's timeStamp to the end of the page's synchronous render (the DOM updated: the
 // page bumps window.__vramplan.renders when it is done), and to the next frame after it
-// (requestAnimationFrame + a task: style, layout and paint included). Measured from outside the
+// (requestAnimationFrame + a task: style, layout and paint included); and the part spent from the
+// event's dispatch to the page (a capture listener) to the end of the render. Measured from outside the
 // page's code (a capture listener and a setter installed before the page loads), so any version of
 // the page can be measured the same way.
 //
@@ -37,11 +38,12 @@ const chrome = await startBrowser();
 try {
   const { page, context, problems } = await openPage(chrome.browser, null);
   await page.addInitScript(() => {
-    const m = { input: null, render: [], frame: [] };
+    const m = { input: null, dispatched: null, render: [], handler: [], frame: [] };
     window.__speed = m;
-    const mark = (e) => { if (m.input === null) m.input = e.timeStamp; };
+    const mark = (e) => { if (m.input === null) { m.input = e.timeStamp; m.dispatched = performance.now(); } };
+    // input only: a number box also fires change when it loses focus, i.e. at the start of the
+    // next edit, which would date that edit too early.
     window.addEventListener('input', mark, true);
-    window.addEventListener('change', mark, true);
     let hook;
     Object.defineProperty(window, '__vramplan', {
       configurable: true,
@@ -57,6 +59,7 @@ try {
             const t0 = m.input;
             m.input = null;
             m.render.push(performance.now() - t0);
+            m.handler.push(performance.now() - m.dispatched);
             requestAnimationFrame(() => setTimeout(() => m.frame.push(performance.now() - t0), 0));
           },
         });
@@ -66,7 +69,7 @@ try {
   await page.goto(`${server.base}/?v=1&model=meta-llama/Llama-3.1-8B&train.method=lora`);
   await page.waitForFunction(() => window.__vramplan?.ready === true, null, { timeout: 30000 });
   await page.waitForFunction(() => window.__vramplan.lastMatrixMs !== null, null, { timeout: 30000 });
-  await page.evaluate(() => { window.__speed.render.length = 0; window.__speed.frame.length = 0; window.__speed.input = null; });
+  await page.evaluate(() => { for (const k of ['render', 'handler', 'frame']) window.__speed[k].length = 0; window.__speed.input = null; });
   const n = Number(opt.edits);
   let done = 0;
   for (let i = 0; done < n; i++) {
@@ -80,11 +83,12 @@ try {
   }
   await page.waitForFunction((k) => window.__speed.frame.length >= k, n);
   const m = await page.evaluate(() => window.__speed);
-  const out = { site: opt.site ?? 'build-wasm/site', edits: n, render_ms: stats(m.render.slice(0, n)), frame_ms: stats(m.frame.slice(0, n)), problems };
+  const out = { site: opt.site ?? 'build-wasm/site', edits: n, render_ms: stats(m.render.slice(0, n)), handler_ms: stats(m.handler.slice(0, n)), frame_ms: stats(m.frame.slice(0, n)), problems };
   if (opt.json) console.log(JSON.stringify(out));
   else {
     const f = (s) => `min ${s.min.toFixed(1)} / median ${s.median.toFixed(1)} / p95 ${s.p95.toFixed(1)} / max ${s.max.toFixed(1)} ms`;
     console.log(`input-to-render over ${n} edits (${out.site}): ${f(out.render_ms)}`);
+    console.log(`  of which the page's handler:      ${f(out.handler_ms)}`);
     console.log(`input-to-next-frame:              ${f(out.frame_ms)}`);
     if (problems.length) console.log(`page problems: ${problems.join('; ')}`);
   }

@@ -112,13 +112,15 @@ export function timelineChart(timeline, width, { capacity } = {}) {
 }
 
 // The charts view of the page: the stacked bar (#bar) and the timeline (#timeline) of a result,
-// redrawn when the result changes or the results panel changes width. getResult: the store's
-// current result (read on resize).
+// redrawn when the result changes or a chart's box changes width. The widths come from a
+// ResizeObserver, so drawing a new result never forces a synchronous layout. getResult: the
+// store's current result.
 export function createChartsView(getResult) {
-  const bar = document.getElementById('bar');
-  const timeline = document.getElementById('timeline');
-  const width = (node) => Math.floor(node.clientWidth || 600);
+  const boxes = [document.getElementById('bar'), document.getElementById('timeline')];
+  const widths = new Map(); // box -> content width (px) last reported by the observer
+  const width = (node) => widths.get(node) || Math.floor(node.clientWidth || 600);
   function render(r) {
+    const [bar, timeline] = boxes;
     bar.replaceChildren(stackedBar(r.gpu, width(bar)));
     if (!r.timeline?.length) {
       const p = document.createElement('p');
@@ -129,16 +131,17 @@ export function createChartsView(getResult) {
       timeline.replaceChildren(timelineChart(r.timeline, width(timeline), { capacity: r.gpu.capacity_bytes }));
     }
   }
-  let w = 0;
   let frame = 0;
-  const results = document.getElementById('results');
-  new ResizeObserver(() => {
-    const nw = results.clientWidth;
-    const r = getResult();
-    if (nw === w || !r) return;
-    w = nw;
+  const observer = new ResizeObserver((entries) => {
+    let changed = false;
+    for (const e of entries) {
+      const w = Math.floor(e.contentRect.width);
+      if (w > 0 && w !== widths.get(e.target)) { widths.set(e.target, w); changed = true; }
+    }
+    if (!changed || !getResult()) return;
     cancelAnimationFrame(frame);
     frame = requestAnimationFrame(() => render(getResult()));
-  }).observe(results);
+  });
+  for (const b of boxes) observer.observe(b);
   return { render };
 }
