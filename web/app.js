@@ -15,7 +15,6 @@ const t0 = performance.now();
 
 const store = createStore();
 const url = createUrlSync();
-let page = {}; // the link's non-scenario keys (hub, ladder, embed)
 
 // Test/debug hook: read-only copies of the store and timings (docs/web.md).
 const hook = {
@@ -42,7 +41,7 @@ function apply(candidate, r, { history = 'push', started = performance.now() } =
   }
   hook.lastRenderMs = performance.now() - started;
   hook.renders++;
-  if (history !== 'none') url.write(candidate, page, history);
+  if (history !== 'none') url.write(candidate, store.get().page, history);
   return r;
 }
 
@@ -56,7 +55,7 @@ const commit = (candidate, opts) => apply(candidate, estimate(candidate), opts);
 
 async function restore() {
   const link = await readLink(location.search, compute.core.schema(), estimate);
-  page = link.page;
+  store.set({ page: Object.freeze(link.page) });
   showNotice($('notice'), link.notes.length ? 'This link has problems; the rest of it was loaded:' : '', link.notes);
   apply(link.choices, link.result, { history: 'none' });
 }
@@ -95,12 +94,15 @@ async function start() {
 
   const form = createForm({ schema });
   const picker = createModelPicker({
-    presets, gpus: core.gpus(), presetById, store, commit, parse: compute.parse, hub: () => page.hub,
+    presets, gpus: core.gpus(), presetById, store, commit, parse: compute.parse, hub: () => store.get().page.hub,
   });
   const charts = createChartsView(() => store.get().result);
   const matrix = createMatrix({
     schema, presets, presetById, store, commit, hook, summaries: compute.summaries, inWorker: () => compute.inWorker,
-    ladder: { get: () => page.ladder, set: (v) => { page.ladder = v; url.write(store.get().choices, page, 'replace'); } },
+    ladder: {
+      get: () => store.get().page.ladder,
+      set: (ladder) => { const { choices, page } = store.set({ page: Object.freeze({ ...store.get().page, ladder }) }); url.write(choices, page, 'replace'); },
+    },
   });
 
   // The views, each redrawn from the store when its part of the state changed.
@@ -129,8 +131,9 @@ async function start() {
   $('app').hidden = false;
   await restore();
   picker.fillPresets();
-  if (page.embed === '1') document.body.classList.add('embed');
-  $('matrix-section').hidden = page.embed === '1';
+  const embed = store.get().page.embed === '1';
+  if (embed) document.body.classList.add('embed');
+  $('matrix-section').hidden = embed;
   window.addEventListener('popstate', () => { gestureOpen = false; restore(); });
   hook.firstEstimateMs = performance.now() - t0;
   hook.ready = true;

@@ -23,8 +23,6 @@ export function loadCore({ wasmBinary } = {}) {
   pending ??= import('./vramplan.mjs').then((m) => m.default(wasmBinary ? { wasmBinary } : {})).then((raw) => ({
     raw,
     estimate: (scenario) => JSON.parse(raw.estimate(scenarioJson(scenario))),
-    // Everything but the inverse searches (max batch / sequence / context): for redraws as you type.
-    fast: (scenario) => JSON.parse(raw.estimateFast(scenarioJson(scenario))),
     // Totals only (no formulas, timeline labels or inverse searches): for the matrix.
     summary: (scenario) => JSON.parse(raw.estimateSummary(scenarioJson(scenario))),
     presets: () => JSON.parse(raw.listPresets()),

@@ -1,9 +1,9 @@
 // The one source of truth for what is on screen: {choices (the user's sparse scenario), scenario
-// (the core's echo), result, errors}. set() replaces the frozen state and calls every subscriber
+// (the core's echo), result, errors, page (the link's other keys: hub, ladder, embed)}. set() replaces the frozen state and calls every subscriber
 // with (state, previous); one that throws does not stop the others, the first error is re-thrown
 // after all ran. Only app.js calls set() (docs/web.md, "How a change flows").
 
-export const EMPTY_STATE = Object.freeze({ choices: null, scenario: null, result: null, errors: Object.freeze([]) });
+export const EMPTY_STATE = Object.freeze({ choices: null, scenario: null, result: null, errors: Object.freeze([]), page: Object.freeze({}) });
 
 export function createStore(initial = {}) {
   let state = Object.freeze({ ...EMPTY_STATE, ...initial });
