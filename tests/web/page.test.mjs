@@ -96,6 +96,9 @@ test('the totals are named in the engine\'s own terms', async () => {
   await rerendered(page, () => page.selectOption('#f-inference-engine', 'llama_cpp'));
   assert.doesNotMatch(await foot(page), /torch/);
   assert.match(await foot(page), /llama\.cpp/);
+  // Nothing visible names PyTorch for an engine that has none.
+  const visible = await page.evaluate(() => document.getElementById('app').innerText);
+  assert.doesNotMatch(visible, /torch\.cuda|PyTorch can use/);
   assert.deepEqual(problems, []);
   await context.close();
 });
