@@ -5,6 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, startBrowser, openPage, pageResult } from './harness.mjs';
+import { contrast } from './contrast.mjs';
 
 let server; let chrome;
 before(async () => { server = await startServer(); chrome = await startBrowser(); });
@@ -146,6 +147,32 @@ test('training shows "GPUs needed" when the result has training.min_gpus, nothin
   assert.equal(await row.locator('xpath=following-sibling::dd[1]').textContent(), '4');
   // Same style as serving's answer: a row of the same definition list.
   assert.equal(await box.locator('dl.kv').count(), 1);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('matrix cells and the verdict badge as drawn reach 4.5:1 in both themes', async () => {
+  const hex = (rgb) => `#${rgb.match(/\d+/g).slice(0, 3).map((n) => Number(n).toString(16).padStart(2, '0')).join('')}`;
+  for (const colorScheme of ['light', 'dark']) {
+    const { page, problems, context } = await openPage(chrome.browser, `${server.base}/?v=1&model=Qwen/Qwen2.5-7B&gpu=a100-sxm-80gb`, { colorScheme });
+    await page.waitForFunction(() => document.querySelector('#matrix button.cell.fits') && document.querySelector('#matrix button.cell.nofit'));
+    const pairs = await page.evaluate(() => ['#matrix button.cell.fits', '#matrix button.cell.nofit', '#verdict .badge']
+      .map((sel) => { const st = getComputedStyle(document.querySelector(sel)); return [sel, st.color, st.backgroundColor]; }));
+    for (const [sel, fg, bg] of pairs) {
+      const ratio = contrast(hex(fg), hex(bg));
+      assert.ok(ratio >= 4.5, `${colorScheme}: ${sel} ${fg} on ${bg} = ${ratio.toFixed(2)}:1`);
+    }
+    assert.deepEqual(problems, []);
+    await context.close();
+  }
+});
+
+test('the optimizer help on the page states the bytes per parameter per precision mode', async () => {
+  const { page, problems, context } = await openPage(chrome.browser, `${server.base}/`);
+  const help = await page.locator('#f-train-optimizer-help').textContent();
+  assert.match(help, /4 B with pure bf16\/fp16 \(the default\)/);
+  assert.match(help, /8 B with fp32 or AMP/);
+  assert.doesNotMatch(help, /2 fp32 states per trainable param \(8 B\)/);
   assert.deepEqual(problems, []);
   await context.close();
 });
