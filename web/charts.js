@@ -110,3 +110,38 @@ export function timelineChart(timeline, width, { capacity } = {}) {
     `peak ${gib(peak)} · ${timeline[peakI].step || timeline[peakI].phase}`));
   return root;
 }
+
+// The charts view of the page: the stacked bar (#bar) and the timeline (#timeline) of a result,
+// redrawn when the result changes or a chart's box changes width. The widths come from a
+// ResizeObserver, so drawing a new result never forces a synchronous layout. getResult: the
+// store's current result.
+export function createChartsView(getResult) {
+  const boxes = [document.getElementById('bar'), document.getElementById('timeline')];
+  const widths = new Map(); // box -> content width (px) last reported by the observer
+  const width = (node) => widths.get(node) || Math.floor(node.clientWidth || 600);
+  function render(r) {
+    const [bar, timeline] = boxes;
+    bar.replaceChildren(stackedBar(r.gpu, width(bar)));
+    if (!r.timeline?.length) {
+      const p = document.createElement('p');
+      p.className = 'muted';
+      p.textContent = 'The core returned no timeline for this scenario.';
+      timeline.replaceChildren(p);
+    } else {
+      timeline.replaceChildren(timelineChart(r.timeline, width(timeline), { capacity: r.gpu.capacity_bytes }));
+    }
+  }
+  let frame = 0;
+  const observer = new ResizeObserver((entries) => {
+    let changed = false;
+    for (const e of entries) {
+      const w = Math.floor(e.contentRect.width);
+      if (w > 0 && w !== widths.get(e.target)) { widths.set(e.target, w); changed = true; }
+    }
+    if (!changed || !getResult()) return;
+    cancelAnimationFrame(frame);
+    frame = requestAnimationFrame(() => render(getResult()));
+  });
+  for (const b of boxes) observer.observe(b);
+  return { render };
+}

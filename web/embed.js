@@ -30,7 +30,7 @@ const APP_URL = new URL('./index.html', import.meta.url);
 
 const CSS = `
 :host { display: block; font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1b1d22;
-  --bg: #fff; --line: #d9dce3; --muted: #5c6370; --ok: #17803d; --ok-bg: #e3f5e8; --bad: #b42318; --bad-bg: #fde8e6; --band0: #f1f3f7;
+  --bg: #fff; --line: #d9dce3; --muted: #5c6370; --ok: #147536; --ok-bg: #e3f5e8; --bad: #b42318; --bad-bg: #fde8e6; --band0: #f1f3f7;
   --c-weights: #3b6fd8; --c-gradients: #d8893b; --c-optimizer_states: #c0463c; --c-activations: #3aa57a; --c-logits_and_loss: #8f5bd1;
   --c-kv_cache: #1ea0b7; --c-temporary: #c7a128; --c-cuda_context: #7b8394; --c-allocator_overhead: #b6bcc8; }
 @media (prefers-color-scheme: dark) { :host { color: #e6e8ee; --bg: #181b22; --line: #2c313b; --muted: #9aa3b2; --ok: #5fd38a; --ok-bg: #12301e;

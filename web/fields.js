@@ -71,7 +71,7 @@ export const FIELDS = [
   // Precision & optimizer
   { path: 'train.precision', group: 'precision', show: train, label: 'Precision', help: 'AMP keeps fp32 weights (4 B/param) and casts to 16-bit on the fly; pure 16-bit keeps 2 B/param.' },
   { path: 'train.autocast', group: 'precision', show: (s) => s.mode !== 'inference' && /^(bf16|fp16|mixed_)/.test(s.train?.precision ?? 'bf16'), label: 'Autocast on 16-bit weights', help: 'HF Trainer bf16=True on a bf16 model: fp32 adapters run in 16-bit, the loss in fp32.' },
-  { path: 'train.optimizer', group: 'precision', show: train, label: 'Optimizer', help: 'AdamW keeps 2 fp32 states per trainable param (8 B); 8-bit AdamW 2 B; SGD none.' },
+  { path: 'train.optimizer', group: 'precision', show: train, label: 'Optimizer', help: 'AdamW keeps 2 states per trainable param in its dtype: 4 B with pure bf16/fp16 (the default), 8 B with fp32 or AMP, 12 B with mixed (8 B + a 4 B fp32 master copy); fp32 LoRA adapters (the default) 8 B. 8-bit AdamW ~2 B; SGD none.' },
   { path: 'train.optimizer_impl', group: 'precision', show: train, label: 'Optimizer implementation', help: 'foreach needs a temporary copy of the grads during the step; fused and for_loop do not.', auto: 'auto (PyTorch default)' },
   { path: 'inference.weights', group: 'precision', show: infer, label: 'Weight format', help: 'Bytes per weight: bf16 2 B, int8/fp8 1 B, 4-bit ~0.5 B plus scales.' },
   { path: 'inference.kv_cache', group: 'precision', show: infer, label: 'KV cache dtype', help: 'fp8/int8 halve the KV cache compared with 16-bit; auto follows the weights.' },

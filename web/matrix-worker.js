@@ -1,17 +1,23 @@
 // Computes off the main thread (its own instance of the WASM core), so typing stays smooth while
-// dozens of estimates run. Messages:
+// dozens of estimates run. The page sends the .wasm bytes it already downloaded as the first
+// message, so the worker never fetches the 600 KB module a second time. Messages:
+//   {init: ArrayBuffer}     -> (no answer) the core is created from these bytes
 //   {id, jobs: [scenario]}  -> {id, ms, cells: [{ok, total, fits, gpu} | {ok: false, errors}]}
-//   {id, capacity: scenario} -> {id, capacity: {training, inference} | null}
 //   {id, parse: text}       -> {id, parsed: core.parseHfConfig(text)} (a pasted/fetched config.json)
-// A core call that throws answers {ok: false, errors: [{code: 'internal', ...}]}: every message
-// gets its answer, so the page never waits forever.
+// A core call that throws answers {ok: false, errors: [{code: 'internal', ...}]}, and a core that
+// cannot be created answers {id, failed}: every message gets its answer, so the page never waits
+// forever.
 import { loadCore } from './core.js';
 
 const internal = (e) => ({ ok: false, errors: [{ code: 'internal', field_path: '', message: `the estimator failed: ${String(e?.message ?? e).slice(0, 200)}` }] });
 const guarded = (f) => { try { return f(); } catch (e) { return internal(e); } };
 
-const ready = loadCore();
+let init;
+const ready = new Promise((resolve) => { init = resolve; }).then((bytes) => loadCore({ wasmBinary: bytes }));
+ready.catch(() => {}); // reported to the page in the answer to its next message
+
 self.onmessage = async (e) => {
+  if (e.data.init !== undefined) { init(e.data.init); return; }
   let core;
   try { core = await ready; } catch (err) {
     self.postMessage({ id: e.data.id, failed: internal(err) });
@@ -19,12 +25,6 @@ self.onmessage = async (e) => {
   }
   if (e.data.parse !== undefined) {
     self.postMessage({ id: e.data.id, parsed: guarded(() => core.parseHfConfig(e.data.parse)) });
-    return;
-  }
-  if (e.data.capacity) {
-    // The inverse questions for the scenario on screen (what fits), off the main thread.
-    const r = guarded(() => core.estimate(e.data.capacity));
-    self.postMessage({ id: e.data.id, capacity: r.ok ? { training: r.training, inference: r.inference } : null });
     return;
   }
   const started = performance.now();

@@ -10,7 +10,7 @@
 // (the inflate is streamed and stopped at the cap) and every other value.
 
 import { schemaNode, getPath, setPath } from './fields.js';
-import { CONFIG_MAX_BYTES, CFG_PARAM_MAX_CHARS, LINK_VALUE_MAX_CHARS, LimitError, clip, readTextCapped, sizeText } from './limits.js';
+import { LINK_VALUE_MAX_CHARS, LimitError, clip } from './limits.js';
 
 export const LINK_VERSION = 1;
 export const PAGE_KEYS = new Set(['v', 'model', 'cfg', 'hub', 'ladder', 'embed']);
@@ -47,11 +47,6 @@ export function b64urlDecode(s) {
   return out;
 }
 
-async function pipe(bytes, stream) {
-  const buf = await new Response(new Blob([bytes]).stream().pipeThrough(stream)).arrayBuffer();
-  return new Uint8Array(buf);
-}
-
 // An inline config (scenario.model as an object) is never modified once read, so its JSON text
 // is made once per object and spliced into the scenario's JSON: the page sends the scenario to
 // the core on every change, and re-serializing a large config each time would cost time in
@@ -71,51 +66,17 @@ export function scenarioJson(scenario) {
   return `{"model":${configJson(scenario.model)}${rest === '{}' ? '' : `,${rest.slice(1, -1)}`}}`;
 }
 
-// An inline config is packed once per object (the page re-writes the URL on every change).
-const packed = new WeakMap();
-export async function packConfig(obj) {
-  if (packed.has(obj)) return packed.get(obj);
-  const bytes = new TextEncoder().encode(configJson(obj));
-  const text = b64urlEncode(await pipe(bytes, new CompressionStream('deflate-raw')));
-  packed.set(obj, text);
-  return text;
-}
+// The inline-config codec (deflate-raw + base64url, config-link.js) is loaded only when a link
+// carries a config or a config is in use: most links name a preset.
+const codec = () => import('./config-link.js');
+export async function packConfig(obj) { return (await codec()).packConfig(obj); }
+// s: the cfg= text -> the config object. Throws LimitError (too long / inflates past the cap) or
+// any other error for a damaged value.
+export async function unpackConfig(s, limits) { return (await codec()).unpackConfig(s, limits); }
 
-// The deflate input is fed in 1 KiB pieces: deflate expands at most 1032:1, so the inflate stops
-// within about 1 MiB past the cap however the link was built (a 136 KB link can hold 100 MB).
-const INFLATE_STEP_BYTES = 1024;
-
-function inflateStream(bytes) {
-  let at = 0;
-  const source = new ReadableStream({
-    pull(controller) {
-      if (at >= bytes.length) { controller.close(); return; }
-      controller.enqueue(bytes.subarray(at, at + INFLATE_STEP_BYTES));
-      at += INFLATE_STEP_BYTES;
-    },
-  }, { highWaterMark: 0 });
-  return source.pipeThrough(new DecompressionStream('deflate-raw'));
-}
-
-// cfg= text -> the config object. Throws LimitError (too long / inflates past the cap) or any
-// other error for a damaged value.
-export async function unpackConfig(s, { maxChars = CFG_PARAM_MAX_CHARS, maxBytes = CONFIG_MAX_BYTES } = {}) {
-  if (s.length > maxChars) {
-    throw new LimitError(`the inline config.json in the link is too long (${s.length.toLocaleString('en-US')} characters; at most ${maxChars.toLocaleString('en-US')})`);
-  }
-  let text;
-  try {
-    text = await readTextCapped(inflateStream(b64urlDecode(s)), maxBytes);
-  } catch (e) {
-    if (e instanceof LimitError) {
-      throw new LimitError(`the inline config.json in the link inflates to more than ${sizeText(maxBytes)} (the most this page accepts; a real config.json is a few KB)`);
-    }
-    throw e;
-  }
-  const config = JSON.parse(text);
-  if (isObj(config)) configText.set(config, text);
-  return config;
-}
+// Records the JSON text a config object was parsed from (config-link.js), so that it is not
+// serialized again.
+export function keepConfigText(obj, text) { if (isObj(obj)) configText.set(obj, text); }
 
 // scenario: the (normalized) scenario; defaults: the core's normalized scenario for the same model.
 // extra: page keys to append ({hub, ladder, ...}); undefined/empty values are skipped.

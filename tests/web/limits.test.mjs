@@ -213,15 +213,15 @@ test('a core call that throws is shown as an error, and the page goes on', async
   const before = await pageScenario(page);
   await page.evaluate(async () => {
     const core = await (await import('./core.js')).loadCore();
-    core.realFast = core.fast;
-    core.fast = () => { throw new RangeError('<img src=x onerror=alert(1)> Maximum call stack size exceeded'); };
+    core.realEstimate = core.estimate;
+    core.estimate = () => { throw new RangeError('<img src=x onerror=alert(1)> Maximum call stack size exceeded'); };
   });
   await page.fill('#f-train-seq_len', '4096');
   await page.locator('#field-errors:not([hidden])').waitFor();
   assert.match(await page.locator('#field-errors').textContent(), /the estimator failed: <img src=x onerror=alert\(1\)> Maximum call stack/);
   assert.equal(await page.locator('#field-errors img').count(), 0);
   assert.deepEqual(await pageScenario(page), before, 'the last good scenario stays');
-  await page.evaluate(async () => { const core = await (await import('./core.js')).loadCore(); core.fast = core.realFast; });
+  await page.evaluate(async () => { const core = await (await import('./core.js')).loadCore(); core.estimate = core.realEstimate; });
   await page.fill('#f-train-seq_len', '2048');
   await page.locator('#field-errors').waitFor({ state: 'hidden' });
   assert.equal((await pageScenario(page)).train.seq_len, 2048);
