@@ -125,8 +125,9 @@ std::vector<Field> BuildTable() {
 
   // ------------------------------------------------------------------ framework
   t.push_back(Enum("framework.preset", AT(framework.preset), io::kFrameworkPresetNames, "\"current\"",
-                   "`current`: PyTorch >= 2.2 on CUDA, transformers >= 4.46; `torch_1_13_hf_4_44`: the measured fixtures' "
-                   "environment (PyTorch 1.13 on CPU, transformers 4.44), which sets `device` cpu and the three copies below true"));
+                   "sets the fields below (explicit ones override it): `current` = PyTorch >= 2.2 on CUDA, transformers >= 4.46; "
+                   "`torch_1_13_hf_4_44` = the measured fixtures' PyTorch 1.13 on CPU, transformers 4.44 (`device` `cpu`, "
+                   "`rmsnorm_saves_squared_input`, `loss_shift_logits_copy` and `adamw_foreach_denom_copy` `true`)"));
   t.push_back(Enum("framework.device", AT(framework.device), io::kDeviceNames, "\"cuda\"",
                    "`cpu` drops the CUDA context, cuBLAS workspace and allocator reserve (the measured fixtures)"));
   t.push_back(Bool("framework.rmsnorm_saves_squared_input", AT(framework.rmsnorm_saves_squared_input), "false",
