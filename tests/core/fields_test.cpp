@@ -118,6 +118,42 @@ TEST(Fields, EveryPathTheReaderAcceptsIsInTheTableAndViceVersa) {
   }
 }
 
+// Each row is well formed: its member fits its type, its default parses and is itself accepted.
+TEST(Fields, RowsAreWellFormed) {
+  using fields::Slot;
+  using fields::Type;
+  Scenario s;
+  std::set<std::string_view> paths;
+  for (const auto& f : fields::Fields()) {
+    EXPECT_TRUE(paths.insert(f.path).second) << f.path << " twice";
+    const bool union_or_object = f.type == Type::kObject || f.type == Type::kModel || f.type == Type::kGpu || f.type == Type::kListOrConst;
+    EXPECT_EQ(f.slot == nullptr, union_or_object) << f.path;
+    if (f.slot == nullptr) continue;
+    const Slot::Kind k = f.slot(s).kind;
+    switch (f.type) {
+      case Type::kInt:
+        EXPECT_TRUE(k == Slot::Kind::kInt64 || k == Slot::Kind::kInt || k == Slot::Kind::kOptInt64) << f.path;
+        EXPECT_LE(f.min, f.max) << f.path;
+        if (f.gap_min <= f.gap_max) EXPECT_FALSE(f.message.empty() || k == Slot::Kind::kOptInt64) << f.path;
+        break;
+      case Type::kNumber: EXPECT_EQ(k, Slot::Kind::kDouble) << f.path; break;
+      case Type::kBool: EXPECT_TRUE(k == Slot::Kind::kBool || k == Slot::Kind::kOptBool) << f.path; break;
+      case Type::kString: EXPECT_EQ(k, Slot::Kind::kString) << f.path; break;
+      case Type::kStringList: EXPECT_EQ(k, Slot::Kind::kStringList) << f.path; break;
+      case Type::kEnum: EXPECT_TRUE(k == Slot::Kind::kEnum || k == Slot::Kind::kOptEnum) << f.path; break;
+      case Type::kBoolOrEnum: EXPECT_EQ(k, Slot::Kind::kEnum) << f.path; break;
+      case Type::kIntChoice: EXPECT_EQ(k, Slot::Kind::kInt) << f.path; break;
+      default: ADD_FAILURE() << f.path;
+    }
+    if (f.type == Type::kEnum || f.type == Type::kBoolOrEnum) EXPECT_EQ(f.values.size(), f.enum_codes.size()) << f.path;
+    if (!f.default_json.empty() && f.path.substr(0, 4) != "gpu.") {
+      const json def = Parse(std::string(f.default_json));
+      ASSERT_FALSE(def.is_discarded()) << f.path;
+      EXPECT_TRUE(ErrorsAt(DocWith(f.path, def), f.path).empty()) << f.path << " = " << def;
+    }
+  }
+}
+
 // The default-constructed structs and a parsed minimal scenario echo the table's defaults; fields
 // without one are absent unless the struct always holds a value.
 TEST(Fields, DefaultsAreTheStructDefaults) {

@@ -154,16 +154,17 @@ void ReadField(ObjectReader& r, const fields::Field& f, Scenario* s, Issues* err
   const Slot slot = f.slot(*s);
   switch (f.type) {
     case Type::kInt:
-      if (f.gap_min <= f.gap_max && slot.kind == Slot::Kind::kInt) {
-        // A range with a gap, reported in the field's own words.
+      if (f.gap_min <= f.gap_max) {
+        // A range with a gap (an int or int64 member), reported in the field's own words.
         const Json* g = r.Raw(key);
         if (g == nullptr) return;
         // SmallInteger, not get<int64_t>(): 2^64-1 (an unsigned JSON integer) would wrap to -1.
         const std::optional<int64_t> n = SmallInteger(*g);
         const bool ok = n && *n >= f.min && *n <= f.max && !(*n >= f.gap_min && *n <= f.gap_max);
-        if (ok) *static_cast<int*>(slot.p) = static_cast<int>(*n);
-        else io::AddError(errors, g->is_number_integer() ? "out_of_range" : "wrong_type", std::string(f.path),
-                          std::string(f.path) + " " + std::string(f.message));
+        if (!ok) io::AddError(errors, g->is_number_integer() ? "out_of_range" : "wrong_type", std::string(f.path),
+                              std::string(f.path) + " " + std::string(f.message));
+        else if (slot.kind == Slot::Kind::kInt64) *static_cast<int64_t*>(slot.p) = *n;
+        else *static_cast<int*>(slot.p) = static_cast<int>(*n);
       } else if (slot.kind == Slot::Kind::kInt64) {
         r.Int(key, static_cast<int64_t*>(slot.p), f.min, f.max);
       } else if (slot.kind == Slot::Kind::kInt) {
