@@ -35,18 +35,18 @@ void WriteExplain(JsonWriter& w, const std::vector<Term>& terms) {
 
 // The normalized scenario, every field from the field table (scenario/fields.h) in echo order:
 // defaults filled, optional fields only when set.
-void WriteFields(JsonWriter& w, std::string_view parent, const Scenario& s) {
+void WriteFields(JsonWriter& w, const fields::Field* object, const Scenario& s) {
   using fields::Slot;
   using fields::Type;
   // The slots only locate members; nothing is written through them here.
   Scenario& at = const_cast<Scenario&>(s);
   w.BeginObject();
-  for (const fields::Field* f : fields::EchoChildren(parent)) {
+  for (const fields::Field* f : fields::EchoChildren(object)) {
     const std::string_view key = f->key();
     switch (f->type) {
       case Type::kObject:
         w.Key(key);
-        WriteFields(w, f->path, s);
+        WriteFields(w, f, s);
         continue;
       case Type::kModel:
         if (!s.model_id.empty()) w.Field(key, s.model_id);
@@ -55,7 +55,7 @@ void WriteFields(JsonWriter& w, std::string_view parent, const Scenario& s) {
       case Type::kGpu:
         if (s.gpu.id == "custom") {
           w.Key(key);
-          WriteFields(w, f->path, s);
+          WriteFields(w, f, s);
         } else {
           w.Field(key, s.gpu.id);
         }
@@ -97,7 +97,7 @@ void WriteFields(JsonWriter& w, std::string_view parent, const Scenario& s) {
   w.EndObject();
 }
 
-void WriteScenario(JsonWriter& w, const Scenario& s) { WriteFields(w, "", s); }
+void WriteScenario(JsonWriter& w, const Scenario& s) { WriteFields(w, nullptr, s); }
 
 void WriteModelSummary(JsonWriter& w, const ModelSpec& m) {
   int64_t sliding = 0, moe = 0;

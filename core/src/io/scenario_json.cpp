@@ -252,7 +252,7 @@ void CheckParallel(const ParallelConfig& p, Issues* errors) {
 void ReadObject(const Json& v, const fields::Field* object, Scenario* s, Issues* errors, Issues* warnings) {
   const std::string_view path = object == nullptr ? std::string_view() : object->path;
   ObjectReader r(v, std::string(path), errors);
-  for (const fields::Field* f : fields::Children(path)) {
+  for (const fields::Field* f : fields::Children(object)) {
     ReadField(r, *f, s, errors, warnings);
     // The preset sets the framework's defaults; the fields after it override them.
     if (f->path == "framework.preset") ApplyFrameworkPreset(s->framework.preset, &s->framework);
@@ -270,7 +270,7 @@ void ReadCustomGpu(const Json& v, Scenario* s, Issues* errors) {
   g->id = "custom";
   g->name.clear();
   g->memory_bytes = 0;
-  for (const fields::Field* f : fields::Children("gpu")) ReadField(r, *f, s, errors, nullptr);
+  for (const fields::Field* f : fields::Children(fields::Find("gpu"))) ReadField(r, *f, s, errors, nullptr);
   r.RejectUnknownKeys();
   const fields::Field* memory = fields::Find("gpu.memory_bytes");
   if (errors->empty() && g->memory_bytes == 0) io::AddError(errors, "missing_key", std::string(memory->path), std::string(memory->message));

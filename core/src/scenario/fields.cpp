@@ -340,20 +340,28 @@ std::vector<Field> BuildTable() {
 struct Index {
   std::vector<Field> fields = BuildTable();
   std::unordered_map<std::string_view, const Field*> by_path;
-  std::unordered_map<std::string_view, std::vector<const Field*>> children, echo_children;
+  // By position in `fields`; the last entry is the document's.
+  std::vector<std::vector<const Field*>> children, echo_children;
 
-  Index() {
-    for (const Field& f : fields) {
+  size_t Position(const Field* object) const { return object == nullptr ? fields.size() : static_cast<size_t>(object - fields.data()); }
+
+  Index() : children(fields.size() + 1), echo_children(fields.size() + 1) {
+    for (Field& f : fields) {
+      const size_t dot = f.path.rfind('.');
+      f.key_ = dot == std::string_view::npos ? f.path : f.path.substr(dot + 1);
+      f.parent_ = dot == std::string_view::npos ? std::string_view() : f.path.substr(0, dot);
       by_path.emplace(f.path, &f);
-      children[f.parent()].push_back(&f);
     }
-    for (const auto& [parent, list] : children) {
-      std::vector<const Field*>& echo = echo_children[parent];
-      for (const Field* f : list) {
-        if (!f->echo_last) echo.push_back(f);
+    for (const Field& f : fields) {
+      auto parent = by_path.find(f.parent_);
+      children[f.parent_.empty() || parent == by_path.end() ? fields.size() : Position(parent->second)].push_back(&f);
+    }
+    for (size_t i = 0; i < children.size(); ++i) {
+      for (const Field* f : children[i]) {
+        if (!f->echo_last) echo_children[i].push_back(f);
       }
-      for (const Field* f : list) {
-        if (f->echo_last) echo.push_back(f);
+      for (const Field* f : children[i]) {
+        if (f->echo_last) echo_children[i].push_back(f);
       }
     }
   }
@@ -365,16 +373,6 @@ const Index& TheIndex() {
 }
 
 }  // namespace
-
-std::string_view Field::key() const {
-  const size_t dot = path.rfind('.');
-  return dot == std::string_view::npos ? path : path.substr(dot + 1);
-}
-
-std::string_view Field::parent() const {
-  const size_t dot = path.rfind('.');
-  return dot == std::string_view::npos ? std::string_view() : path.substr(0, dot);
-}
 
 const char* Field::NameOf(int code) const {
   for (size_t i = 0; i < enum_codes.size(); ++i) {
@@ -391,18 +389,26 @@ const Field* Find(std::string_view path) {
   return it == m.end() ? nullptr : it->second;
 }
 
+const std::vector<const Field*>& Children(const Field* object) {
+  const Index& index = TheIndex();
+  return index.children[index.Position(object)];
+}
+
+const std::vector<const Field*>& EchoChildren(const Field* object) {
+  const Index& index = TheIndex();
+  return index.echo_children[index.Position(object)];
+}
+
 const std::vector<const Field*>& Children(std::string_view parent) {
   static const std::vector<const Field*> kNone;
-  const auto& m = TheIndex().children;
-  auto it = m.find(parent);
-  return it == m.end() ? kNone : it->second;
+  const Field* object = parent.empty() ? nullptr : Find(parent);
+  return parent.empty() || object != nullptr ? Children(object) : kNone;
 }
 
 const std::vector<const Field*>& EchoChildren(std::string_view parent) {
   static const std::vector<const Field*> kNone;
-  const auto& m = TheIndex().echo_children;
-  auto it = m.find(parent);
-  return it == m.end() ? kNone : it->second;
+  const Field* object = parent.empty() ? nullptr : Find(parent);
+  return parent.empty() || object != nullptr ? EchoChildren(object) : kNone;
 }
 
 }  // namespace vramplan::fields

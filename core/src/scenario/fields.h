@@ -89,9 +89,10 @@ struct Field {
   bool required = false;
   bool echo_last = false;  // written after its siblings in the normalized echo (v1's byte layout)
   Slot (*slot)(Scenario&) = nullptr;  // the struct member; nullptr for objects and unions
+  std::string_view key_, parent_;     // split from `path` once, when the table is built
 
-  std::string_view key() const;     // the last path component: "rank"
-  std::string_view parent() const;  // the path of the enclosing object: "train.lora" ("" at the top)
+  std::string_view key() const { return key_; }        // the last path component: "rank"
+  std::string_view parent() const { return parent_; }  // the enclosing object's path: "train.lora" ("" at the top)
   // The name of an enum value (kEnum, kBoolOrEnum), nullptr when the code is not in the table.
   const char* NameOf(int code) const;
 };
@@ -104,6 +105,9 @@ const Field* Find(std::string_view path);
 // normalized echo (echo_last fields after the others), which is also the schema's and the doc's.
 const std::vector<const Field*>& Children(std::string_view parent);
 const std::vector<const Field*>& EchoChildren(std::string_view parent);
+// The same for an object's row (nullptr = the document), without a lookup by path.
+const std::vector<const Field*>& Children(const Field* object);
+const std::vector<const Field*>& EchoChildren(const Field* object);
 
 // The JSON Schema of the scenario document (draft 2020-12), one space indent, ending in a newline:
 // exactly docs/scenario.schema.json.
