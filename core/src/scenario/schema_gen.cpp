@@ -3,107 +3,154 @@
 #include <cstdio>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "io/json_reader.h"
+#include "io/json_writer.h"
 #include "scenario/fields.h"
 
 namespace vramplan::fields {
 namespace {
 
-using OJson = nlohmann::ordered_json;  // keeps the keys in the order written
+// Written with the streaming writer (a second nlohmann instantiation, ordered_json, would add
+// ~90 KB to the WASM module), then indented.
+using io::JsonWriter;
 
-OJson ParseDefault(std::string_view text) { return OJson::parse(text.begin(), text.end(), nullptr, false); }
-
-OJson NameItems() {
-  return OJson{{"type", "string"}, {"minLength", 1}, {"maxLength", io::kMaxListItemChars}};
+void NameItems(JsonWriter& w) {
+  w.BeginObject().Key("type").String("string").Key("minLength").Int(1).Key("maxLength").Int(io::kMaxListItemChars).EndObject();
 }
 
-OJson Node(const Field& f);
+void Strings(JsonWriter& w, const std::vector<std::string_view>& values) {
+  w.BeginArray();
+  for (auto v : values) w.String(v);
+  w.EndArray();
+}
 
-// The "properties" (and "required") of an object node, from the fields under `parent`.
-void AddProperties(OJson* node, std::string_view parent) {
-  OJson properties = OJson::object();
-  OJson required = OJson::array();
-  for (const Field* c : EchoChildren(parent)) {
-    properties[std::string(c->key())] = Node(*c);
-    if (c->required) required.push_back(std::string(c->key()));
+void Node(JsonWriter& w, const Field& f);
+
+// The "additionalProperties", "required" and "properties" of an object node, from the fields
+// under `object` (nullptr: the document).
+void Properties(JsonWriter& w, const Field* object) {
+  w.Key("additionalProperties").Bool(false);
+  std::vector<std::string_view> required;
+  for (const Field* c : EchoChildren(object)) {
+    if (c->required) required.push_back(c->key());
   }
-  (*node)["additionalProperties"] = false;
-  if (!required.empty()) (*node)["required"] = required;
-  (*node)["properties"] = properties;
+  if (!required.empty()) Strings(w.Key("required"), required);
+  w.Key("properties").BeginObject();
+  for (const Field* c : EchoChildren(object)) {
+    w.Key(c->key());
+    Node(w, *c);
+  }
+  w.EndObject();
 }
 
-OJson Node(const Field& f) {
-  OJson n = OJson::object();
+void Node(JsonWriter& w, const Field& f) {
+  w.BeginObject();
   switch (f.type) {
     case Type::kObject:
-      n["type"] = "object";
-      AddProperties(&n, f.path);
+      w.Key("type").String("object");
+      Properties(w, &f);
       break;
     case Type::kInt:
-      n["type"] = "integer";
-      n["minimum"] = f.min;
-      n["maximum"] = f.max;
-      if (f.gap_min <= f.gap_max) n["not"] = OJson{{"minimum", f.gap_min}, {"maximum", f.gap_max}};
+      w.Key("type").String("integer").Key("minimum").Int(f.min).Key("maximum").Int(f.max);
+      if (f.gap_min <= f.gap_max) w.Key("not").BeginObject().Key("minimum").Int(f.gap_min).Key("maximum").Int(f.gap_max).EndObject();
       break;
     case Type::kNumber:
-      n["type"] = "number";
-      n["minimum"] = f.min_number;
-      n["maximum"] = f.max_number;
+      w.Key("type").String("number").Key("minimum").Number(f.min_number).Key("maximum").Number(f.max_number);
       break;
-    case Type::kBool: n["type"] = "boolean"; break;
-    case Type::kString:
-      n["type"] = "string";
-      n["maxLength"] = f.max;
-      break;
+    case Type::kBool: w.Key("type").String("boolean"); break;
+    case Type::kString: w.Key("type").String("string").Key("maxLength").Int(f.max); break;
     case Type::kEnum:
-      n["type"] = "string";
-      n["enum"] = OJson::array();
-      for (auto v : f.values) n["enum"].push_back(std::string(v));
+      w.Key("type").String("string");
+      Strings(w.Key("enum"), f.values);
       break;
     case Type::kIntChoice:
-      n["type"] = "integer";
-      n["enum"] = f.int_values;
+      w.Key("type").String("integer").Key("enum").BeginArray();
+      for (auto v : f.int_values) w.Int(v);
+      w.EndArray();
       break;
-    case Type::kStringList: {
-      n["type"] = "array";
+    case Type::kStringList:
+      w.Key("type").String("array").Key("items");
       if (f.item_values.empty()) {
-        n["items"] = NameItems();
+        NameItems(w);
       } else {
-        OJson items = OJson::array();
-        for (auto v : f.item_values) items.push_back(std::string(v));
-        n["items"] = OJson{{"enum", items}};
+        Strings(w.BeginObject().Key("enum"), f.item_values);
+        w.EndObject();
       }
-      n["maxItems"] = f.max;
+      w.Key("maxItems").Int(f.max);
       break;
-    }
-    case Type::kBoolOrEnum: {
-      OJson one = OJson::array({OJson{{"type", "boolean"}}});
+    case Type::kBoolOrEnum:
+      w.Key("oneOf").BeginArray().BeginObject().Key("type").String("boolean").EndObject();
       for (auto v : f.values) {
-        if (v != "true" && v != "false") one.push_back(OJson{{"const", std::string(v)}});
+        if (v != "true" && v != "false") w.BeginObject().Key("const").String(v).EndObject();
       }
-      n["oneOf"] = one;
+      w.EndArray();
       break;
-    }
     case Type::kListOrConst:
-      n["oneOf"] = OJson::array({OJson{{"const", std::string(f.values[0])}},
-                                 OJson{{"type", "array"}, {"items", NameItems()}, {"minItems", 1}, {"maxItems", f.max}}});
+      w.Key("oneOf").BeginArray().BeginObject().Key("const").String(f.values[0]).EndObject();
+      w.BeginObject().Key("type").String("array").Key("items");
+      NameItems(w);
+      w.Key("minItems").Int(1).Key("maxItems").Int(f.max).EndObject().EndArray();
       break;
     case Type::kModel:
-      n["oneOf"] = OJson::array({OJson{{"type", "string"}, {"description", "preset id (vramplan models)"}},
-                                 OJson{{"type", "object"}, {"description", "a Hugging Face config.json, as on the Hub"}}});
+      w.Key("oneOf").BeginArray();
+      w.BeginObject().Key("type").String("string").Key("description").String("preset id (vramplan models)").EndObject();
+      w.BeginObject().Key("type").String("object").Key("description").String("a Hugging Face config.json, as on the Hub").EndObject();
+      w.EndArray();
       break;
-    case Type::kGpu: {
-      OJson custom{{"type", "object"}};
-      AddProperties(&custom, f.path);
-      n["oneOf"] = OJson::array({OJson{{"type", "string"}, {"description", "catalogue id (vramplan gpus)"}}, custom});
+    case Type::kGpu:
+      w.Key("oneOf").BeginArray();
+      w.BeginObject().Key("type").String("string").Key("description").String("catalogue id (vramplan gpus)").EndObject();
+      w.BeginObject().Key("type").String("object");
+      Properties(w, &f);
+      w.EndObject().EndArray();
       break;
+  }
+  if (!f.default_json.empty()) w.Key("default").Raw(f.default_json);
+  w.Key("description").String(f.doc);
+  w.EndObject();
+}
+
+// Compact JSON -> one key or value per line, one space of indent per level, "key": value.
+std::string Indent(std::string_view compact) {
+  std::string out;
+  int depth = 0;
+  bool in_string = false;
+  auto newline = [&] {
+    out += '\n';
+    out.append(static_cast<size_t>(depth), ' ');
+  };
+  for (size_t i = 0; i < compact.size(); ++i) {
+    const char c = compact[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\') out += compact[++i];
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    switch (c) {
+      case '"': in_string = true; out += c; break;
+      case '{':
+      case '[':
+        out += c;
+        if (i + 1 < compact.size() && (compact[i + 1] == '}' || compact[i + 1] == ']')) {
+          out += compact[++i];  // an empty container stays on its line
+        } else {
+          ++depth;
+          newline();
+        }
+        break;
+      case '}':
+      case ']':
+        --depth;
+        newline();
+        out += c;
+        break;
+      case ',': out += c; newline(); break;
+      case ':': out += ": "; break;
+      default: out += c;
     }
   }
-  if (!f.default_json.empty()) n["default"] = ParseDefault(f.default_json);
-  n["description"] = std::string(f.doc);
-  return n;
+  return out;
 }
 
 // ------------------------------------------------------------------ markdown
@@ -214,13 +261,15 @@ constexpr std::string_view kHeader = "| field | type | default | allowed | meani
 }  // namespace
 
 std::string GenerateSchemaJson() {
-  OJson root;
-  root["$schema"] = "https://json-schema.org/draft/2020-12/schema";
-  root["$id"] = "https://vramplan/scenario.schema.json";
-  root["title"] = "vramplan scenario v1";
-  root["type"] = "object";
-  AddProperties(&root, "");
-  return root.dump(1, ' ', false, OJson::error_handler_t::replace) + "\n";
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("$schema").String("https://json-schema.org/draft/2020-12/schema");
+  w.Key("$id").String("https://vramplan/scenario.schema.json");
+  w.Key("title").String("vramplan scenario v1");
+  w.Key("type").String("object");
+  Properties(w, nullptr);
+  w.EndObject();
+  return Indent(w.Take()) + "\n";
 }
 
 std::string GenerateReferenceMarkdown() {
