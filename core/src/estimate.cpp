@@ -10,13 +10,12 @@
 #include "io/scenario_json.h"
 #include "model/catalog.h"
 #include "model/hf_config.h"
+#include "scenario/fields.h"
 #include "train/train_step.h"
 #include "util/checked_math.h"
 #include "util/size_limits.h"
 
 extern const char vramplan_build_id[];
-extern const unsigned char vramplan_schema_json[];
-extern const unsigned long long vramplan_schema_json_size;
 
 namespace vramplan {
 
@@ -134,7 +133,11 @@ std::string ParseHfConfigJson(std::string_view config_json) {
   return io::Dump(j);
 }
 
-std::string SchemaJson() { return std::string(reinterpret_cast<const char*>(vramplan_schema_json), vramplan_schema_json_size); }
+// Generated from the field table (scenario/fields.h) once; docs/scenario.schema.json is a checked copy.
+std::string SchemaJson() {
+  static const std::string schema = fields::GenerateSchemaJson();
+  return schema;
+}
 
 // Semantic version + a hash of the core's sources and data, so the page's tests can check that
 // the WASM module and the native CLI they compare come from the same build.

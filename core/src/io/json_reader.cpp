@@ -235,7 +235,7 @@ void ReadStringList(const Json& v, const std::string& path, std::vector<std::str
   for (size_t i = 0; i < v.size(); ++i) {
     const Json& item = v[i];
     if (!item.is_string() || item.get_ref<const std::string&>().empty() ||
-        item.get_ref<const std::string&>().size() > 100) {
+        item.get_ref<const std::string&>().size() > kMaxListItemChars) {
       std::string ipath = path + "[" + std::to_string(i) + "]";
       AddError(errors, "wrong_type", ipath, ipath + " must be a non-empty module name, got " + Preview(item));
       return;
@@ -254,6 +254,22 @@ void ObjectReader::AddEnumError(const std::string& path, const Json& v, const st
   } else {
     AddError(errors_, "wrong_type", path, msg);
   }
+}
+
+bool ObjectReader::Choice(std::string_view key, const std::vector<std::string_view>& names, size_t* index) {
+  const Json* v = Raw(key);
+  if (v == nullptr) return false;
+  if (v->is_string()) {
+    const std::string& s = v->get_ref<const std::string&>();
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (s == names[i]) {
+        *index = i;
+        return true;
+      }
+    }
+  }
+  AddEnumError(JoinPath(path_, key), *v, std::vector<std::string>(names.begin(), names.end()));
+  return false;
 }
 
 void ObjectReader::RejectUnknownKeys() {

@@ -93,6 +93,10 @@ class ObjectReader {
     return false;
   }
 
+  // One of `names` (a table-driven enum): true and *index set when present and valid; an error
+  // (as Enum's) when present and not one of them.
+  bool Choice(std::string_view key, const std::vector<std::string_view>& names, size_t* index);
+
   // Records an error for every key that no accessor asked for (call after all reads).
   void RejectUnknownKeys();
   const std::string& path() const { return path_; }
@@ -108,7 +112,10 @@ class ObjectReader {
 
 void AddError(Issues* errors, std::string code, std::string path, std::string message);
 
-// A list of module names (non-empty strings of at most 100 characters) at `path`; on a problem an
+// The most characters of one name in a list of names (ReadStringList).
+inline constexpr size_t kMaxListItemChars = 100;
+
+// A list of module names (non-empty strings of at most kMaxListItemChars characters) at `path`; on a problem an
 // error is recorded and *out is left unchanged.
 void ReadStringList(const Json& v, const std::string& path, std::vector<std::string>* out, size_t max_items, Issues* errors);
 

@@ -2,9 +2,8 @@
 // (this runs on every estimate, so it must cost less than the estimate).
 #include "io/result_json.h"
 
-#include "io/enum_names.h"
-#include "io/json_reader.h"
 #include "io/json_writer.h"
+#include "scenario/fields.h"
 #include "vramplan/estimate.h"
 
 namespace vramplan {
@@ -34,77 +33,71 @@ void WriteExplain(JsonWriter& w, const std::vector<Term>& terms) {
   w.EndObject();
 }
 
-void WriteScenario(JsonWriter& w, const Scenario& s) {
+// The normalized scenario, every field from the field table (scenario/fields.h) in echo order:
+// defaults filled, optional fields only when set.
+void WriteFields(JsonWriter& w, const fields::Field* object, const Scenario& s) {
+  using fields::Slot;
+  using fields::Type;
+  // The slots only locate members; nothing is written through them here.
+  Scenario& at = const_cast<Scenario&>(s);
   w.BeginObject();
-  w.Field("schema", s.schema);
-  if (!s.model_id.empty()) w.Field("model", s.model_id);
-  else w.Key("model").Raw(s.inline_config_json);
-  w.Key("mode").String(io::NameOf(s.mode, io::kModeNames));
-  const TrainConfig& t = s.train;
-  w.Key("train").BeginObject();
-  w.Key("method").String(io::NameOf(t.method, io::kMethodNames));
-  w.Key("precision").String(io::NameOf(t.precision, io::kPrecisionNames));
-  w.Field("autocast", t.autocast);
-  w.Key("optimizer").String(io::NameOf(t.optimizer, io::kOptimizerNames));
-  if (t.optimizer_impl) w.Key("optimizer_impl").String(io::NameOf(*t.optimizer_impl, io::kOptimizerImplNames));
-  w.Field("micro_batch_size", t.micro_batch_size).Field("seq_len", t.seq_len).Field("grad_accum_steps", t.grad_accum_steps);
-  if (t.gradient_checkpointing == Checkpointing::kSelective) w.Key("gradient_checkpointing").String("selective");
-  else w.Key("gradient_checkpointing").Bool(t.gradient_checkpointing == Checkpointing::kFull);
-  w.Key("attention").String(io::NameOf(t.attention, io::kAttentionNames));
-  w.Key("loss").String(io::NameOf(t.loss, io::kLossNames));
-  w.Key("lora").BeginObject().Field("rank", t.lora.rank).Field("alpha", t.lora.alpha);
-  if (t.lora.all_linear) w.Key("targets").String("all-linear");
-  else w.Field("targets", t.lora.targets);
-  w.Field("modules_to_save", t.lora.modules_to_save).Field("dropout", t.lora.dropout);
-  w.Key("adapter_dtype").String(io::NameOf(t.lora.adapter_dtype, io::kAdapterDtypeNames));
-  w.Field("use_dora", t.lora.use_dora).EndObject();
-  w.Field("qlora_bits", t.qlora_bits).Field("qlora_double_quant", t.qlora_double_quant);
-  w.Key("qlora_backend").String(io::NameOf(t.qlora_backend, io::kQloraBackendNames));
-  w.Field("qlora_group_size", t.qlora_group_size);
-  w.Key("freeze").BeginObject().Field("trainable_layers", t.freeze.trainable_layers)
-      .Field("train_embeddings", t.freeze.train_embeddings).Field("train_lm_head", t.freeze.train_lm_head).EndObject();
-  w.EndObject();
-  const InferenceConfig& i = s.inference;
-  w.Key("inference").BeginObject();
-  w.Field("batch_size", i.batch_size).Field("prompt_len", i.prompt_len).Field("new_tokens", i.new_tokens);
-  w.Key("weights").String(io::NameOf(i.weights, io::kWeightFormatNames));
-  w.Key("kv_cache").String(io::NameOf(i.kv_cache, io::kKvDtypeNames));
-  w.Key("attention").String(io::NameOf(i.attention, io::kAttentionNames));
-  w.Key("engine").String(io::NameOf(i.engine, io::kEngineNames));
-  w.Key("logits").String(io::NameOf(i.logits, io::kLogitsNames));
-  w.Field("gpu_memory_utilization", i.gpu_memory_utilization).Field("max_model_len", i.max_model_len)
-      .Field("max_num_batched_tokens", i.max_num_batched_tokens).Field("max_num_seqs", i.max_num_seqs)
-      .Field("block_size", i.block_size).Field("cuda_graphs", i.cuda_graphs).Field("n_ctx", i.n_ctx)
-      .Field("n_batch", i.n_batch).Field("n_ubatch", i.n_ubatch).Field("n_gpu_layers", i.n_gpu_layers)
-      .Field("flash_attn", i.flash_attn);
-  w.EndObject();
-  const ParallelConfig& p = s.parallel;
-  w.Key("parallel").BeginObject().Field("gpus", p.gpus).Field("tp", p.tp).Field("pp", p.pp).Field("cp", p.cp)
-      .Field("ep", p.ep).Field("zero", p.zero).Field("fsdp", p.fsdp);
-  w.Key("offload_optimizer").String(io::NameOf(p.offload_optimizer, io::kOffloadNames));
-  w.Key("offload_params").String(io::NameOf(p.offload_params, io::kOffloadNames));
-  w.Field("sequence_parallel", p.sequence_parallel);
-  if (p.reduce_bucket_size) w.Field("reduce_bucket_size", *p.reduce_bucket_size);
-  if (p.overlap_comm) w.Field("overlap_comm", *p.overlap_comm);
-  if (p.contiguous_gradients) w.Field("contiguous_gradients", *p.contiguous_gradients);
-  w.EndObject();
-  if (s.gpu.id == "custom") w.Key("gpu").BeginObject().Field("name", s.gpu.name).Field("memory_bytes", s.gpu.memory_bytes).EndObject();
-  else w.Field("gpu", s.gpu.id);
-  const FrameworkConfig& f = s.framework;
-  w.Key("framework").BeginObject();
-  w.Key("preset").String(io::NameOf(f.preset, io::kFrameworkPresetNames));
-  w.Key("device").String(io::NameOf(f.device, io::kDeviceNames));
-  w.Field("rmsnorm_saves_squared_input", f.rmsnorm_saves_squared_input).Field("loss_shift_logits_copy", f.loss_shift_logits_copy)
-      .Field("adamw_foreach_denom_copy", f.adamw_foreach_denom_copy)
-      .Field("loss_upcast_logits", f.loss_upcast_logits).Field("keep_outputs", f.keep_outputs).Field("use_cache", f.use_cache).Field("attention_mask", f.attention_mask)
-      .Field("batch_on_device", f.batch_on_device).Field("cuda_lazy_loading", f.cuda_lazy_loading)
-      .Field("variable_shapes", f.variable_shapes).Field("expandable_segments", f.expandable_segments)
-      .Field("cpu_onednn_bf16_buffers", f.cpu_onednn_bf16_buffers)
-      .Field("cpu_kv_alive_at_scores", f.cpu_kv_alive_at_scores);
-  w.Key("model_load").String(io::NameOf(f.model_load, io::kModelLoadNames));
-  w.EndObject();
+  for (const fields::Field* f : fields::EchoChildren(object)) {
+    const std::string_view key = f->key();
+    switch (f->type) {
+      case Type::kObject:
+        w.Key(key);
+        WriteFields(w, f, s);
+        continue;
+      case Type::kModel:
+        if (!s.model_id.empty()) w.Field(key, s.model_id);
+        else w.Key(key).Raw(s.inline_config_json);
+        continue;
+      case Type::kGpu:
+        if (s.gpu.id == "custom") {
+          w.Key(key);
+          WriteFields(w, f, s);
+        } else {
+          w.Field(key, s.gpu.id);
+        }
+        continue;
+      case Type::kListOrConst:
+        if (s.train.lora.all_linear) w.Key(key).String(f->values[0]);
+        else w.Field(key, s.train.lora.targets);
+        continue;
+      default: break;
+    }
+    const Slot slot = f->slot(at);
+    switch (slot.kind) {
+      case Slot::Kind::kInt64: w.Field(key, *static_cast<const int64_t*>(slot.p)); break;
+      case Slot::Kind::kInt: w.Field(key, *static_cast<const int*>(slot.p)); break;
+      case Slot::Kind::kDouble: w.Field(key, *static_cast<const double*>(slot.p)); break;
+      case Slot::Kind::kBool: w.Field(key, *static_cast<const bool*>(slot.p)); break;
+      case Slot::Kind::kString: w.Field(key, *static_cast<const std::string*>(slot.p)); break;
+      case Slot::Kind::kStringList: w.Field(key, *static_cast<const std::vector<std::string>*>(slot.p)); break;
+      case Slot::Kind::kOptInt64:
+        if (const auto& o = *static_cast<const std::optional<int64_t>*>(slot.p)) w.Field(key, *o);
+        break;
+      case Slot::Kind::kOptBool:
+        if (const auto& o = *static_cast<const std::optional<bool>*>(slot.p)) w.Field(key, *o);
+        break;
+      case Slot::Kind::kEnum:
+      case Slot::Kind::kOptEnum: {
+        const int code = slot.get_enum(slot.p);
+        if (code < 0) break;  // an unset optional
+        const char* name = f->NameOf(code);
+        const std::string_view n = name == nullptr ? "?" : name;
+        // kBoolOrEnum: true and false are written as booleans.
+        if (f->type == Type::kBoolOrEnum && (n == "true" || n == "false")) w.Key(key).Bool(n == "true");
+        else w.Key(key).String(n);
+        break;
+      }
+      case Slot::Kind::kNone: break;
+    }
+  }
   w.EndObject();
 }
+
+void WriteScenario(JsonWriter& w, const Scenario& s) { WriteFields(w, nullptr, s); }
 
 void WriteModelSummary(JsonWriter& w, const ModelSpec& m) {
   int64_t sliding = 0, moe = 0;
@@ -145,6 +138,12 @@ const std::vector<std::string>& BreakdownKeys() {
 std::string ModelSummaryJson(const ModelSpec& m) {
   JsonWriter w;
   WriteModelSummary(w, m);
+  return w.Take();
+}
+
+std::string ScenarioToJson(const Scenario& s) {
+  JsonWriter w;
+  WriteScenario(w, s);
   return w.Take();
 }
 

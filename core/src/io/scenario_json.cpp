@@ -1,10 +1,12 @@
 // Scenario JSON (schema v1) -> Scenario, with every problem reported as an Issue naming its path.
+// Each field's type, range, allowed values and place in the structs come from the field table
+// (scenario/fields.h); what is left here is the unions (model, gpu, LoRA targets) and the checks
+// that span fields.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
 
-#include "io/enum_names.h"
 #include "io/input_limits.h"
 #include "io/json_reader.h"
 #include "io/message_text.h"
@@ -12,6 +14,7 @@
 #include "model/catalog.h"
 #include "model/families/registry.h"
 #include "model/hf_config.h"
+#include "scenario/fields.h"
 #include "vramplan/estimate.h"
 
 namespace vramplan {
@@ -19,8 +22,6 @@ namespace {
 
 using io::Json;
 using io::ObjectReader;
-
-constexpr int64_t kMaxMemoryBytes = int64_t{1} << 50;  // 1 PiB per device: beyond any real GPU
 
 // A JSON integer that fits in int64 (an unsigned one above 2^63-1 does not), else nullopt.
 std::optional<int64_t> SmallInteger(const Json& v) {
@@ -90,193 +91,190 @@ void ParseModel(const Json& v, Scenario* s, Issues* errors, Issues* warnings) {
                               : (s->model.model_type.empty() ? "custom model" : "custom " + s->model.model_type);
 }
 
-void ParseLora(const Json& v, LoraConfig* lora, Issues* errors) {
-  ObjectReader r(v, "train.lora", errors);
-  r.Int("rank", &lora->rank, 1, 65536);
-  r.Number("alpha", &lora->alpha, 0, 1e6);
-  if (const Json* t = r.Raw("targets")) {
-    if (t->is_string() && t->get_ref<const std::string&>() == "all-linear") {
-      lora->all_linear = true;
-      lora->targets.clear();
-    } else if (t->is_array()) {
-      lora->all_linear = false;
-      io::ReadStringList(*t, "train.lora.targets", &lora->targets, 64, errors);
-      if (lora->targets.empty() && t->empty()) {
-        io::AddError(errors, "out_of_range", "train.lora.targets", "train.lora.targets must name at least one module, or be \"all-linear\"");
-      }
-    } else {
-      io::AddError(errors, "wrong_type", "train.lora.targets",
-                   "train.lora.targets must be a list of module names (e.g. [\"q_proj\", \"v_proj\"]) or \"all-linear\"");
-    }
+// A catalogue GPU (the string form of "gpu").
+void ParseGpuId(const std::string& id, GpuChoice* g, Issues* errors) {
+  const GpuEntry* gpu = FindGpu(id);
+  if (gpu == nullptr) {
+    std::string hint = io::Suggest(id, GpuIds());
+    io::AddError(errors, "unknown_gpu", "gpu",
+                 "unknown GPU " + io::Quote(id, 80) +
+                     (hint.empty() ? "; run `vramplan gpus` for the list, or pass {\"name\", \"memory_bytes\"}" : " (did you mean \"" + hint + "\"?)"));
+    return;
   }
-  r.StringList("modules_to_save", &lora->modules_to_save);
-  r.Bool("use_dora", &lora->use_dora);
-  r.Number("dropout", &lora->dropout, 0, 0.99);
-  r.Enum("adapter_dtype", &lora->adapter_dtype, io::kAdapterDtypeNames);
-  r.RejectUnknownKeys();
+  g->id = gpu->id;
+  g->name = gpu->name;
+  g->memory_bytes = gpu->usable_memory_bytes > 0 ? gpu->usable_memory_bytes : gpu->memory_bytes;
 }
 
-void ParseTrain(const Json& v, TrainConfig* t, Issues* errors) {
-  ObjectReader r(v, "train", errors);
-  r.Enum("method", &t->method, io::kMethodNames);
-  r.Enum("precision", &t->precision, io::kPrecisionNames);
-  r.Bool("autocast", &t->autocast);
-  r.Enum("optimizer", &t->optimizer, io::kOptimizerNames);
-  r.Enum("optimizer_impl", &t->optimizer_impl, io::kOptimizerImplNames);
-  r.Int("micro_batch_size", &t->micro_batch_size, 1, kMaxBatch);
-  r.Int("seq_len", &t->seq_len, 1, kMaxTokens);
-  r.Int("grad_accum_steps", &t->grad_accum_steps, 1, 1 << 20);
-  if (const Json* gc = r.Raw("gradient_checkpointing")) {
-    if (gc->is_boolean()) {
-      t->gradient_checkpointing = gc->get<bool>() ? Checkpointing::kFull : Checkpointing::kNone;
-    } else if (gc->is_string() && gc->get_ref<const std::string&>() == "selective") {
-      t->gradient_checkpointing = Checkpointing::kSelective;
-    } else {
-      io::AddError(errors, gc->is_string() ? "unknown_value" : "wrong_type", "train.gradient_checkpointing",
-                   "train.gradient_checkpointing must be false, true (every decoder layer) or \"selective\" (attention core only)");
+// "train.lora.targets": "all-linear" or a list of module names (at least one).
+void ReadLoraTargets(const fields::Field& f, const Json& t, LoraConfig* lora, Issues* errors) {
+  const std::string path(f.path);
+  if (t.is_string() && t.get_ref<const std::string&>() == f.values[0]) {
+    lora->all_linear = true;
+    lora->targets.clear();
+  } else if (t.is_array()) {
+    lora->all_linear = false;
+    io::ReadStringList(t, path, &lora->targets, static_cast<size_t>(f.max), errors);
+    if (lora->targets.empty() && t.empty()) {
+      io::AddError(errors, "out_of_range", path, path + " must name at least one module, or be \"all-linear\"");
     }
+  } else {
+    io::AddError(errors, "wrong_type", path, path + " " + std::string(f.message));
   }
-  r.Enum("attention", &t->attention, io::kAttentionNames);
-  r.Enum("loss", &t->loss, io::kLossNames);
-  if (const Json* lora = r.Raw("lora")) ParseLora(*lora, &t->lora, errors);
-  if (const Json* bits = r.Raw("qlora_bits")) {
-    const std::optional<int64_t> b = SmallInteger(*bits);
-    if (!b || (*b != 2 && *b != 4 && *b != 8)) {
-      io::AddError(errors, "unknown_value", "train.qlora_bits", "train.qlora_bits must be 4 (NF4), 8 (LLM.int8) or 2");
-    } else {
-      t->qlora_bits = static_cast<int>(*b);
+}
+
+void ReadCustomGpu(const Json& v, Scenario* s, Issues* errors);
+void ReadObject(const Json& v, const fields::Field* object, Scenario* s, Issues* errors, Issues* warnings);
+
+// One field of the object `r` reads, by its row in the field table.
+void ReadField(ObjectReader& r, const fields::Field& f, Scenario* s, Issues* errors, Issues* warnings) {
+  using fields::Slot;
+  using fields::Type;
+  const std::string_view key = f.key();
+  switch (f.type) {
+    case Type::kObject:
+      if (const Json* v = r.Raw(key)) ReadObject(*v, &f, s, errors, warnings);
+      else if (f.path == "framework") ApplyFrameworkPreset(FrameworkPreset::kCurrent, &s->framework);
+      return;
+    case Type::kModel:
+      if (const Json* m = r.Raw(key)) ParseModel(*m, s, errors, warnings);
+      else io::AddError(errors, "missing_key", std::string(f.path), std::string(f.message));
+      return;
+    case Type::kGpu: {
+      const Json* g = r.Raw(key);
+      if (g != nullptr && !g->is_string()) ReadCustomGpu(*g, s, errors);
+      else ParseGpuId(g != nullptr ? g->get<std::string>() : s->gpu.id, &s->gpu, errors);
+      return;
     }
+    case Type::kListOrConst:
+      if (const Json* t = r.Raw(key)) ReadLoraTargets(f, *t, &s->train.lora, errors);
+      return;
+    default: break;
   }
-  r.Bool("qlora_double_quant", &t->qlora_double_quant);
-  r.Enum("qlora_backend", &t->qlora_backend, io::kQloraBackendNames);
-  if (const Json* g = r.Raw("qlora_group_size")) {
-    // SmallInteger, not get<int64_t>(): 2^64-1 (an unsigned JSON integer) would wrap to -1.
-    const std::optional<int64_t> size = SmallInteger(*g);
-    const bool ok = size && (*size == -1 || (*size >= 16 && *size <= 4096));
-    if (ok) t->qlora_group_size = static_cast<int>(*size);
-    else io::AddError(errors, g->is_number_integer() ? "out_of_range" : "wrong_type", "train.qlora_group_size",
-                      "train.qlora_group_size must be -1 (per channel) or an integer from 16 to 4096 (GPTQ: usually 32, 64 or 128)");
+  const Slot slot = f.slot(*s);
+  switch (f.type) {
+    case Type::kInt:
+      if (f.gap_min <= f.gap_max) {
+        // A range with a gap (an int or int64 member), reported in the field's own words.
+        const Json* g = r.Raw(key);
+        if (g == nullptr) return;
+        // SmallInteger, not get<int64_t>(): 2^64-1 (an unsigned JSON integer) would wrap to -1.
+        const std::optional<int64_t> n = SmallInteger(*g);
+        const bool ok = n && *n >= f.min && *n <= f.max && !(*n >= f.gap_min && *n <= f.gap_max);
+        if (!ok) io::AddError(errors, g->is_number_integer() ? "out_of_range" : "wrong_type", std::string(f.path),
+                              std::string(f.path) + " " + std::string(f.message));
+        else if (slot.kind == Slot::Kind::kInt64) *static_cast<int64_t*>(slot.p) = *n;
+        else *static_cast<int*>(slot.p) = static_cast<int>(*n);
+      } else if (slot.kind == Slot::Kind::kInt64) {
+        r.Int(key, static_cast<int64_t*>(slot.p), f.min, f.max);
+      } else if (slot.kind == Slot::Kind::kInt) {
+        r.Int(key, static_cast<int*>(slot.p), static_cast<int>(f.min), static_cast<int>(f.max));
+      } else {
+        r.Int(key, static_cast<std::optional<int64_t>*>(slot.p), f.min, f.max);
+      }
+      return;
+    case Type::kNumber:
+      r.Number(key, static_cast<double*>(slot.p), f.min_number, f.max_number);
+      return;
+    case Type::kBool:
+      if (slot.kind == Slot::Kind::kOptBool) r.Bool(key, static_cast<std::optional<bool>*>(slot.p));
+      else r.Bool(key, static_cast<bool*>(slot.p));
+      return;
+    case Type::kString:
+      r.String(key, static_cast<std::string*>(slot.p), static_cast<size_t>(f.max));
+      return;
+    case Type::kStringList:
+      r.StringList(key, static_cast<std::vector<std::string>*>(slot.p), static_cast<size_t>(f.max));
+      return;
+    case Type::kEnum: {
+      size_t i = 0;
+      if (r.Choice(key, f.values, &i)) slot.set_enum(slot.p, f.enum_codes[i]);
+      return;
+    }
+    case Type::kIntChoice: {
+      const Json* v = r.Raw(key);
+      if (v == nullptr) return;
+      const std::optional<int64_t> n = SmallInteger(*v);
+      if (n && std::find(f.int_values.begin(), f.int_values.end(), *n) != f.int_values.end()) {
+        *static_cast<int*>(slot.p) = static_cast<int>(*n);
+      } else {
+        io::AddError(errors, "unknown_value", std::string(f.path), std::string(f.path) + " " + std::string(f.message));
+      }
+      return;
+    }
+    case Type::kBoolOrEnum: {
+      const Json* v = r.Raw(key);
+      if (v == nullptr) return;
+      // true / false are the boolean branch; the other names are strings.
+      std::string_view name;
+      if (v->is_boolean()) name = v->get<bool>() ? "true" : "false";
+      else if (v->is_string() && v->get_ref<const std::string&>() != "true" && v->get_ref<const std::string&>() != "false") name = v->get_ref<const std::string&>();
+      for (size_t i = 0; i < f.values.size(); ++i) {
+        if (!name.empty() && f.values[i] == name) {
+          slot.set_enum(slot.p, f.enum_codes[i]);
+          return;
+        }
+      }
+      io::AddError(errors, v->is_string() ? "unknown_value" : "wrong_type", std::string(f.path),
+                   std::string(f.path) + " " + std::string(f.message));
+      return;
+    }
+    default: return;
   }
-  if (const Json* fz = r.Raw("freeze")) {
-    ObjectReader f(*fz, "train.freeze", errors);
-    f.Int("trainable_layers", &t->freeze.trainable_layers, 0, 4096);
-    f.Bool("train_embeddings", &t->freeze.train_embeddings);
-    f.Bool("train_lm_head", &t->freeze.train_lm_head);
-    f.RejectUnknownKeys();
-  }
-  r.RejectUnknownKeys();
-  if (t->qlora_backend == QloraBackend::kTorchao && t->qlora_bits != 4) {
+}
+
+// Cross-field checks of one object, once its fields are read.
+void CheckTrain(const TrainConfig& t, Issues* errors) {
+  if (t.qlora_backend == QloraBackend::kTorchao && t.qlora_bits != 4) {
     io::AddError(errors, "unsupported_combination", "train.qlora_backend",
                  "train.qlora_backend \"torchao\" is torchao's NF4Tensor: 4-bit only (train.qlora_bits 4)");
   }
-  if (t->autocast && (t->precision == Precision::kFp32 || t->precision == Precision::kAmpBf16 || t->precision == Precision::kAmpFp16)) {
+  if (t.autocast && (t.precision == Precision::kFp32 || t.precision == Precision::kAmpBf16 || t.precision == Precision::kAmpFp16)) {
     io::AddError(errors, "invalid_value", "train.autocast",
                  "train.autocast applies to 16-bit weights (bf16, fp16, mixed_*); amp_* already runs under autocast and fp32 does not");
   }
 }
 
-void ParseInference(const Json& v, InferenceConfig* c, Issues* errors) {
-  ObjectReader r(v, "inference", errors);
-  r.Int("batch_size", &c->batch_size, 1, kMaxBatch);
-  r.Int("prompt_len", &c->prompt_len, 1, kMaxTokens);
-  r.Int("new_tokens", &c->new_tokens, 0, kMaxTokens);
-  r.Enum("weights", &c->weights, io::kWeightFormatNames);
-  r.Enum("kv_cache", &c->kv_cache, io::kKvDtypeNames);
-  r.Enum("attention", &c->attention, io::kAttentionNames);
-  r.Enum("engine", &c->engine, io::kEngineNames);
-  r.Enum("logits", &c->logits, io::kLogitsNames);
-  r.Number("gpu_memory_utilization", &c->gpu_memory_utilization, 0.05, 1.0);
-  r.Int("max_model_len", &c->max_model_len, 0, kMaxTokens);
-  r.Int("max_num_batched_tokens", &c->max_num_batched_tokens, 0, kMaxTokens);
-  r.Int("max_num_seqs", &c->max_num_seqs, 1, kMaxBatch);
-  r.Int("block_size", &c->block_size, 1, 1024);
-  r.Bool("cuda_graphs", &c->cuda_graphs);
-  r.Int("n_ctx", &c->n_ctx, 0, kMaxTokens);
-  r.Int("n_batch", &c->n_batch, 1, kMaxTokens);
-  r.Int("n_ubatch", &c->n_ubatch, 1, kMaxTokens);
-  r.Int("n_gpu_layers", &c->n_gpu_layers, -1, 4096);
-  r.Bool("flash_attn", &c->flash_attn);
-  r.RejectUnknownKeys();
-}
-
-void ParseParallel(const Json& v, ParallelConfig* p, Issues* errors) {
-  ObjectReader r(v, "parallel", errors);
-  r.Int("gpus", &p->gpus, 1, kMaxGpus);
-  r.Int("tp", &p->tp, 1, 65536);
-  r.Int("pp", &p->pp, 1, 65536);
-  r.Int("cp", &p->cp, 1, 65536);
-  r.Int("ep", &p->ep, 1, 65536);
-  r.Int("zero", &p->zero, 0, 3);
-  r.Bool("fsdp", &p->fsdp);
-  r.Enum("offload_optimizer", &p->offload_optimizer, io::kOffloadNames);
-  r.Enum("offload_params", &p->offload_params, io::kOffloadNames);
-  r.Bool("sequence_parallel", &p->sequence_parallel);
-  r.Int("reduce_bucket_size", &p->reduce_bucket_size, 0, int64_t{1} << 40);
-  r.Bool("overlap_comm", &p->overlap_comm);
-  r.Bool("contiguous_gradients", &p->contiguous_gradients);
-  r.RejectUnknownKeys();
+void CheckParallel(const ParallelConfig& p, Issues* errors) {
   if (!errors->empty()) return;
-  int64_t model_parallel = p->tp * p->pp * p->cp;
-  if (p->gpus % model_parallel != 0) {
+  int64_t model_parallel = p.tp * p.pp * p.cp;
+  if (p.gpus % model_parallel != 0) {
     io::AddError(errors, "invalid_value", "parallel.gpus",
-                 "parallel.gpus (" + std::to_string(p->gpus) + ") must be a multiple of tp x pp x cp (" + std::to_string(model_parallel) + ")");
+                 "parallel.gpus (" + std::to_string(p.gpus) + ") must be a multiple of tp x pp x cp (" + std::to_string(model_parallel) + ")");
   }
-  if (p->fsdp && p->zero > 0) {
+  if (p.fsdp && p.zero > 0) {
     io::AddError(errors, "invalid_value", "parallel.fsdp", "choose either parallel.fsdp or parallel.zero, not both");
   }
 }
 
-void ParseGpu(const Json& v, GpuChoice* g, Issues* errors) {
-  if (v.is_string()) {
-    const std::string& id = v.get_ref<const std::string&>();
-    const GpuEntry* gpu = FindGpu(id);
-    if (gpu == nullptr) {
-      std::string hint = io::Suggest(id, GpuIds());
-      io::AddError(errors, "unknown_gpu", "gpu",
-                   "unknown GPU " + io::Quote(id, 80) +
-                       (hint.empty() ? "; run `vramplan gpus` for the list, or pass {\"name\", \"memory_bytes\"}" : " (did you mean \"" + hint + "\"?)"));
-      return;
-    }
-    g->id = gpu->id;
-    g->name = gpu->name;
-    g->memory_bytes = gpu->usable_memory_bytes > 0 ? gpu->usable_memory_bytes : gpu->memory_bytes;
-    return;
+// Reads the fields of `object` (nullptr: the document) from `v` in the table's order, rejects every
+// other key, then runs the object's cross-field checks.
+void ReadObject(const Json& v, const fields::Field* object, Scenario* s, Issues* errors, Issues* warnings) {
+  const std::string_view path = object == nullptr ? std::string_view() : object->path;
+  ObjectReader r(v, std::string(path), errors);
+  for (const fields::Field* f : fields::Children(object)) {
+    ReadField(r, *f, s, errors, warnings);
+    // The preset sets the framework's defaults; the fields after it override them.
+    if (f->path == "framework.preset") ApplyFrameworkPreset(s->framework.preset, &s->framework);
   }
+  r.RejectUnknownKeys();
+  if (path == "train") CheckTrain(s->train, errors);
+  else if (path == "parallel") CheckParallel(s->parallel, errors);
+}
+
+// A custom GPU (the object form of "gpu").
+void ReadCustomGpu(const Json& v, Scenario* s, Issues* errors) {
+  GpuChoice* g = &s->gpu;
   ObjectReader r(v, "gpu", errors);
   if (!r.valid()) return;
   g->id = "custom";
   g->name.clear();
   g->memory_bytes = 0;
-  r.String("name", &g->name, 80);
-  r.Int("memory_bytes", &g->memory_bytes, 1, kMaxMemoryBytes);
+  for (const fields::Field* f : fields::Children(fields::Find("gpu"))) ReadField(r, *f, s, errors, nullptr);
   r.RejectUnknownKeys();
-  if (errors->empty() && g->memory_bytes == 0) {
-    io::AddError(errors, "missing_key", "gpu.memory_bytes", "a custom gpu needs memory_bytes (integer bytes, e.g. 25769803776 for 24 GiB)");
-  }
+  const fields::Field* memory = fields::Find("gpu.memory_bytes");
+  if (errors->empty() && g->memory_bytes == 0) io::AddError(errors, "missing_key", std::string(memory->path), std::string(memory->message));
   if (g->name.empty()) g->name = "custom GPU";
-}
-
-void ParseFramework(const Json& v, FrameworkConfig* f, Issues* errors) {
-  ObjectReader r(v, "framework", errors);
-  FrameworkPreset preset = f->preset;
-  r.Enum("preset", &preset, io::kFrameworkPresetNames);
-  ApplyFrameworkPreset(preset, f);
-  r.Enum("device", &f->device, io::kDeviceNames);
-  r.Bool("rmsnorm_saves_squared_input", &f->rmsnorm_saves_squared_input);
-  r.Bool("loss_shift_logits_copy", &f->loss_shift_logits_copy);
-  r.Bool("adamw_foreach_denom_copy", &f->adamw_foreach_denom_copy);
-  r.Bool("loss_upcast_logits", &f->loss_upcast_logits);
-  r.Bool("keep_outputs", &f->keep_outputs);
-  r.Bool("use_cache", &f->use_cache);
-  r.Bool("attention_mask", &f->attention_mask);
-  r.Bool("batch_on_device", &f->batch_on_device);
-  r.Bool("cuda_lazy_loading", &f->cuda_lazy_loading);
-  r.Bool("variable_shapes", &f->variable_shapes);
-  r.Bool("expandable_segments", &f->expandable_segments);
-  r.Enum("model_load", &f->model_load, io::kModelLoadNames);
-  r.Bool("cpu_onednn_bf16_buffers", &f->cpu_onednn_bf16_buffers);
-  r.Bool("cpu_kv_alive_at_scores", &f->cpu_kv_alive_at_scores);
-  r.RejectUnknownKeys();
 }
 
 // The family's default LoRA targets (PEFT's, see model/families/registry.h); an unknown type gets
@@ -318,7 +316,8 @@ void ValidateAgainstModel(const Scenario& s, Issues* errors) {
   if (s.mode == Mode::kTrain) {
     for (size_t i = 0; i < t.lora.modules_to_save.size(); ++i) {
       const std::string& m = t.lora.modules_to_save[i];
-      if (m != "embed_tokens" && m != "wte" && m != "lm_head") {
+      const std::vector<std::string_view>& allowed = fields::Find("train.lora.modules_to_save")->item_values;
+      if (std::find(allowed.begin(), allowed.end(), m) == allowed.end()) {
         io::AddError(errors, "unknown_module", "train.lora.modules_to_save[" + std::to_string(i) + "]",
                      "train.lora.modules_to_save entries must be \"embed_tokens\" (or \"wte\", GPT-2 and Qwen1) or \"lm_head\"");
       }
@@ -363,20 +362,11 @@ Expected<Scenario> ParseScenarioWithWarnings(std::string_view text, Issues* warn
   Issues errors;
   if (!io::ParseUserJson(text, "", "scenario", &doc, &errors)) return errors;
   Scenario s;
-  ObjectReader r(doc, "", &errors);
-  if (!r.valid()) return errors;
-  r.Int("schema", &s.schema, 1, kSchemaVersion);
-  if (const Json* f = r.Raw("framework")) ParseFramework(*f, &s.framework, &errors);
-  else ApplyFrameworkPreset(FrameworkPreset::kCurrent, &s.framework);
-  if (const Json* m = r.Raw("model")) ParseModel(*m, &s, &errors, warnings);
-  else io::AddError(&errors, "missing_key", "model", "the scenario needs a model: a preset id such as \"meta-llama/Llama-3.1-8B\" or a config.json object");
-  r.Enum("mode", &s.mode, io::kModeNames);
-  if (const Json* t = r.Raw("train")) ParseTrain(*t, &s.train, &errors);
-  if (const Json* i = r.Raw("inference")) ParseInference(*i, &s.inference, &errors);
-  if (const Json* p = r.Raw("parallel")) ParseParallel(*p, &s.parallel, &errors);
-  if (const Json* g = r.Raw("gpu")) ParseGpu(*g, &s.gpu, &errors);
-  else ParseGpu(Json(s.gpu.id), &s.gpu, &errors);
-  r.RejectUnknownKeys();
+  if (!doc.is_object()) {
+    ObjectReader r(doc, "", &errors);  // records "the document must be an object"
+    return errors;
+  }
+  ReadObject(doc, nullptr, &s, &errors, warnings);
   if (errors.empty()) {
     ResolveLoraDefaults(&s);
     ValidateAgainstModel(s, &errors);

@@ -1,0 +1,357 @@
+// THE scenario field table (see fields.h). One row per field; the reader, the normalized echo, the
+// JSON Schema and docs/schema.md's field reference are generated from these rows.
+#include "scenario/fields.h"
+
+#include <unordered_map>
+
+#include "io/enum_names.h"
+
+namespace vramplan::fields {
+namespace {
+
+// The struct member behind a field: AT(train.lora.rank) -> a function returning a Slot for it.
+#define AT(member) [](Scenario& s) { return Slot(s.member); }
+
+using SlotFn = Slot (*)(Scenario&);
+using Table = std::vector<Field>;
+
+// The row builders append to the table and return the new row for any further settings (valid
+// until the next row is added).
+Field& Add(Table* t, std::string_view path, Type type, SlotFn slot, std::string_view def, std::string_view doc) {
+  Field& f = t->emplace_back();
+  f.path = path;
+  f.type = type;
+  f.slot = slot;
+  f.default_json = def;
+  f.doc = doc;
+  return f;
+}
+
+Field& Object(Table* t, std::string_view path, std::string_view doc) { return Add(t, path, Type::kObject, nullptr, "", doc); }
+
+Field& Int(Table* t, std::string_view path, SlotFn slot, int64_t min, int64_t max, std::string_view def, std::string_view doc) {
+  Field& f = Add(t, path, Type::kInt, slot, def, doc);
+  f.min = min;
+  f.max = max;
+  return f;
+}
+
+Field& Number(Table* t, std::string_view path, SlotFn slot, double min, double max, std::string_view def, std::string_view doc) {
+  Field& f = Add(t, path, Type::kNumber, slot, def, doc);
+  f.min_number = min;
+  f.max_number = max;
+  return f;
+}
+
+Field& Bool(Table* t, std::string_view path, SlotFn slot, std::string_view def, std::string_view doc) {
+  return Add(t, path, Type::kBool, slot, def, doc);
+}
+
+// The names and C++ values of an enum (io/enum_names.h).
+template <typename E, size_t N>
+void SetEnum(Field* f, const io::EnumName<E> (&names)[N]) {
+  for (const auto& n : names) {
+    f->values.emplace_back(n.name);
+    f->enum_codes.push_back(static_cast<int>(n.value));
+  }
+}
+
+template <typename E, size_t N>
+Field& Enum(Table* t, std::string_view path, SlotFn slot, const io::EnumName<E> (&names)[N], std::string_view def, std::string_view doc) {
+  Field& f = Add(t, path, Type::kEnum, slot, def, doc);
+  SetEnum(&f, names);
+  return f;
+}
+
+Field& StringList(Table* t, std::string_view path, SlotFn slot, int64_t max_items, std::vector<std::string_view> items,
+                  std::string_view def, std::string_view doc) {
+  Field& f = Add(t, path, Type::kStringList, slot, def, doc);
+  f.max = max_items;
+  f.item_values = std::move(items);
+  return f;
+}
+
+std::vector<Field> BuildTable() {
+  Table t;
+  t.reserve(128);
+  // ------------------------------------------------------------------ the document
+  Int(&t, "schema", AT(schema), 1, kSchemaVersion, "1", "schema version (only 1)");
+  Object(&t, "framework",
+         "version-dependent framework behaviour: `preset` sets the fields below, explicit fields override it").echo_last = true;
+  {
+    Field& f = Add(&t, "model", Type::kModel, nullptr, "",
+                   "a preset id (`vramplan models`, e.g. `\"meta-llama/Llama-3.1-8B\"`) or a Hugging Face `config.json` object "
+                   "exactly as on the Hub (extra keys ignored; multimodal configs use their `text_config`)");
+    f.required = true;
+    f.message = "the scenario needs a model: a preset id such as \"meta-llama/Llama-3.1-8B\" or a config.json object";
+  }
+  Enum(&t, "mode", AT(mode), io::kModeNames, "\"train\"", "which engine runs: training / fine-tuning or inference / serving");
+  Object(&t, "train", "the training job (used when `mode` is `train`)");
+  Object(&t, "inference", "the inference job (used when `mode` is `inference`)");
+  Object(&t, "parallel", "parallelism and offload; the default is a single GPU");
+  Add(&t, "gpu", Type::kGpu, nullptr, "\"h100-sxm-80gb\"",
+      "a catalogue id (`vramplan gpus`) or a custom GPU `{\"name\", \"memory_bytes\"}`");
+
+  // ------------------------------------------------------------------ framework
+  Enum(&t, "framework.preset", AT(framework.preset), io::kFrameworkPresetNames, "\"current\"",
+       "sets the fields below (explicit ones override it): `current` = PyTorch >= 2.2 on CUDA, transformers >= 4.46; "
+       "`torch_1_13_hf_4_44` = the measured fixtures' PyTorch 1.13 on CPU, transformers 4.44 (`device` `cpu`, "
+       "`rmsnorm_saves_squared_input`, `loss_shift_logits_copy` and `adamw_foreach_denom_copy` `true`)");
+  Enum(&t, "framework.device", AT(framework.device), io::kDeviceNames, "\"cuda\"",
+       "`cpu` drops the CUDA context, cuBLAS workspace and allocator reserve (the measured fixtures)");
+  Bool(&t, "framework.rmsnorm_saves_squared_input", AT(framework.rmsnorm_saves_squared_input), "false",
+       "PyTorch <= 2.1 `mean.dim` saves its input: +4·T·h B per RMSNorm (pytorch#109876)");
+  Bool(&t, "framework.loss_shift_logits_copy", AT(framework.loss_shift_logits_copy), "false",
+       "transformers <= 4.45 copies `shift_logits`: +4·b·(s-1)·V B");
+  Bool(&t, "framework.adamw_foreach_denom_copy", AT(framework.adamw_foreach_denom_copy), "false",
+       "PyTorch <= 2.0 foreach AdamW keeps `exp_avg_sq_sqrt` and a separate `denom` list: two whole-group "
+       "intermediates instead of one (pytorch#97712, fixed by #104898 in 2.1)");
+  Bool(&t, "framework.loss_upcast_logits", AT(framework.loss_upcast_logits), "true",
+       "the loss upcasts logits to fp32 (HF); false for losses computed in the logits dtype (GPT-2 <= 4.45 "
+       "always, remote-code models such as Qwen1)");
+  Bool(&t, "framework.keep_outputs", AT(framework.keep_outputs), "false",
+       "the caller keeps the model output (fp32 logits) through backward");
+  Bool(&t, "framework.use_cache", AT(framework.use_cache), "false", "the model returns a KV cache during training");
+  Bool(&t, "framework.attention_mask", AT(framework.attention_mask), "true",
+       "a 2-D attention mask is passed (eager attention expands it to b·s·s)");
+  Bool(&t, "framework.batch_on_device", AT(framework.batch_on_device), "true",
+       "input_ids, labels and attention_mask (int64) live on the GPU");
+  Bool(&t, "framework.cuda_lazy_loading", AT(framework.cuda_lazy_loading), "true",
+       "CUDA >= 11.7 lazy module loading (context ~0.5 GiB; ~1.3 GiB without)");
+  Bool(&t, "framework.variable_shapes", AT(framework.variable_shapes), "false",
+       "batches of varying length (dynamic padding): the allocator reserves more (25% instead of 10% of per-step tensors)");
+  Bool(&t, "framework.expandable_segments", AT(framework.expandable_segments), "false",
+       "`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`: 2% reserve on per-step tensors");
+  Enum(&t, "framework.model_load", AT(framework.model_load), io::kModelLoadNames, "\"direct\"",
+       "how the weights reach the GPU: `direct` (every weight materialized once: `from_pretrained`, "
+       "meta-device init + load) or `torchtune_0_1` (torchtune 0.1.x recipes: one decoder layer built on "
+       "the GPU, deep-copied per layer, then `load_state_dict`; QLoRA quantizes whole tensors with torchao "
+       "0.1), replayed through the caching allocator (docs/training.md, \"Model load\")").echo_last = true;
+  Bool(&t, "framework.cpu_onednn_bf16_buffers", AT(framework.cpu_onednn_bf16_buffers), "false",
+       "fixture replay only: on CPU a bf16 matmul allocates an fp32 buffer of its output size (+128 B); never "
+       "part of a GPU estimate");
+  Bool(&t, "framework.cpu_kv_alive_at_scores", AT(framework.cpu_kv_alive_at_scores), "false",
+       "fixture replay only: k after RoPE and the v projection are still alive at the attention scores on the "
+       "fixture host; never part of a GPU estimate");
+
+  // ------------------------------------------------------------------ train
+  Enum(&t, "train.method", AT(train.method), io::kMethodNames, "\"lora\"",
+       "`full`, `freeze` (the last N layers train), `lora`, `qlora`");
+  Enum(&t, "train.precision", AT(train.precision), io::kPrecisionNames, "\"bf16\"",
+       "`fp16`/`bf16` = pure 16-bit weights, grads and optimizer states; `amp_fp16`/`amp_bf16` = fp32 weights + "
+       "`torch.autocast` (HF Trainer `bf16=True` on an fp32 model); `mixed_fp16`/`mixed_bf16` = DeepSpeed/Megatron: "
+       "16-bit weights and grads, fp32 master weights and states");
+  Bool(&t, "train.autocast", AT(train.autocast), "false",
+       "16-bit weights (bf16, fp16, mixed_*) *and* `torch.autocast` (HF Trainer `bf16=True` on a bf16 model, "
+       "LLaMA-Factory): fp32 adapters compute in 16-bit, `cross_entropy` runs in fp32");
+  Enum(&t, "train.optimizer", AT(train.optimizer), io::kOptimizerNames, "\"adamw\"",
+       "`adamw_8bit` and `paged_adamw_8bit` are bitsandbytes', `adafactor` is transformers'");
+  Enum(&t, "train.optimizer_impl", AT(train.optimizer_impl), io::kOptimizerImplNames, "",
+       "the optimizer-step kernels (they change the step's temporaries); default: what PyTorch picks, "
+       "`foreach` on CUDA, `for_loop` on CPU");
+  Int(&t, "train.micro_batch_size", AT(train.micro_batch_size), 1, kMaxBatch, "1", "sequences per GPU per step");
+  Int(&t, "train.seq_len", AT(train.seq_len), 1, kMaxTokens, "2048",
+      "tokens per sequence (padded or packed length); `micro_batch_size` x `seq_len` <= 2^31");
+  Int(&t, "train.grad_accum_steps", AT(train.grad_accum_steps), 1, 1 << 20, "1",
+      "micro-batches per optimizer step; > 1 keeps gradients alive through the next forward");
+  {
+    Field& f = Add(&t, "train.gradient_checkpointing", Type::kBoolOrEnum, AT(train.gradient_checkpointing), "true",
+                   "`true` = every decoder layer (HF); `\"selective\"` = the attention core only (Megatron/torchtitan)");
+    SetEnum(&f, io::kCheckpointingNames);
+    f.message = "must be false, true (every decoder layer) or \"selective\" (attention core only)";
+  }
+  Enum(&t, "train.attention", AT(train.attention), io::kAttentionNames, "\"sdpa\"",
+       "`eager` materializes b·a·s² scores; `sdpa` and `flash` do not");
+  Enum(&t, "train.loss", AT(train.loss), io::kLossNames, "\"standard\"",
+       "`standard` (HF), `chunked` (torchtune chunked cross-entropy, compiled), `fused_linear` (Liger)");
+  Object(&t, "train.lora", "LoRA / QLoRA adapters (PEFT)");
+  Int(&t, "train.lora.rank", AT(train.lora.rank), 1, 65536, "16", "adapter rank r");
+  Number(&t, "train.lora.alpha", AT(train.lora.alpha), 0, 1e6, "32", "scaling only: no memory effect");
+  {
+    Field& f = Add(&t, "train.lora.targets", Type::kListOrConst, nullptr, "",
+                   "module names of the model (errors list the valid ones) or `\"all-linear\"` (every `nn.Linear` except the "
+                   "output layer); default: PEFT's for the model type, e.g. `[\"q_proj\", \"v_proj\"]` (Llama-like), "
+                   "`[\"c_attn\"]` (GPT-2), `[\"query_key_value\"]` (GPT-NeoX, Falcon), `[\"qkv_proj\"]` (Phi-3), "
+                   "`[\"c_attn\", \"c_proj\", \"w1\", \"w2\"]` (Qwen1, from Qwen's finetune.py), `\"all-linear\"` (DeepSeek, gpt-oss)");
+    f.values = {"all-linear"};
+    f.max = 64;
+    f.message = "must be a list of module names (e.g. [\"q_proj\", \"v_proj\"]) or \"all-linear\"";
+  }
+  StringList(&t, "train.lora.modules_to_save", AT(train.lora.modules_to_save), 64, {"embed_tokens", "wte", "lm_head"}, "[]",
+             "full trainable copies: `embed_tokens` (`wte` in GPT-2 and Qwen1), `lm_head`");
+  Bool(&t, "train.lora.use_dora", AT(train.lora.use_dora), "false",
+       "PEFT DoRA: + one magnitude per adapted output feature; keeps each adapted linear's base and "
+       "LoRA outputs saved").echo_last = true;
+  Number(&t, "train.lora.dropout", AT(train.lora.dropout), 0, 0.99, "0",
+         "LoRA dropout probability; > 0 saves a mask and a dropped copy of each adapter input");
+  Enum(&t, "train.lora.adapter_dtype", AT(train.lora.adapter_dtype), io::kAdapterDtypeNames, "\"fp32\"",
+       "`fp32` (PEFT >= 0.12 `autocast_adapter_dtype=True`: 4 B per adapter parameter) or `base` (the base weights' dtype)");
+  {
+    Field& f = Add(&t, "train.qlora_bits", Type::kIntChoice, AT(train.qlora_bits), "4",
+                   "bits per frozen base weight: 4 (NF4), 8 (LLM.int8), 2 (2-bit, group 64)");
+    f.int_values = {2, 4, 8};
+    f.message = "must be 4 (NF4), 8 (LLM.int8) or 2";
+  }
+  Bool(&t, "train.qlora_double_quant", AT(train.qlora_double_quant), "true", "NF4 double quantization of the absmax");
+  Enum(&t, "train.qlora_backend", AT(train.qlora_backend), io::kQloraBackendNames, "\"bitsandbytes\"",
+       "`bitsandbytes` (NF4 / LLM.int8), `gptq` (a GPTQ checkpoint under auto-gptq / optimum; 2/4/8 bits) or "
+       "`torchao` (torchao `NF4Tensor`, torchtune's QLoRA; 4-bit only)");
+  {
+    Field& f = Int(&t, "train.qlora_group_size", AT(train.qlora_group_size), -1, 4096, "128",
+                   "GPTQ group size in input features (usually 32, 64 or 128); -1 = one group per input column set (per channel)");
+    f.gap_min = 0;
+    f.gap_max = 15;
+    f.message = "must be -1 (per channel) or an integer from 16 to 4096 (GPTQ: usually 32, 64 or 128)";
+  }
+  Object(&t, "train.freeze", "`method` `freeze`: which parts train");
+  Int(&t, "train.freeze.trainable_layers", AT(train.freeze.trainable_layers), 0, 4096, "2",
+      "the last N decoder layers train (at most the model's layers; LLaMA-Factory's default 2)");
+  Bool(&t, "train.freeze.train_embeddings", AT(train.freeze.train_embeddings), "false", "also train the embedding matrix");
+  Bool(&t, "train.freeze.train_lm_head", AT(train.freeze.train_lm_head), "false", "also train the output projection");
+
+  // ------------------------------------------------------------------ inference
+  Int(&t, "inference.batch_size", AT(inference.batch_size), 1, kMaxBatch, "1",
+      "concurrent sequences (beams count as batch)");
+  Int(&t, "inference.prompt_len", AT(inference.prompt_len), 1, kMaxTokens, "1024", "prompt tokens per sequence");
+  Int(&t, "inference.new_tokens", AT(inference.new_tokens), 0, kMaxTokens, "256", "generated tokens per sequence");
+  Enum(&t, "inference.weights", AT(inference.weights), io::kWeightFormatNames, "\"bf16\"",
+       "weight format: bytes per weight and the scales of quantized formats (docs/inference.md)");
+  Enum(&t, "inference.kv_cache", AT(inference.kv_cache), io::kKvDtypeNames, "\"auto\"",
+       "KV cache dtype; `auto` = the weights' compute dtype");
+  Enum(&t, "inference.attention", AT(inference.attention), io::kAttentionNames, "\"sdpa\"",
+       "`eager` materializes prompt x prompt scores during prefill");
+  Enum(&t, "inference.engine", AT(inference.engine), io::kEngineNames, "\"transformers\"",
+       "the serving engine (docs/inference.md)");
+  Enum(&t, "inference.logits", AT(inference.logits), io::kLogitsNames, "\"last\"",
+       "transformers: logits for the `last` position only or `all` prompt positions");
+  Number(&t, "inference.gpu_memory_utilization", AT(inference.gpu_memory_utilization), 0.05, 1.0, "0.9",
+         "vLLM: the fraction of the GPU's memory it claims");
+  Int(&t, "inference.max_model_len", AT(inference.max_model_len), 0, kMaxTokens, "0",
+      "vLLM: tokens per sequence; 0 = prompt + new tokens");
+  Int(&t, "inference.max_num_batched_tokens", AT(inference.max_num_batched_tokens), 0, kMaxTokens, "0",
+      "vLLM: tokens per scheduler step (prefill chunk); 0 = vLLM's default for the mode");
+  Int(&t, "inference.max_num_seqs", AT(inference.max_num_seqs), 1, kMaxBatch, "256", "vLLM: sequences per step");
+  Int(&t, "inference.block_size", AT(inference.block_size), 1, 1024, "16", "vLLM: tokens per paged-KV block");
+  Bool(&t, "inference.cuda_graphs", AT(inference.cuda_graphs), "true", "vLLM: capture CUDA graphs (reserves extra memory)");
+  Int(&t, "inference.n_ctx", AT(inference.n_ctx), 0, kMaxTokens, "0",
+      "llama.cpp: context tokens allocated up front; 0 = prompt + new tokens");
+  Int(&t, "inference.n_batch", AT(inference.n_batch), 1, kMaxTokens, "2048", "llama.cpp: logical batch (tokens)");
+  Int(&t, "inference.n_ubatch", AT(inference.n_ubatch), 1, kMaxTokens, "512",
+      "llama.cpp: physical batch (tokens); sizes the compute buffer");
+  Int(&t, "inference.n_gpu_layers", AT(inference.n_gpu_layers), -1, 4096, "-1",
+      "llama.cpp: layers on the GPU; -1 = all");
+  Bool(&t, "inference.flash_attn", AT(inference.flash_attn), "false", "llama.cpp: flash attention (smaller compute buffer)");
+
+  // ------------------------------------------------------------------ parallel
+  Int(&t, "parallel.gpus", AT(parallel.gpus), 1, int64_t{1} << 20, "1",
+      "GPUs in all; a multiple of tp x pp x cp (data parallelism dp = gpus / (tp x pp x cp))");
+  Int(&t, "parallel.tp", AT(parallel.tp), 1, 65536, "1", "tensor-parallel degree; divides the attention heads");
+  Int(&t, "parallel.pp", AT(parallel.pp), 1, 65536, "1", "pipeline-parallel degree; at most the layers");
+  Int(&t, "parallel.cp", AT(parallel.cp), 1, 65536, "1", "context-parallel degree");
+  Int(&t, "parallel.ep", AT(parallel.ep), 1, 65536, "1", "expert-parallel degree; divides the experts");
+  Int(&t, "parallel.zero", AT(parallel.zero), 0, 3, "0",
+      "DeepSpeed ZeRO stage: 1 shards optimizer states, 2 also gradients, 3 also parameters");
+  Bool(&t, "parallel.fsdp", AT(parallel.fsdp), "false",
+       "FSDP FULL_SHARD (like ZeRO-3 for memory); not together with `zero`");
+  Enum(&t, "parallel.offload_optimizer", AT(parallel.offload_optimizer), io::kOffloadNames, "\"none\"",
+       "optimizer states to host RAM (`cpu`) or `nvme`");
+  Enum(&t, "parallel.offload_params", AT(parallel.offload_params), io::kOffloadNames, "\"none\"",
+       "parameters to host RAM (`cpu`) or `nvme` (ZeRO-3 / FSDP)");
+  Bool(&t, "parallel.sequence_parallel", AT(parallel.sequence_parallel), "false",
+       "with tensor parallelism: shard the norm and dropout activations along the sequence");
+  Int(&t, "parallel.reduce_bucket_size", AT(parallel.reduce_bucket_size), 0, int64_t{1} << 40, "",
+      "DeepSpeed `zero_optimization.reduce_bucket_size` (elements); default 500000000 (HF's `\"auto\"` is hidden_size²)");
+  Bool(&t, "parallel.overlap_comm", AT(parallel.overlap_comm), "",
+       "DeepSpeed `zero_optimization.overlap_comm`; default true for ZeRO-3, false for ZeRO-1/2");
+  Bool(&t, "parallel.contiguous_gradients", AT(parallel.contiguous_gradients), "",
+       "DeepSpeed `zero_optimization.contiguous_gradients`; default true");
+
+  // ------------------------------------------------------------------ gpu (the object form)
+  Add(&t, "gpu.name", Type::kString, AT(gpu.name), "\"custom GPU\"", "a custom GPU's name").max = 80;
+  {
+    // At most 1 PiB per device: beyond any real GPU.
+    Field& f = Int(&t, "gpu.memory_bytes", AT(gpu.memory_bytes), 1, int64_t{1} << 50, "",
+                   "a custom GPU's usable memory in bytes (e.g. 25769803776 for 24 GiB)");
+    f.required = true;
+    f.message = "a custom gpu needs memory_bytes (integer bytes, e.g. 25769803776 for 24 GiB)";
+  }
+  return t;
+}
+
+#undef AT
+
+struct Index {
+  std::vector<Field> fields = BuildTable();
+  std::unordered_map<std::string_view, const Field*> by_path;
+  // By position in `fields`; the last entry is the document's.
+  std::vector<std::vector<const Field*>> children, echo_children;
+
+  size_t Position(const Field* object) const { return object == nullptr ? fields.size() : static_cast<size_t>(object - fields.data()); }
+
+  Index() : children(fields.size() + 1), echo_children(fields.size() + 1) {
+    for (Field& f : fields) {
+      const size_t dot = f.path.rfind('.');
+      f.key_ = dot == std::string_view::npos ? f.path : f.path.substr(dot + 1);
+      f.parent_ = dot == std::string_view::npos ? std::string_view() : f.path.substr(0, dot);
+      by_path.emplace(f.path, &f);
+    }
+    for (const Field& f : fields) {
+      auto parent = by_path.find(f.parent_);
+      children[f.parent_.empty() || parent == by_path.end() ? fields.size() : Position(parent->second)].push_back(&f);
+    }
+    for (size_t i = 0; i < children.size(); ++i) {
+      for (const Field* f : children[i]) {
+        if (!f->echo_last) echo_children[i].push_back(f);
+      }
+      for (const Field* f : children[i]) {
+        if (f->echo_last) echo_children[i].push_back(f);
+      }
+    }
+  }
+};
+
+const Index& TheIndex() {
+  static const Index index;
+  return index;
+}
+
+}  // namespace
+
+const char* Field::NameOf(int code) const {
+  for (size_t i = 0; i < enum_codes.size(); ++i) {
+    if (enum_codes[i] == code) return values[i].data();  // the names are string literals
+  }
+  return nullptr;
+}
+
+const std::vector<Field>& Fields() { return TheIndex().fields; }
+
+const Field* Find(std::string_view path) {
+  const auto& m = TheIndex().by_path;
+  auto it = m.find(path);
+  return it == m.end() ? nullptr : it->second;
+}
+
+const std::vector<const Field*>& Children(const Field* object) {
+  const Index& index = TheIndex();
+  return index.children[index.Position(object)];
+}
+
+const std::vector<const Field*>& EchoChildren(const Field* object) {
+  const Index& index = TheIndex();
+  return index.echo_children[index.Position(object)];
+}
+
+const std::vector<const Field*>& Children(std::string_view parent) {
+  static const std::vector<const Field*> kNone;
+  const Field* object = parent.empty() ? nullptr : Find(parent);
+  return parent.empty() || object != nullptr ? Children(object) : kNone;
+}
+
+const std::vector<const Field*>& EchoChildren(std::string_view parent) {
+  static const std::vector<const Field*> kNone;
+  const Field* object = parent.empty() ? nullptr : Find(parent);
+  return parent.empty() || object != nullptr ? EchoChildren(object) : kNone;
+}
+
+}  // namespace vramplan::fields
