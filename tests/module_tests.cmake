@@ -16,6 +16,7 @@ set(tested_elsewhere
   io/result_json=golden
   io/scenario_json=scenario
   model/catalog=presets
+  scenario/schema_gen=fields
   util/size_limits=overflow
   train/activations=train_step
   train/load_phase=qlora_torchao
