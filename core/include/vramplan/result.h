@@ -57,9 +57,31 @@ struct GpuResult {
   std::string load_explain;
 };
 
+// Host RAM. `bytes` and `breakdown` are one rank's process (training: each GPU's own process, e.g.
+// its offloaded shard; transformers generate() and llama.cpp: the one process of the job);
+// `node_bytes` is what the fullest host needs: bytes x the processes it runs
+// (node_processes = min(gpus, gpus_per_node) for training and vLLM, 1 otherwise). Offload on an
+// 8-GPU node needs 8x what one rank offloads.
 struct CpuResult {
-  int64_t bytes = 0;  // host RAM needed
+  int64_t bytes = 0;  // host RAM needed by one rank's process
   std::vector<Term> breakdown;
+  int64_t node_processes = 1;  // processes on the fullest host, each holding `bytes`
+  int64_t node_bytes = 0;      // host RAM of the fullest host: sum over its processes
+};
+
+// One rank role (parallel/topology.h): `count` GPUs that hold the same bytes. The fields mean what
+// the same fields of GpuResult and Result mean, for one GPU of this role; `host_bytes` is the host
+// RAM of one of its processes (CpuResult::bytes).
+struct RankResult {
+  std::string role;  // "all" while every rank of the job is alike
+  int64_t count = 0;
+  std::vector<Term> breakdown;
+  int64_t peak_allocated_bytes = 0;
+  int64_t reserved_bytes = 0;
+  int64_t device_total_bytes = 0;
+  std::vector<TimelinePoint> timeline;
+  PhasePeaks phase_peaks;
+  int64_t host_bytes = 0;
 };
 
 struct InferenceCapacity {
@@ -84,8 +106,9 @@ struct Result {
   int schema = kSchemaVersion;
   ParamCounts params;
   int64_t trainable_params = 0;
-  GpuResult gpu;
+  GpuResult gpu;  // the worst rank: the role with the largest device_total_bytes (the first on a tie)
   CpuResult cpu;
+  std::vector<RankResult> ranks;  // every distinct rank role, with its count (sum = parallel.gpus)
   std::string peak_phase;
   std::string peak_at;  // what is running at the peak ("cross_entropy", "layer 31 attention", ...)
   std::vector<TimelinePoint> timeline;

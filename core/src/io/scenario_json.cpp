@@ -12,6 +12,7 @@
 #include "model/catalog.h"
 #include "model/families/registry.h"
 #include "model/hf_config.h"
+#include "parallel/topology.h"
 #include "vramplan/estimate.h"
 
 namespace vramplan {
@@ -203,6 +204,7 @@ void ParseInference(const Json& v, InferenceConfig* c, Issues* errors) {
 void ParseParallel(const Json& v, ParallelConfig* p, Issues* errors) {
   ObjectReader r(v, "parallel", errors);
   r.Int("gpus", &p->gpus, 1, kMaxGpus);
+  r.Int("gpus_per_node", &p->gpus_per_node, 1, kMaxGpus);
   r.Int("tp", &p->tp, 1, 65536);
   r.Int("pp", &p->pp, 1, 65536);
   r.Int("cp", &p->cp, 1, 65536);
@@ -217,14 +219,7 @@ void ParseParallel(const Json& v, ParallelConfig* p, Issues* errors) {
   r.Bool("contiguous_gradients", &p->contiguous_gradients);
   r.RejectUnknownKeys();
   if (!errors->empty()) return;
-  int64_t model_parallel = p->tp * p->pp * p->cp;
-  if (p->gpus % model_parallel != 0) {
-    io::AddError(errors, "invalid_value", "parallel.gpus",
-                 "parallel.gpus (" + std::to_string(p->gpus) + ") must be a multiple of tp x pp x cp (" + std::to_string(model_parallel) + ")");
-  }
-  if (p->fsdp && p->zero > 0) {
-    io::AddError(errors, "invalid_value", "parallel.fsdp", "choose either parallel.fsdp or parallel.zero, not both");
-  }
+  ValidateTopology(*p, errors);  // parallel/topology.h
 }
 
 void ParseGpu(const Json& v, GpuChoice* g, Issues* errors) {
@@ -338,22 +333,7 @@ void ValidateAgainstModel(const Scenario& s, Issues* errors) {
       break;
     }
   }
-  const ParallelConfig& p = s.parallel;
-  for (const auto& kind : s.model.kinds) {
-    if (p.tp > 1 && kind.attention.num_heads % p.tp != 0) {
-      io::AddError(errors, "invalid_value", "parallel.tp",
-                   "parallel.tp (" + std::to_string(p.tp) + ") must divide the number of attention heads (" + std::to_string(kind.attention.num_heads) + ")");
-      break;
-    }
-    if (p.ep > 1 && (kind.mlp.num_experts == 0 ? false : kind.mlp.num_experts % p.ep != 0)) {
-      io::AddError(errors, "invalid_value", "parallel.ep",
-                   "parallel.ep (" + std::to_string(p.ep) + ") must divide the number of experts (" + std::to_string(kind.mlp.num_experts) + ")");
-      break;
-    }
-  }
-  if (p.pp > s.model.num_layers) {
-    io::AddError(errors, "invalid_value", "parallel.pp", "parallel.pp must be at most the number of layers (" + std::to_string(s.model.num_layers) + ")");
-  }
+  ValidateTopologyForModel(s.parallel, s.model, errors);  // parallel/topology.h
 }
 
 }  // namespace
