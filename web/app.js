@@ -788,7 +788,11 @@ function renderCpu(r) {
   box.hidden = !(r.cpu?.bytes > 0);
   if (box.hidden) return;
   const rows = orderedTerms(r.cpu.breakdown).map(([k, b]) => [termLabel(k), gib(b), [exactBytes(b), r.cpu_explain?.[k]].filter(Boolean).join(' — ')]);
-  box.replaceChildren(el('h2', { class: 'h3', text: `Host RAM: ${gib(r.cpu.bytes)}` }), dl(rows));
+  // Host RAM per rank and per node: each process on a host holds its own share (an 8-GPU node
+  // offloading needs 8x what one rank offloads).
+  const n = r.cpu.node_processes ?? 1;
+  if (n > 1) rows.push(['Per node', gib(r.cpu.node_bytes), `${exactBytes(r.cpu.node_bytes)} — ${n} processes on the node, each holding the above (${n}x one rank)`]);
+  box.replaceChildren(el('h2', { class: 'h3', text: n > 1 ? `Host RAM: ${gib(r.cpu.bytes)} per GPU, ${gib(r.cpu.node_bytes)} per node` : `Host RAM: ${gib(r.cpu.bytes)}` }), dl(rows));
   box.firstChild.title = exactBytes(r.cpu.bytes);
 }
 
