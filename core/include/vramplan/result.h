@@ -70,8 +70,8 @@ struct CpuResult {
 };
 
 // One rank role (parallel/topology.h): `count` GPUs that hold the same bytes. The fields mean what
-// the same fields of GpuResult and Result mean, for one GPU of this role; `host_bytes` is the host
-// RAM of one of its processes (CpuResult::bytes).
+// the same fields of GpuResult and Result mean, for one GPU of this role (the breakdown without
+// explain strings); `host_bytes` is the host RAM of one of its processes (CpuResult::bytes).
 struct RankResult {
   std::string role;  // "all" while every rank of the job is alike
   int64_t count = 0;

@@ -29,7 +29,8 @@ RankResult RankResultOf(const RankRole& role, const Result& e) {
   RankResult r;
   r.role = role.name;
   r.count = role.count;
-  r.breakdown = e.gpu.breakdown;
+  r.breakdown.reserve(e.gpu.breakdown.size());
+  for (const Term& t : e.gpu.breakdown) r.breakdown.push_back(Term{t.key, t.bytes, ""});  // the explain strings stay with gpu
   r.peak_allocated_bytes = e.gpu.peak_allocated_bytes;
   r.reserved_bytes = e.gpu.reserved_bytes;
   r.device_total_bytes = e.gpu.device_total_bytes;
