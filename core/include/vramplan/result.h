@@ -24,7 +24,8 @@ struct Term {
 };
 
 // The moments the peak is taken from (training: train/moment.h; inference: each engine), in time
-// order: max(allocated_bytes) == gpu.peak_allocated_bytes, and each phase's maximum == its phase peak.
+// order: max(allocated_bytes) == gpu.peak_allocated_bytes, and each phase's maximum == its phase peak
+// (for Result::timeline, the worst rank's; for each RankResult, that rank's own).
 struct TimelinePoint {
   std::string phase;  // "load", "forward", "backward", "optimizer_step", "zero_grad", "prefill", "decode"
   std::string step;   // "layer 3", "lm_head", "cross_entropy", ...
@@ -111,7 +112,7 @@ struct Result {
   std::vector<RankResult> ranks;  // every distinct rank role, with its count (sum = parallel.gpus)
   std::string peak_phase;
   std::string peak_at;  // what is running at the peak ("cross_entropy", "layer 31 attention", ...)
-  std::vector<TimelinePoint> timeline;
+  std::vector<TimelinePoint> timeline;  // the worst rank's (gpu's)
   InferenceCapacity inference;
   TrainingCapacity training;
   Issues warnings;
