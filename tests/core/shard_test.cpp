@@ -78,14 +78,14 @@ TEST(Shard, DataParallelStatesView) {
 TEST(Shard, OffloadedHostTerms) {
   const RankShard r = Shard(R"({"gpus":8,"zero":3,"offload_optimizer":"cpu","offload_params":"cpu"})");
   std::vector<Term> host;
-  r.AddOffloadedHostTerms(/*optimizer_state_bytes=*/8000, /*trainable_params=*/1000, /*weight_bytes=*/1601, &host);
+  r.AddOffloadedHostTerms(/*optimizer_state_bytes=*/8000, /*trainable_params=*/1000, /*weight_bytes=*/1601, /*explain=*/true, &host);
   ASSERT_EQ(host.size(), 2u);
   EXPECT_EQ(host[0].key, "offloaded_optimizer_states");
   EXPECT_EQ(host[0].bytes, 8000 / 8 + 4 * 1000 / 8);
   EXPECT_EQ(host[1].key, "offloaded_parameters");
   EXPECT_EQ(host[1].bytes, 201);
   host.clear();
-  Shard(R"({"gpus":8,"zero":3})").AddOffloadedHostTerms(8000, 1000, 1601, &host);
+  Shard(R"({"gpus":8,"zero":3})").AddOffloadedHostTerms(8000, 1000, 1601, true, &host);
   EXPECT_TRUE(host.empty());
 }
 

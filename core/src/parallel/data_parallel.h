@@ -30,8 +30,8 @@
 // dp = gpus / (tp x pp x cp) (parallel/topology.h). Tensor/pipeline/context/expert parallelism are
 // not modeled yet for training.
 //
-// RankView (reached through the shard step, parallel/shard.h) is the one place where a moment of the step, built as one device would hold it, becomes
-// what one rank holds: every moment (the load, each forward and backward point, the optimizer
+// RankView (reached through the shard step, parallel/shard.h) is the one place where a moment of
+// the step, built as one device would hold it, becomes what one rank holds: every moment (the load, each forward and backward point, the optimizer
 // step) goes through it before the peak is taken, so the peak, the per-phase peaks and the
 // timeline all see the same sharded bytes.
 #pragma once

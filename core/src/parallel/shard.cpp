@@ -16,13 +16,14 @@ RankShard ShardFor(const Scenario& s, const Topology& t, const RankRole& role) {
   return r;
 }
 
-void RankShard::AddOffloadedHostTerms(int64_t optimizer_state_bytes, int64_t trainable_params, int64_t weight_bytes, std::vector<Term>* host) const {
+void RankShard::AddOffloadedHostTerms(int64_t optimizer_state_bytes, int64_t trainable_params, int64_t weight_bytes, bool explain,
+                                      std::vector<Term>* host) const {
   const DataParallel& d = data;
   if (d.offload_states) {
     host->push_back(Term{"offloaded_optimizer_states", d.Shard(optimizer_state_bytes) + d.Shard(4 * trainable_params),
-                         "optimizer states + fp32 gradients of this rank's 1/" + std::to_string(d.dp) + " shard in host RAM (DeepSpeedCPUAdam)"});
+                         explain ? "optimizer states + fp32 gradients of this rank's 1/" + std::to_string(d.dp) + " shard in host RAM (DeepSpeedCPUAdam)" : ""});
   }
-  if (d.offload_params) host->push_back(Term{"offloaded_parameters", d.Shard(weight_bytes), "this rank's parameter shard in host RAM"});
+  if (d.offload_params) host->push_back(Term{"offloaded_parameters", d.Shard(weight_bytes), explain ? "this rank's parameter shard in host RAM" : ""});
 }
 
 RankResult RankResultOf(const RankRole& role, const Result& e) {

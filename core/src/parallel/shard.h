@@ -49,8 +49,10 @@ struct RankShard {
   }
   // Host RAM of this rank's process under offload (DeepSpeed ZeRO-Offload / ZeRO-Infinity,
   // FSDP CPUOffload): the rank's shard of the optimizer states with their fp32 gradients
-  // (DeepSpeedCPUAdam steps on the host), and of the parameters. Appended to `host` (cpu.breakdown).
-  void AddOffloadedHostTerms(int64_t optimizer_state_bytes, int64_t trainable_params, int64_t weight_bytes, std::vector<Term>* host) const;
+  // (DeepSpeedCPUAdam steps on the host), and of the parameters. Appended to `host` (cpu.breakdown);
+  // the explain strings only with `explain`.
+  void AddOffloadedHostTerms(int64_t optimizer_state_bytes, int64_t trainable_params, int64_t weight_bytes, bool explain,
+                             std::vector<Term>* host) const;
 };
 
 // The shard of one role of `topology` for scenario `s`.

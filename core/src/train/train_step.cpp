@@ -448,7 +448,7 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, Result* r, bool
   push(step(Phase::kZeroGrad, At::kZeroGrad));
 
   // ---- host side of data parallelism: what offload moves to host RAM (per rank)
-  rank.AddOffloadedHostTerms(opt.state_bytes, plan.trainable_params, weights.bytes, &r->cpu.breakdown);
+  rank.AddOffloadedHostTerms(opt.state_bytes, plan.trainable_params, weights.bytes, explain, &r->cpu.breakdown);
   r->gpu.gradient_bytes = view.Gradients(grads_total);
   r->gpu.optimizer_state_bytes = states_dev;
 
