@@ -116,6 +116,7 @@ TEST(Topology, InferenceEnginesArrangeTheGpus) {
   const Topology tp = Of(R"({"model":"meta-llama/Llama-3.1-8B","mode":"inference","parallel":{"gpus":4,"tp":2}})");
   EXPECT_EQ(tp.layer_split, 1);
   EXPECT_EQ(tp.dp, 2);
+  EXPECT_EQ(tp.host_processes_per_node, 4);  // tp_plan="auto" runs under torchrun: one process per GPU
   // vLLM: one worker process per GPU.
   const Topology vllm = Of(R"({"model":"meta-llama/Llama-3.1-8B","mode":"inference","inference":{"engine":"vllm"},"parallel":{"gpus":8,"tp":4}})");
   EXPECT_EQ(vllm.host_processes_per_node, 8);

@@ -59,10 +59,10 @@ struct GpuResult {
 };
 
 // Host RAM. `bytes` and `breakdown` are one rank's process (training: each GPU's own process, e.g.
-// its offloaded shard; transformers generate() and llama.cpp: the one process of the job);
-// `node_bytes` is what the fullest host needs: bytes x the processes it runs
-// (node_processes = min(gpus, gpus_per_node) for training and vLLM, 1 otherwise). Offload on an
-// 8-GPU node needs 8x what one rank offloads.
+// its offloaded shard; transformers' device_map="auto" and llama.cpp: the one process of the job);
+// `node_bytes` is what the fullest host needs: bytes x the processes it runs (node_processes =
+// min(gpus, gpus_per_node) with one process per GPU: training, vLLM, transformers with tp > 1;
+// 1 otherwise). Offload on an 8-GPU node needs 8x what one rank offloads.
 struct CpuResult {
   int64_t bytes = 0;  // host RAM needed by one rank's process
   std::vector<Term> breakdown;

@@ -59,7 +59,11 @@ Topology TopologyOf(const Scenario& s) {
     t.layer_split = t.gpus;
     t.dp = 1;
   }
-  const bool one_process = inference && s.inference.engine != Engine::kVllm;
+  // One process per GPU: torchrun / the DeepSpeed launcher (training), vLLM's tp workers, and
+  // transformers' tensor parallelism (tp_plan="auto", launched with torchrun --nproc-per-node).
+  // One process for all the GPUs: transformers' device_map="auto" and llama.cpp.
+  const bool one_process = inference && (s.inference.engine == Engine::kLlamaCpp || t.layer_split > 1 ||
+                                         (s.inference.engine == Engine::kTransformers && t.tp == 1));
   t.host_processes_per_node = one_process ? 1 : t.RanksPerNode();
   t.roles.push_back(RankRole{"all", t.gpus, 0});
   return t;

@@ -50,7 +50,8 @@ struct Topology {
   int64_t layer_split = 1;    // transformers inference: GPUs the layers are split over (device_map="auto")
   int64_t gpus_per_node = 1;  // GPUs sharing one host (parallel.gpus_per_node, default min(gpus, 8))
   // Processes on the fullest host that each hold a rank's host memory: one per GPU under torchrun /
-  // the DeepSpeed launcher / vLLM's workers; one for all GPUs in transformers generate() and llama.cpp.
+  // the DeepSpeed launcher / vLLM's workers / transformers' tensor parallelism; one for all GPUs
+  // with transformers' device_map="auto" and in llama.cpp.
   int64_t host_processes_per_node = 1;
   std::vector<RankRole> roles;  // distinct rank roles; their counts sum to gpus
 
