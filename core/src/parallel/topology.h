@@ -10,7 +10,8 @@
 //                                                   data_parallel_size = world_size / (tp x pp x cp))
 //   training: dp data-parallel replicas (DeepSpeed ZeRO / FSDP shard the model states over dp);
 //   transformers generate() with tp = 1: one process, the model's layers split over all the GPUs
-//            (accelerate device_map="auto"), no replicas;
+//            (accelerate device_map="auto"), no replicas; with tp > 1, tp ranks (torchrun,
+//            tp_plan="auto") hold one model and more GPUs are replicas;
 //   vLLM: tp workers hold one engine; more GPUs than tp are replicas that change nothing per GPU;
 //   llama.cpp: the GPU holding the offloaded layers is modeled (its layer split over several GPUs
 //            is not).
