@@ -84,6 +84,7 @@ export const FIELDS = [
 
   // Parallelism
   { path: 'parallel.gpus', group: 'parallel', label: 'GPUs', help: 'Total GPUs; memory is shown per GPU.' },
+  { path: 'parallel.gpus_per_node', group: 'parallel', show: (s) => (s.parallel?.gpus ?? 1) > 1, label: 'GPUs per node', help: 'GPUs sharing one host: host RAM per node is one rank\'s times the processes on the node.', placeholder: 'min(GPUs, 8)' },
   { path: 'parallel.tp', group: 'parallel', label: 'Tensor parallel', help: 'Splits each layer\'s weights across GPUs.' },
   { path: 'parallel.pp', group: 'parallel', label: 'Pipeline parallel', help: 'Splits layers across GPUs; the first stage holds more in-flight activations.' },
   { path: 'parallel.cp', group: 'parallel', label: 'Context parallel', help: 'Splits the sequence: activations per GPU shrink.' },

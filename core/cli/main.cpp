@@ -99,7 +99,11 @@ void PrintTable(const json& r) {
   std::printf("%-20s %14s  peak in %s%s%s\n", gpu["fits"].get<bool>() ? "FITS, headroom" : "DOES NOT FIT, short",
               Gib(std::abs(Num(gpu, "headroom_bytes"))).c_str(), Str(r, "peak_phase").c_str(),
               Str(r, "peak_at").empty() ? "" : " at ", Str(r, "peak_at").c_str());
-  if (Num(r["cpu"], "bytes") > 0) std::printf("%-20s %14s\n", "host RAM", Gib(Num(r["cpu"], "bytes")).c_str());
+  if (Num(r["cpu"], "bytes") > 0) {
+    const double processes = Num(r["cpu"], "node_processes");
+    std::printf("%-20s %14s%s\n", "host RAM", Gib(Num(r["cpu"], "bytes")).c_str(), processes > 1 ? "  per GPU (each GPU's process)" : "");
+    if (processes > 1) std::printf("%-20s %14s  (%.0f processes on the node)\n", "host RAM per node", Gib(Num(r["cpu"], "node_bytes")).c_str(), processes);
+  }
   for (const auto& w : r["warnings"]) std::printf("warning: %s\n", Str(w, "message").c_str());
 }
 

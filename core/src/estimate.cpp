@@ -11,6 +11,8 @@
 #include "model/catalog.h"
 #include "model/hf_config.h"
 #include "scenario/fields.h"
+#include "parallel/shard.h"
+#include "parallel/topology.h"
 #include "train/train_step.h"
 #include "util/checked_math.h"
 #include "util/size_limits.h"
@@ -47,13 +49,23 @@ Result Estimate(const Scenario& scenario, const EstimateOptions& options) {
   r.gpu.id = scenario.gpu.id;
   r.gpu.name = scenario.gpu.name;
   r.gpu.capacity_bytes = scenario.gpu.memory_bytes;
+  // The topology, validated by the reader, gives the distinct rank roles (parallel/topology.h).
+  // Every rank of a job is alike today: its one role is estimated once, and that estimate is
+  // `gpu`, `cpu` and `timeline`. Roles that differ (pipeline stages, expert ranks) will each be
+  // estimated through their own shard, and `gpu` will be the worst of them (WorstRank).
+  const Topology topology = TopologyOf(scenario);
+  const RankRole& role = topology.roles.front();
+  const RankShard shard = ShardFor(scenario, topology, role);
   if (scenario.mode == Mode::kTrain) {
-    EstimateTraining(scenario, &r, options.explain);
+    EstimateTraining(scenario, shard, &r, options.explain);
     if (options.inverse) SolveTrainingCapacity(scenario, &r);
   } else {
-    EstimateInference(scenario, &r, options.inverse);
+    EstimateInference(scenario, shard, &r, options.inverse);
   }
   ApplyDeviceOverheads(scenario, &r, options.explain);
+  r.ranks.push_back(RankResultOf(role, r));  // gpu == WorstRank(r.ranks): the one role
+  r.cpu.node_processes = topology.host_processes_per_node;
+  r.cpu.node_bytes = HostBytesPerNode(topology, r.ranks);
   if (overflow.overflowed()) return Refused(scenario, {OverflowIssue(scenario)});
   return r;
 }

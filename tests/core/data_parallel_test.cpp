@@ -9,6 +9,8 @@ namespace {
 
 using testing_support::GpuTerm;
 
+int64_t CeilDivForTest(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
 Result RunWith(const std::string& parallel) {
   return testing_support::EstimateText(
       R"({"model":"meta-llama/Llama-3.1-8B","train":{"method":"full","precision":"mixed_bf16","optimizer":"adamw","optimizer_impl":"fused"},"parallel":)" + parallel + "}");
@@ -64,6 +66,49 @@ TEST(DataParallel, DeepSpeedGradientBuckets) {
   const Result fsdp_none = RunWith(R"({"gpus":8,"fsdp":true})");
   EXPECT_EQ(fsdp.gpu.peak_allocated_bytes, fsdp_none.gpu.peak_allocated_bytes);  // DeepSpeed keys do not touch FSDP
   EXPECT_TRUE(testing_support::HasWarning(fsdp, "no_effect", "parallel.reduce_bucket_size"));
+}
+
+
+// Host RAM per rank and per node: each rank's process offloads its own 1/dp shard of the optimizer
+// states and fp32 gradients (ZeRO-Offload, DeepSpeedCPUAdam), so a host running 8 ranks needs 8x
+// what one rank offloads.
+TEST(DataParallel, OffloadHostRamPerRankAndPerNode) {
+  const Result one = RunWith(R"({"gpus":1})");
+  const int64_t states = one.gpu.optimizer_state_bytes, trainable = one.trainable_params;
+  const Result r8 = RunWith(R"({"gpus":8,"zero":2,"offload_optimizer":"cpu"})");
+  EXPECT_EQ(testing_support::TermBytes(r8.cpu.breakdown, "offloaded_optimizer_states"), CeilDivForTest(states, 8) + CeilDivForTest(4 * trainable, 8));
+  EXPECT_EQ(r8.cpu.node_processes, 8);
+  EXPECT_EQ(r8.cpu.node_bytes, 8 * r8.cpu.bytes);
+  // 16 GPUs: each rank's shard halves; a node still runs 8 of them (default gpus_per_node 8).
+  const Result r16 = RunWith(R"({"gpus":16,"zero":2,"offload_optimizer":"cpu"})");
+  EXPECT_EQ(testing_support::TermBytes(r16.cpu.breakdown, "offloaded_optimizer_states"), CeilDivForTest(states, 16) + CeilDivForTest(4 * trainable, 16));
+  EXPECT_EQ(r16.cpu.node_bytes, 8 * r16.cpu.bytes);
+  const Result r16x4 = RunWith(R"({"gpus":16,"gpus_per_node":4,"zero":2,"offload_optimizer":"cpu"})");
+  EXPECT_EQ(r16x4.cpu.bytes, r16.cpu.bytes);  // the node size changes the node's figure only
+  EXPECT_EQ(r16x4.cpu.node_processes, 4);
+  EXPECT_EQ(r16x4.cpu.node_bytes, 4 * r16.cpu.bytes);
+  EXPECT_EQ(r16x4.gpu.device_total_bytes, r16.gpu.device_total_bytes);
+}
+
+// Every rank of a data-parallel job is alike: one role counting every GPU, whose figures are gpu's.
+TEST(DataParallel, OneRankRoleHoldsWhatGpuSays) {
+  const std::pair<const char*, int64_t> cases[] = {{R"({"gpus":1})", 1}, {R"({"gpus":8,"zero":1})", 8},
+                                                    {R"({"gpus":8,"zero":3,"offload_optimizer":"cpu","offload_params":"cpu"})", 8},
+                                                    {R"({"gpus":4,"fsdp":true})", 4}};
+  for (const auto& [p, gpus] : cases) {
+    const Result r = RunWith(p);
+    ASSERT_EQ(r.ranks.size(), 1u) << p;
+    const RankResult& k = r.ranks[0];
+    EXPECT_EQ(k.role, "all");
+    EXPECT_EQ(k.count, gpus) << p;
+    EXPECT_EQ(k.peak_allocated_bytes, r.gpu.peak_allocated_bytes) << p;
+    EXPECT_EQ(k.reserved_bytes, r.gpu.reserved_bytes) << p;
+    EXPECT_EQ(k.device_total_bytes, r.gpu.device_total_bytes) << p;
+    EXPECT_EQ(k.host_bytes, r.cpu.bytes) << p;
+    EXPECT_EQ(k.phase_peaks.backward, r.gpu.phase_peaks.backward) << p;
+    ASSERT_EQ(k.breakdown.size(), r.gpu.breakdown.size()) << p;
+    for (size_t i = 0; i < k.breakdown.size(); ++i) EXPECT_EQ(k.breakdown[i].bytes, r.gpu.breakdown[i].bytes) << p << " " << k.breakdown[i].key;
+  }
 }
 
 }  // namespace

@@ -197,6 +197,9 @@ TEST(Properties, InvariantChecksRejectTamperedResults) {
       {"param_buckets_sum_to_total", [&](json& r) { add(r, {"params", "by_module", "norms"}, 1); }},
       {"timeline_max_is_peak", [&](json& r) { r["timeline"][0]["allocated_bytes"] = peak + 1; }},
       {"phase_peaks_at_most_peak", [&](json& r) { r["gpu"]["phase_peaks"]["load"] = peak + 1; }},
+      {"rank_timeline_max_is_peak", [&](json& r) { r["ranks"][0]["timeline"][0]["allocated_bytes"] = peak + 1; }},
+      {"gpu_is_worst_rank", [&](json& r) { r["ranks"][0]["peak_allocated_bytes"] = peak + 1; }},
+      {"node_host_ram_is_rank_times_processes", [&](json& r) { add(r, {"cpu", "node_bytes"}, 1); }},
   };
   for (const auto& inv : ResultInvariants()) {
     EXPECT_FALSE(inv.check(r0).has_value()) << inv.name << " rejects the untouched result: " << inv.check(r0).value_or("");

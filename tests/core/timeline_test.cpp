@@ -2,7 +2,8 @@
 // the headline peak, to the byte, and each phase's highest point is that phase's peak. The peak is
 // a maximum over moments; if the chart were drawn from other numbers (unsharded gradients under
 // ZeRO, a loss head's moments left out, a load that is not a moment) the two would disagree and the
-// page would show a chart above the capacity line next to "Fits". Checked over the generated grid
+// page would show a chart above the capacity line next to "Fits". The same holds per rank: each
+// role of ranks[] peaks at its own peak, and gpu is the worst rank. Checked over the generated grid
 // (scenario_grid.h), the measured CPU fixtures and the GPU accuracy rows.
 #include <algorithm>
 #include <iostream>
@@ -25,6 +26,8 @@ struct Violations {
   int phase = 0;      // some phase's max(timeline) != its phase peak
   int peak_phase = 0;  // no timeline point at the peak carries peak_phase
   int explain_off = 0;  // without explain strings (and timeline) the figures differ
+  int rank_peak = 0;   // some rank role's max(timeline) != its peak_allocated (or a phase's != its phase peak)
+  int worst = 0;       // gpu is not the worst rank, or the role counts do not add up to parallel.gpus
   std::string first;  // the first failing scenario, for the message
 };
 
@@ -34,6 +37,39 @@ int64_t PhasePeak(const PhasePeaks& p, const std::string& phase) {
   if (phase == "backward") return p.backward;
   if (phase == "optimizer_step") return p.optimizer_step;
   return -1;  // zero_grad, prefill, decode: no phase peak of their own
+}
+
+// Per rank: every role's timeline peaks at that role's peak (and, in training, each phase at its
+// phase peak); gpu is the worst rank and the roles count every GPU once.
+void CheckRanks(const std::string& json, const Scenario& s, const Result& r, Violations* v) {
+  int64_t count = 0;
+  const RankResult* worst = nullptr;
+  for (const RankResult& k : r.ranks) {
+    count += k.count;
+    if (worst == nullptr || k.device_total_bytes > worst->device_total_bytes) worst = &k;
+    int64_t highest = -1;
+    std::map<std::string, int64_t> by_phase;
+    for (const auto& p : k.timeline) {
+      highest = std::max(highest, p.allocated_bytes);
+      by_phase[p.phase] = std::max(by_phase[p.phase], p.allocated_bytes);
+    }
+    bool ok = highest == k.peak_allocated_bytes;
+    if (s.mode == Mode::kTrain) {
+      for (const char* phase : {"load", "forward", "backward", "optimizer_step"}) {
+        auto it = by_phase.find(phase);
+        ok = ok && it != by_phase.end() && it->second == PhasePeak(k.phase_peaks, phase);
+      }
+    }
+    if (!ok) {
+      ++v->rank_peak;
+      if (v->first.empty()) v->first = json + ": rank " + k.role + " max(timeline) " + std::to_string(highest) + " != its peak " + std::to_string(k.peak_allocated_bytes) + " (or a phase maximum differs)";
+    }
+  }
+  if (worst == nullptr || count != s.parallel.gpus || worst->device_total_bytes != r.gpu.device_total_bytes ||
+      worst->peak_allocated_bytes != r.gpu.peak_allocated_bytes || worst->reserved_bytes != r.gpu.reserved_bytes) {
+    ++v->worst;
+    if (v->first.empty()) v->first = json + ": gpu is not the worst rank (" + std::to_string(r.ranks.size()) + " roles, counts " + std::to_string(count) + ")";
+  }
 }
 
 void Check(const std::string& json, Violations* v) {
@@ -57,6 +93,7 @@ void Check(const std::string& json, Violations* v) {
       quiet.peak_at != r.peak_at || quiet.timeline.empty() != (s.value().mode == Mode::kTrain)) {  // inference engines always draw theirs
     if (v->explain_off++ == 0 && v->first.empty()) v->first = json + ": explain off changes the figures";
   }
+  CheckRanks(json, s.value(), r, v);
   if (r.timeline.empty()) {
     ++v->peak;
     if (v->first.empty()) v->first = json + " (empty timeline)";
@@ -104,8 +141,11 @@ TEST(Timeline, MaxEqualsPeakOverTheTrainingGrid) {
   EXPECT_EQ(v.phase, 0) << v.first;
   EXPECT_EQ(v.peak_phase, 0) << v.first;
   EXPECT_EQ(v.explain_off, 0) << v.first;
+  EXPECT_EQ(v.rank_peak, 0) << v.first;
+  EXPECT_EQ(v.worst, 0) << v.first;
   std::cout << "[ timeline ] training grid: " << v.scenarios << " scenarios (" << v.refused << " refused), max != peak in " << v.peak
-            << ", phase max != phase peak in " << v.phase << ", peak_phase absent at the peak in " << v.peak_phase << "\n";
+            << ", phase max != phase peak in " << v.phase << ", peak_phase absent at the peak in " << v.peak_phase
+            << ", per rank max != peak in " << v.rank_peak << ", gpu != worst rank in " << v.worst << "\n";
 }
 
 TEST(Timeline, MaxEqualsPeakOverTheInferenceGrid) {
@@ -114,6 +154,8 @@ TEST(Timeline, MaxEqualsPeakOverTheInferenceGrid) {
   EXPECT_GE(v.scenarios, 400);
   EXPECT_EQ(v.peak, 0) << v.first;
   EXPECT_EQ(v.explain_off, 0) << v.first;
+  EXPECT_EQ(v.rank_peak, 0) << v.first;
+  EXPECT_EQ(v.worst, 0) << v.first;
   std::cout << "[ timeline ] inference grid: " << v.scenarios << " scenarios (" << v.refused << " refused), max != peak in " << v.peak << "\n";
 }
 
@@ -138,6 +180,8 @@ TEST(Timeline, MaxEqualsPeakOverTheFixtures) {
   EXPECT_EQ(v.phase, 0) << v.first;
   EXPECT_EQ(v.peak_phase, 0) << v.first;
   EXPECT_EQ(v.explain_off, 0) << v.first;
+  EXPECT_EQ(v.rank_peak, 0) << v.first;
+  EXPECT_EQ(v.worst, 0) << v.first;
 }
 
 }  // namespace

@@ -108,8 +108,7 @@ TEST(WarningCodes, EveryRaisedCodeIsInTheTableAndEveryCodeIsRaised) {
   // not_estimated is reachable only through the typed API (the JSON reader refuses such input).
   Scenario s;
   s.mode = Mode::kInference;
-  Result r;
-  EstimateInference(s, &r);
+  Result r = Estimate(s);
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_EQ(r.warnings[0].code, "not_estimated");
   raised.emplace(r.warnings[0].code, "typed Scenario{} in inference mode");

@@ -243,6 +243,8 @@ add("full_llama31_8b_1gpu_zero2_offload_optimizer", train(LLAMA31_8B, method="fu
 add("full_llama31_8b_4gpu_zero2_offload_optimizer", train(LLAMA31_8B, method="full", precision="mixed_bf16",
                                                           parallel={"gpus": 4, "zero": 2, "offload_optimizer": "cpu"}))
 add("full_llama31_405b_64gpu_zero3", train(LLAMA31_405B, method="full", parallel={"gpus": 64, "zero": 3}))
+add("full_llama31_70b_16gpu_4_per_node_zero3_offload_optimizer", train(LLAMA31_70B, method="full",
+                                                                     parallel={"gpus": 16, "gpus_per_node": 4, "zero": 3, "offload_optimizer": "cpu"}))
 add("full_llama31_405b_512gpu_fsdp", train(LLAMA31_405B, method="full", parallel={"gpus": 512, "fsdp": True}, gpu="h200-sxm-141gb"))
 add("lora_llama31_70b_4gpu_zero3", train(LLAMA31_70B, method="lora", parallel={"gpus": 4, "zero": 3}))
 add("lora_llama31_8b_2gpu_zero2", train(LLAMA31_8B, method="lora", parallel={"gpus": 2, "zero": 2}))
@@ -478,6 +480,7 @@ add("fsdp_and_zero", train(LLAMA31_8B, parallel={"gpus": 2, "zero": 2, "fsdp": T
 add("tp_not_dividing_heads", infer(LLAMA31_8B, parallel={"gpus": 3, "tp": 3}), "error")
 add("ep_not_dividing_experts", train(MIXTRAL_8X7B, parallel={"gpus": 3, "ep": 3}), "error")
 add("pp_over_layers", train(GPT2, parallel={"gpus": 16, "pp": 16}), "error")
+add("gpus_per_node_zero", train(LLAMA31_8B, parallel={"gpus": 8, "gpus_per_node": 0}), "error")
 add("unknown_gpu_with_hint", {"model": LLAMA31_8B, "gpu": "h100"}, "error")
 add("custom_gpu_without_memory", {"model": LLAMA31_8B, "gpu": {"name": "mystery"}}, "error")
 add("gpu_memory_utilization_2", infer(LLAMA31_8B, engine="vllm", gpu_memory_utilization=2), "error")

@@ -24,7 +24,8 @@ struct Term {
 };
 
 // The moments the peak is taken from (training: train/moment.h; inference: each engine), in time
-// order: max(allocated_bytes) == gpu.peak_allocated_bytes, and each phase's maximum == its phase peak.
+// order: max(allocated_bytes) == gpu.peak_allocated_bytes, and each phase's maximum == its phase peak
+// (for Result::timeline, the worst rank's; for each RankResult, that rank's own).
 struct TimelinePoint {
   std::string phase;  // "load", "forward", "backward", "optimizer_step", "zero_grad", "prefill", "decode"
   std::string step;   // "layer 3", "lm_head", "cross_entropy", ...
@@ -57,9 +58,31 @@ struct GpuResult {
   std::string load_explain;
 };
 
+// Host RAM. `bytes` and `breakdown` are one rank's process (training: each GPU's own process, e.g.
+// its offloaded shard; transformers' device_map="auto" and llama.cpp: the one process of the job);
+// `node_bytes` is what the fullest host needs: bytes x the processes it runs (node_processes =
+// min(gpus, gpus_per_node) with one process per GPU: training, vLLM, transformers with tp > 1;
+// 1 otherwise). Offload on an 8-GPU node needs 8x what one rank offloads.
 struct CpuResult {
-  int64_t bytes = 0;  // host RAM needed
+  int64_t bytes = 0;  // host RAM needed by one rank's process
   std::vector<Term> breakdown;
+  int64_t node_processes = 1;  // processes on the fullest host, each holding `bytes`
+  int64_t node_bytes = 0;      // host RAM of the fullest host: sum over its processes
+};
+
+// One rank role (parallel/topology.h): `count` GPUs that hold the same bytes. The fields mean what
+// the same fields of GpuResult and Result mean, for one GPU of this role (the breakdown without
+// explain strings); `host_bytes` is the host RAM of one of its processes (CpuResult::bytes).
+struct RankResult {
+  std::string role;  // "all" while every rank of the job is alike
+  int64_t count = 0;
+  std::vector<Term> breakdown;
+  int64_t peak_allocated_bytes = 0;
+  int64_t reserved_bytes = 0;
+  int64_t device_total_bytes = 0;
+  std::vector<TimelinePoint> timeline;
+  PhasePeaks phase_peaks;
+  int64_t host_bytes = 0;
 };
 
 struct InferenceCapacity {
@@ -92,11 +115,12 @@ struct Result {
   int schema = kSchemaVersion;
   ParamCounts params;
   int64_t trainable_params = 0;
-  GpuResult gpu;
+  GpuResult gpu;  // the worst rank: the role with the largest device_total_bytes (the first on a tie)
   CpuResult cpu;
+  std::vector<RankResult> ranks;  // every distinct rank role, with its count (sum = parallel.gpus)
   std::string peak_phase;
   std::string peak_at;  // what is running at the peak ("cross_entropy", "layer 31 attention", ...)
-  std::vector<TimelinePoint> timeline;
+  std::vector<TimelinePoint> timeline;  // the worst rank's (gpu's)
   InferenceCapacity inference;
   TrainingCapacity training;
   Issues warnings;

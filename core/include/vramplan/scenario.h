@@ -118,7 +118,10 @@ struct InferenceConfig {
 };
 
 struct ParallelConfig {
+  // The GPUs the job occupies, one rank each: gpus = dp x tp x pp x cp (parallel/topology.h). Every
+  // result figure under gpu/ranks is for one GPU.
   int64_t gpus = 1;
+  int64_t gpus_per_node = 0;  // GPUs sharing one host (host RAM per node); 0: min(gpus, 8)
   int64_t tp = 1;
   int64_t pp = 1;
   int64_t cp = 1;

@@ -1,4 +1,5 @@
 #include "gpu/caching_allocator.h"
+#include "units.h"
 
 #include <algorithm>
 #include <cassert>
@@ -15,13 +16,13 @@ constexpr int64_t kMinLargeAlloc = 10 * kMiB;
 constexpr int64_t kRoundLarge = 2 * kMiB;
 
 int64_t RoundSize(int64_t bytes) {
-  return bytes < kMinBlockSize ? kMinBlockSize : kMinBlockSize * ((bytes + kMinBlockSize - 1) / kMinBlockSize);
+  return bytes < kMinBlockSize ? kMinBlockSize : kMinBlockSize * CeilDiv(bytes, kMinBlockSize);
 }
 
 int64_t SegmentSize(int64_t size) {
   if (size <= kSmallSize) return kSmallBuffer;
   if (size < kMinLargeAlloc) return kLargeBuffer;
-  return kRoundLarge * ((size + kRoundLarge - 1) / kRoundLarge);
+  return kRoundLarge * CeilDiv(size, kRoundLarge);
 }
 
 }  // namespace

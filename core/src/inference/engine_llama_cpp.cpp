@@ -20,6 +20,7 @@
 #include "inference/engines.h"
 #include "inference/kv_cache.h"
 #include "inference/weight_formats.h"
+#include "units.h"
 #include "util/checked_math.h"
 
 namespace vramplan {
@@ -31,12 +32,12 @@ using engine_util::Warn;
 
 namespace {
 
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t Pad(int64_t a, int64_t p) { return Mul(CeilDiv(a, p), p); }
 
 }  // namespace
 
-void EstimateLlamaCppEngine(const Scenario& s, Result* r, bool explain) {
+void EstimateLlamaCppEngine(const Scenario& s, const RankShard& rank, Result* r, bool explain) {
+  (void)rank;  // llama.cpp's layer split over several GPUs is not modeled: the rank holds every offloaded layer
   const ModelSpec& m = s.model;
   const InferenceConfig& inf = s.inference;
   const int64_t L = m.num_layers, h = m.hidden_size, V = m.vocab_size;

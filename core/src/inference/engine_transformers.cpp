@@ -30,6 +30,7 @@
 #include "inference/engines.h"
 #include "inference/kv_cache.h"
 #include "inference/weight_formats.h"
+#include "units.h"
 #include "util/checked_math.h"
 
 namespace vramplan {
@@ -41,22 +42,20 @@ using engine_util::Warn;
 
 namespace {
 
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 struct LayerPeak {
   int64_t bytes = 0;
   std::string what;
 };
 
 // Largest set of live temporaries inside one decoder layer for `tokens` tokens (batch x seq).
-LayerPeak PrefillLayerPeak(const ModelSpec& m, const InferenceConfig& inf, int64_t batch, int64_t seq, int64_t tp, int64_t dt) {
+LayerPeak PrefillLayerPeak(const ModelSpec& m, const InferenceConfig& inf, int64_t batch, int64_t seq, const RankShard& rank, int64_t dt) {
   const int64_t T = Mul(batch, seq), h = m.hidden_size;
   LayerPeak best;
   for (size_t ki = 0; ki < m.kinds.size(); ++ki) {
     const LayerKind& k = m.kinds[ki];
     const AttentionGeometry& a = k.attention;
-    int64_t heads = CeilDiv(a.num_heads, tp);
-    int64_t kv = a.mla ? heads : std::max<int64_t>(1, CeilDiv(a.num_kv_heads, tp));
+    int64_t heads = rank.Columns(a.num_heads);
+    int64_t kv = a.mla ? heads : rank.KvHeads(a.num_kv_heads);
     int64_t d = a.head_dim, vd = a.v_head_dim > 0 ? a.v_head_dim : a.head_dim;
     // Hidden-size tensors alive in the last layer: inputs_embeds (held by the model's forward),
     // the layer's input (held by the decoder loop), the residual and the normed input.
@@ -73,11 +72,11 @@ LayerPeak PrefillLayerPeak(const ModelSpec& m, const InferenceConfig& inf, int64
     }
     int64_t mlp = 0;
     if (k.mlp.num_experts > 0) {
-      int64_t inter = CeilDiv(k.mlp.intermediate, tp), shared = CeilDiv(k.mlp.shared_intermediate, tp);
+      int64_t inter = rank.Columns(k.mlp.intermediate), shared = rank.Columns(k.mlp.shared_intermediate);
       int64_t routed_rows = CeilDiv(Mul(T, std::max<int64_t>(k.mlp.experts_per_token, 1)), k.mlp.num_experts);
       mlp = Add(base, Mul(T, h, dt), Mul(T, k.mlp.num_experts, 4), Mul(std::max(Mul(3, inter, routed_rows), Mul(3, shared, T)), dt));
     } else {
-      int64_t inter = CeilDiv(k.mlp.intermediate, tp);
+      int64_t inter = rank.Columns(k.mlp.intermediate);
       mlp = Add(base, Mul(k.mlp.kind == MlpKind::kGated ? 3 : 2, T, inter, dt));
     }
     if (attn > best.bytes) best = {attn, "attention"};
@@ -101,13 +100,13 @@ int64_t KernelScratch(const ModelSpec& m, WeightFormat f, int64_t prefill_rows, 
 
 }  // namespace
 
-void EstimateTransformersEngine(const Scenario& s, Result* r, bool explain) {
+void EstimateTransformersEngine(const Scenario& s, const RankShard& rank, Result* r, bool explain) {
   const ModelSpec& m = s.model;
   const InferenceConfig& inf = s.inference;
-  const int64_t tp = std::max<int64_t>(s.parallel.tp, 1);
+  const int64_t tp = rank.tp;
   const int64_t b = inf.batch_size, prompt = inf.prompt_len, total_len = engine_util::PromptPlusNew(s);
   const int64_t dt = ComputeDtypeBytes(inf.weights);
-  const int64_t V = CeilDiv(m.vocab_size, tp), h = m.hidden_size;
+  const int64_t V = rank.Columns(m.vocab_size), h = m.hidden_size;
 
   if (IsGguf(inf.weights)) Warn(r, explain, WarningCode::kSubstituted, "inference.weights", "GGUF weights are run by llama.cpp; transformers dequantizes GGUF to 16-bit on load, so the weights are counted in bf16");
   const WeightFormat wf = IsGguf(inf.weights) ? WeightFormat::kBf16 : inf.weights;
@@ -116,13 +115,13 @@ void EstimateTransformersEngine(const Scenario& s, Result* r, bool explain) {
   KvElementSize e = ResolveKvDtype(inf.kv_cache, wf, Engine::kTransformers);
   if (inf.kv_cache == KvDtype::kFp8) Warn(r, explain, WarningCode::kSubstituted, "inference.kv_cache", "transformers has no fp8 KV cache; counted at 1 B/element as an offloaded/quantized cache would be");
 
-  const int64_t split = tp == 1 ? std::max<int64_t>(1, s.parallel.gpus) : 1;  // device_map="auto"
+  const int64_t split = rank.layer_split;  // device_map="auto" (parallel/topology.h)
   if (split > 1) {
-    w.total_bytes = CeilDiv(w.total_bytes, split);
+    w.total_bytes = rank.LayerSplitBytes(w.total_bytes);
     w.explain += ", split by layers over " + std::to_string(split) + " GPUs (device_map=\"auto\", about 1/" + std::to_string(split) + " each)";
   }
-  const int64_t kv_prompt = CeilDiv(KvBytes(groups, e, prompt, b), split);
-  const int64_t kv_final = CeilDiv(KvBytes(groups, e, total_len, b), split);
+  const int64_t kv_prompt = rank.LayerSplitBytes(KvBytes(groups, e, prompt, b));
+  const int64_t kv_final = rank.LayerSplitBytes(KvBytes(groups, e, total_len, b));
   // torch.cat in DynamicCache.update: one layer's K (the largest) exists twice for a moment.
   int64_t cat_transient = 0;
   for (const auto& g : groups) {
@@ -133,7 +132,7 @@ void EstimateTransformersEngine(const Scenario& s, Result* r, bool explain) {
   const int64_t scratch = KernelScratch(m, wf, Mul(b, prompt), tp);
 
   // Prefill.
-  LayerPeak layer = PrefillLayerPeak(m, inf, b, prompt, tp, dt);
+  LayerPeak layer = PrefillLayerPeak(m, inf, b, prompt, rank, dt);
   const int64_t last_logits = Mul(b, V, dt + 4 + 4);  // last-position logits, the fp32 copy, softmax/probs
   int64_t prefill_logits = Add(last_logits, Mul(b, prompt, h, dt));
   if (inf.logits == LogitsKept::kAll) prefill_logits = Add(Mul(b, prompt, V, dt + 4), Mul(b, prompt, h, dt), last_logits);

@@ -23,6 +23,7 @@
 #include "inference/engines.h"
 #include "inference/kv_cache.h"
 #include "inference/weight_formats.h"
+#include "units.h"
 #include "util/checked_math.h"
 
 namespace vramplan {
@@ -35,7 +36,6 @@ using engine_util::Warn;
 namespace {
 
 constexpr int64_t kMiB = 1024 * 1024;
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Non-torch memory that grows during profiling (cuBLAS/cuDNN handles; NCCL buffers with tp > 1).
 // Typical start-up logs print "non_torch_memory takes 0.08-0.20GiB" (docs/accuracy_inference.md).
@@ -47,12 +47,12 @@ int64_t CudaGraphBytes(int64_t largest_batch_act, int64_t graphs) { return large
 
 }  // namespace
 
-void EstimateVllmEngine(const Scenario& s, Result* r, bool explain) {
+void EstimateVllmEngine(const Scenario& s, const RankShard& rank, Result* r, bool explain) {
   const ModelSpec& m = s.model;
   const InferenceConfig& inf = s.inference;
-  const int64_t tp = std::max<int64_t>(s.parallel.tp, 1);
+  const int64_t tp = rank.tp;
   const int64_t dt = ComputeDtypeBytes(inf.weights);
-  const int64_t h = m.hidden_size, V = CeilDiv(m.vocab_size, tp);
+  const int64_t h = m.hidden_size, V = rank.Columns(m.vocab_size);
   const int64_t capacity = s.gpu.memory_bytes;
   const int64_t max_model_len = inf.max_model_len > 0 ? inf.max_model_len : engine_util::PromptPlusNew(s);
   // Default token budget of the V1 scheduler for `vllm serve`: 8192 on GPUs with >= 70 GiB,
@@ -80,14 +80,14 @@ void EstimateVllmEngine(const Scenario& s, Result* r, bool explain) {
   int64_t layer_act = 0;
   for (const auto& k : m.kinds) {
     const AttentionGeometry& a = k.attention;
-    int64_t heads = CeilDiv(a.num_heads, tp), kvh = a.mla ? 1 : std::max<int64_t>(1, CeilDiv(a.num_kv_heads, tp));
+    int64_t heads = rank.Columns(a.num_heads), kvh = a.mla ? 1 : rank.KvHeads(a.num_kv_heads);
     int64_t attn = Mul(mnbt, 2 * h + heads * a.head_dim * 2 + kvh * 2 * a.head_dim, dt);
     int64_t mlp;
     if (k.mlp.num_experts > 0) {
-      int64_t inter = CeilDiv(k.mlp.intermediate, tp);
+      int64_t inter = rank.Columns(k.mlp.intermediate);
       mlp = Add(Mul(mnbt, Add(2 * h, Mul(k.mlp.experts_per_token, 3 * inter + h)), dt), Mul(mnbt, k.mlp.num_experts, 4));
     } else {
-      mlp = Mul(mnbt, 2 * h + 3 * CeilDiv(k.mlp.intermediate, tp), dt);
+      mlp = Mul(mnbt, 2 * h + 3 * rank.Columns(k.mlp.intermediate), dt);
     }
     layer_act = std::max({layer_act, attn, mlp});
   }

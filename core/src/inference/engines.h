@@ -7,17 +7,22 @@
 #include <string>
 
 #include "diagnostics/warning_codes.h"
+#include "parallel/shard.h"
 #include "vramplan/result.h"
 #include "vramplan/scenario.h"
 
 namespace vramplan {
 
+// Each engine fills what one rank of role `rank.role` holds: tensor-parallel splits and the layer
+// split go through `rank` (parallel/shard.h).
 // `explain`: build explain strings and warnings (off inside the inverse searches, for speed).
-void EstimateTransformersEngine(const Scenario& s, Result* r, bool explain);
-void EstimateVllmEngine(const Scenario& s, Result* r, bool explain);
-void EstimateLlamaCppEngine(const Scenario& s, Result* r, bool explain);
+void EstimateTransformersEngine(const Scenario& s, const RankShard& rank, Result* r, bool explain);
+void EstimateVllmEngine(const Scenario& s, const RankShard& rank, Result* r, bool explain);
+void EstimateLlamaCppEngine(const Scenario& s, const RankShard& rank, Result* r, bool explain);
 
-// Dispatch on s.inference.engine, then the device overheads (gpu/device_overhead.cpp).
+// Dispatch on s.inference.engine for one rank role.
+void RunInferenceEngine(const Scenario& s, const RankShard& rank, Result* r, bool explain);
+// The same for the job's rank (every rank of an inference job is alike today: one role).
 void RunInferenceEngine(const Scenario& s, Result* r, bool explain);
 
 // Whether the scenario works on the chosen GPU: the memory fits and, for vLLM, the engine starts

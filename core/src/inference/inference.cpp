@@ -30,12 +30,17 @@ void Warn(Result* r, bool explain, WarningCode code, const std::string& field, c
 
 }  // namespace engine_util
 
-void RunInferenceEngine(const Scenario& s, Result* r, bool explain) {
+void RunInferenceEngine(const Scenario& s, const RankShard& rank, Result* r, bool explain) {
   switch (s.inference.engine) {
-    case Engine::kVllm: EstimateVllmEngine(s, r, explain); break;
-    case Engine::kLlamaCpp: EstimateLlamaCppEngine(s, r, explain); break;
-    default: EstimateTransformersEngine(s, r, explain); break;
+    case Engine::kVllm: EstimateVllmEngine(s, rank, r, explain); break;
+    case Engine::kLlamaCpp: EstimateLlamaCppEngine(s, rank, r, explain); break;
+    default: EstimateTransformersEngine(s, rank, r, explain); break;
   }
+}
+
+void RunInferenceEngine(const Scenario& s, Result* r, bool explain) {
+  const Topology topology = TopologyOf(s);
+  RunInferenceEngine(s, ShardFor(s, topology, topology.roles.front()), r, explain);
 }
 
 bool InferenceFits(const Scenario& s, const Result& r) {
@@ -46,7 +51,7 @@ bool InferenceFits(const Scenario& s, const Result& r) {
   return true;
 }
 
-void EstimateInference(const Scenario& scenario, Result* result, bool inverse) {
+void EstimateInference(const Scenario& scenario, const RankShard& rank, Result* result, bool inverse) {
   if (scenario.model.kinds.empty() || scenario.model.layer_kind.empty()) {
     result->warnings.push_back(MakeWarning(WarningCode::kNotEstimated, "model", "the model has no decoder layers to estimate"));
     return;
@@ -55,7 +60,7 @@ void EstimateInference(const Scenario& scenario, Result* result, bool inverse) {
     result->warnings.push_back(MakeWarning(WarningCode::kNotEstimated, "inference", "batch_size must be >= 1 and token counts >= 0"));
     return;
   }
-  RunInferenceEngine(scenario, result, true);
+  RunInferenceEngine(scenario, rank, result, true);
   if (scenario.parallel.pp > 1 || scenario.parallel.cp > 1 || scenario.parallel.ep > 1) {
     result->warnings.push_back(MakeWarning(WarningCode::kNotModeled, "parallel", "pipeline/context/expert parallel inference is not modelled; only tp shards weights and KV heads"));
   }

@@ -16,6 +16,7 @@
 #include "gpu/device_overhead.h"
 #include "inference/engines.h"
 #include "inference/weight_formats.h"
+#include "units.h"
 #include "util/checked_math.h"
 #include "util/size_limits.h"
 
@@ -106,7 +107,7 @@ void SolveInverseQuestions(const Scenario& s, Result* r) {
     if (v.inference.max_model_len <= 0) v.inference.max_model_len = len;
     std::optional<Result> p = Probe(v, sizes);
     int64_t block = std::max<int64_t>(1, s.inference.block_size);
-    int64_t per_req = (len + block - 1) / block;
+    int64_t per_req = CeilDiv(len, block);
     int64_t blocks = p ? p->inference.kv_token_capacity / block : 0;
     c.max_batch_fits = p && InferenceFits(v, *p) ? std::min(std::max<int64_t>(1, s.inference.max_num_seqs), blocks / per_req) : 0;
   } else {

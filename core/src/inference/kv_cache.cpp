@@ -3,14 +3,11 @@
 #include <algorithm>
 
 #include "format.h"
+#include "parallel/shard.h"
+#include "units.h"
 #include "util/checked_math.h"
 
 namespace vramplan {
-namespace {
-
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-}  // namespace
 
 KvElementSize ResolveKvDtype(KvDtype kv, WeightFormat weights, Engine engine) {
   if (kv == KvDtype::kAuto) {
@@ -50,7 +47,7 @@ std::vector<KvGroup> KvGroups(const ModelSpec& spec, Engine engine, int64_t tp) 
       g.v_elems = 0;
     } else {
       int64_t kv = a.num_kv_heads > 0 ? a.num_kv_heads : a.num_heads;
-      int64_t per_gpu = kv >= tp ? CeilDiv(kv, tp) : 1;
+      int64_t per_gpu = KvHeadsPerRank(kv, tp);
       int64_t v_dim = a.v_head_dim > 0 ? a.v_head_dim : a.head_dim;
       g.k_elems = per_gpu * a.head_dim;
       g.v_elems = per_gpu * v_dim;

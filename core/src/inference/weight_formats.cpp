@@ -5,11 +5,10 @@
 
 #include "format.h"
 #include "model/quantized_layouts.h"
+#include "units.h"
 
 namespace vramplan {
 namespace {
-
-constexpr int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // sizeof(block_*) from ggml/src/ggml-common.h (QK_K = 256):
 //  q8_0: d(2) + qs[32] = 34 / 32      q4_0: d(2) + qs[16] = 18 / 32     q4_1: d,m(4) + qs[16] = 20 / 32

@@ -3,6 +3,7 @@
 #include "io/result_json.h"
 
 #include "io/json_writer.h"
+#include "parallel/topology.h"
 #include "scenario/fields.h"
 #include "vramplan/estimate.h"
 
@@ -23,6 +24,19 @@ void WriteTerms(JsonWriter& w, const std::vector<Term>& terms) {
   w.BeginObject();
   for (const auto& t : terms) w.Key(t.key).Int(t.bytes);
   w.EndObject();
+}
+
+void WritePhasePeaks(JsonWriter& w, const PhasePeaks& p) {
+  w.Key("phase_peaks").BeginObject().Field("load", p.load).Field("forward", p.forward).Field("backward", p.backward)
+      .Field("optimizer_step", p.optimizer_step).EndObject();
+}
+
+void WriteTimeline(JsonWriter& w, const std::vector<TimelinePoint>& timeline) {
+  w.BeginArray();
+  for (const auto& p : timeline) {
+    w.BeginObject().Field("phase", p.phase).Field("step", p.step).Field("allocated_bytes", p.allocated_bytes).EndObject();
+  }
+  w.EndArray();
 }
 
 void WriteExplain(JsonWriter& w, const std::vector<Term>& terms) {
@@ -65,6 +79,10 @@ void WriteFields(JsonWriter& w, const fields::Field* object, const Scenario& s) 
         else w.Field(key, s.train.lora.targets);
         continue;
       default: break;
+    }
+    if (f->path == "parallel.gpus_per_node") {  // unset (0) means min(gpus, 8): the echo writes what is used
+      w.Field(key, GpusPerNode(s.parallel));
+      continue;
     }
     const Slot slot = f->slot(at);
     switch (slot.kind) {
@@ -169,22 +187,31 @@ std::string ResultToJson(const Scenario& scenario, const Result& r) {
       .Field("device_total_bytes", g.device_total_bytes).Field("headroom_bytes", g.headroom_bytes).Field("fits", g.fits);
   w.Key("breakdown");
   WriteTerms(w, g.breakdown);
-  w.Key("phase_peaks").BeginObject().Field("load", g.phase_peaks.load).Field("forward", g.phase_peaks.forward).Field("backward", g.phase_peaks.backward)
-      .Field("optimizer_step", g.phase_peaks.optimizer_step).EndObject();
+  WritePhasePeaks(w, g.phase_peaks);
   w.Field("saved_activation_bytes", g.saved_activation_bytes).Field("gradient_bytes", g.gradient_bytes)
       .Field("optimizer_state_bytes", g.optimizer_state_bytes).Field("paged_bytes", g.paged_bytes)
       .Field("load_reserved_bytes", g.load_reserved_bytes).Field("load_explain", g.load_explain).EndObject();
   w.Key("cpu").BeginObject().Field("bytes", r.cpu.bytes).Key("breakdown");
   WriteTerms(w, r.cpu.breakdown);
+  w.Field("node_processes", r.cpu.node_processes).Field("node_bytes", r.cpu.node_bytes);
   w.EndObject();
   w.Key("explain");
   WriteExplain(w, g.breakdown);
   w.Key("cpu_explain");
   WriteExplain(w, r.cpu.breakdown);
   w.Field("peak_phase", r.peak_phase).Field("peak_at", r.peak_at);
-  w.Key("timeline").BeginArray();
-  for (const auto& p : r.timeline) {
-    w.BeginObject().Field("phase", p.phase).Field("step", p.step).Field("allocated_bytes", p.allocated_bytes).EndObject();
+  w.Key("timeline");
+  WriteTimeline(w, r.timeline);
+  w.Key("ranks").BeginArray();
+  for (const RankResult& k : r.ranks) {
+    w.BeginObject().Field("role", k.role).Field("count", k.count).Key("breakdown");
+    WriteTerms(w, k.breakdown);
+    w.Field("peak_allocated_bytes", k.peak_allocated_bytes).Field("reserved_bytes", k.reserved_bytes)
+        .Field("device_total_bytes", k.device_total_bytes).Field("host_bytes", k.host_bytes);
+    WritePhasePeaks(w, k.phase_peaks);
+    w.Key("timeline");
+    WriteTimeline(w, k.timeline);
+    w.EndObject();
   }
   w.EndArray();
   if (r.inference.present) {

@@ -14,6 +14,7 @@
 #include "model/catalog.h"
 #include "model/families/registry.h"
 #include "model/hf_config.h"
+#include "parallel/topology.h"
 #include "scenario/fields.h"
 #include "vramplan/estimate.h"
 
@@ -235,16 +236,10 @@ void CheckTrain(const TrainConfig& t, Issues* errors) {
   }
 }
 
+// Cross-field checks of the degrees, validated once into the job's topology (parallel/topology.h).
 void CheckParallel(const ParallelConfig& p, Issues* errors) {
   if (!errors->empty()) return;
-  int64_t model_parallel = p.tp * p.pp * p.cp;
-  if (p.gpus % model_parallel != 0) {
-    io::AddError(errors, "invalid_value", "parallel.gpus",
-                 "parallel.gpus (" + std::to_string(p.gpus) + ") must be a multiple of tp x pp x cp (" + std::to_string(model_parallel) + ")");
-  }
-  if (p.fsdp && p.zero > 0) {
-    io::AddError(errors, "invalid_value", "parallel.fsdp", "choose either parallel.fsdp or parallel.zero, not both");
-  }
+  ValidateTopology(p, errors);
 }
 
 // Reads the fields of `object` (nullptr: the document) from `v` in the table's order, rejects every
@@ -336,22 +331,7 @@ void ValidateAgainstModel(const Scenario& s, Issues* errors) {
       break;
     }
   }
-  const ParallelConfig& p = s.parallel;
-  for (const auto& kind : s.model.kinds) {
-    if (p.tp > 1 && kind.attention.num_heads % p.tp != 0) {
-      io::AddError(errors, "invalid_value", "parallel.tp",
-                   "parallel.tp (" + std::to_string(p.tp) + ") must divide the number of attention heads (" + std::to_string(kind.attention.num_heads) + ")");
-      break;
-    }
-    if (p.ep > 1 && (kind.mlp.num_experts == 0 ? false : kind.mlp.num_experts % p.ep != 0)) {
-      io::AddError(errors, "invalid_value", "parallel.ep",
-                   "parallel.ep (" + std::to_string(p.ep) + ") must divide the number of experts (" + std::to_string(kind.mlp.num_experts) + ")");
-      break;
-    }
-  }
-  if (p.pp > s.model.num_layers) {
-    io::AddError(errors, "invalid_value", "parallel.pp", "parallel.pp must be at most the number of layers (" + std::to_string(s.model.num_layers) + ")");
-  }
+  ValidateTopologyForModel(s.parallel, s.model, errors);  // parallel/topology.h
 }
 
 }  // namespace

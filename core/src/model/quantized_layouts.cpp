@@ -1,4 +1,5 @@
 #include "model/quantized_layouts.h"
+#include "units.h"
 
 namespace vramplan {
 
@@ -21,7 +22,7 @@ int64_t TorchaoNf4Bytes(int64_t n) {
 int64_t Int8RowwiseBytes(int64_t in, int64_t out) { return in * out + 4 * out; }
 
 int64_t GroupQuantBytes(int64_t in, int64_t out, int bits, int group_size, bool g_idx) {
-  const int64_t groups = group_size <= 0 ? 1 : (in + group_size - 1) / group_size;
+  const int64_t groups = group_size <= 0 ? 1 : CeilDiv(in, group_size);
   return in * out * bits / 8 + groups * out * bits / 8 + groups * out * 2 + (g_idx ? 4 * in : 0);
 }
 

@@ -4,9 +4,9 @@
 
 namespace vramplan {
 
-DataParallel DataParallelFor(const ParallelConfig& p) {
+DataParallel DataParallelFor(const ParallelConfig& p, int64_t dp) {
   DataParallel d;
-  d.dp = std::max<int64_t>(1, p.gpus / std::max<int64_t>(1, p.tp * p.pp * p.cp));
+  d.dp = std::max<int64_t>(1, dp);
   const int stage = p.fsdp ? 3 : p.zero;
   d.fsdp = p.fsdp;
   d.shard_states = stage >= 1;

@@ -27,10 +27,11 @@
 //           self.overlap_comm`): every gradient stays in param.grad, in full, until reduce_gradients()
 //           after the backward. (With overlap_comm it reduces in the hooks like ZeRO-2; counted here
 //           as without: an over-estimate.)
-// dp = gpus / (tp x pp x cp). Tensor/pipeline/context/expert parallelism are not modeled yet.
+// dp = gpus / (tp x pp x cp) (parallel/topology.h). Tensor/pipeline/context/expert parallelism are
+// not modeled yet for training.
 //
-// RankView is the one place where a moment of the step, built as one device would hold it, becomes
-// what one rank holds: every moment (the load, each forward and backward point, the optimizer
+// RankView (reached through the shard step, parallel/shard.h) is the one place where a moment of
+// the step, built as one device would hold it, becomes what one rank holds: every moment (the load, each forward and backward point, the optimizer
 // step) goes through it before the peak is taken, so the peak, the per-phase peaks and the
 // timeline all see the same sharded bytes.
 #pragma once
@@ -39,6 +40,7 @@
 #include <cstdint>
 
 #include "train/moment.h"
+#include "units.h"
 #include "vramplan/scenario.h"
 
 namespace vramplan {
@@ -55,10 +57,11 @@ struct DataParallel {
   int64_t reduce_bucket_elements = 0;      // DeepSpeed ZeRO 1-3: reduce_bucket_size
   int64_t backward_bucket_elements = 0;    // ZeRO-1/2 ipg buffers, alive during backward
   int64_t persistent_bucket_elements = 0;  // ZeRO-3 ipg buffer, alive all along
-  int64_t Shard(int64_t bytes) const { return dp <= 1 ? bytes : (bytes + dp - 1) / dp; }
+  int64_t Shard(int64_t bytes) const { return dp <= 1 ? bytes : CeilDiv(bytes, dp); }
 };
 
-DataParallel DataParallelFor(const ParallelConfig& parallel);
+// `dp`: the data-parallel degree (parallel/topology.h).
+DataParallel DataParallelFor(const ParallelConfig& parallel, int64_t dp);
 
 struct RankView {
   DataParallel dp;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "format.h"
+#include "units.h"
 
 namespace vramplan {
 
@@ -62,8 +63,8 @@ LossHead ComputeLossHead(const TrainConfig& train, const FrameworkConfig& fw, co
     }
     case LossImpl::kFusedLinear: {
       // Liger: rows per chunk = next_pow2(ceil(T / ceil(V / h))); per chunk fp32 logits + their grad.
-      const int64_t inc = std::max<int64_t>(1, (V + h - 1) / h);
-      int64_t rows = std::max<int64_t>(1, (T + inc - 1) / inc);
+      const int64_t inc = std::max<int64_t>(1, CeilDiv(V, h));
+      int64_t rows = std::max<int64_t>(1, CeilDiv(T, inc));
       int64_t pow2 = 1;
       while (pow2 < rows) pow2 *= 2;
       rows = std::min(pow2, T);

@@ -119,7 +119,7 @@ int64_t SmallestGpusFitting(Scenario work, const ModelSizes& sizes, int64_t capa
   if (max_dp < 2) return 0;
   const int64_t t2 = total(2);
   if (t2 <= capacity) return 2 * mp;
-  if (!DataParallelFor(work.parallel).shard_states || max_dp < 3) return 0;
+  if (!DataParallelFor(work.parallel, 2).shard_states || max_dp < 3) return 0;
   const int64_t tmax = total(max_dp);
   if (tmax > capacity) return 0;
   // invariant: !fits(bad), fits(good)

@@ -13,7 +13,7 @@
 #include "diagnostics/warning_codes.h"
 #include "format.h"
 #include "gpu/device_overhead.h"
-#include "parallel/data_parallel.h"
+#include "parallel/shard.h"
 #include "train/activations.h"
 #include "train/load_phase.h"
 #include "train/logits_loss.h"
@@ -74,7 +74,7 @@ int64_t LinearGradBytes(const LinearSpec& l, const LayerPlan& lp, const TrainCon
 
 }  // namespace
 
-void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
+void EstimateTraining(const Scenario& sc, const RankShard& rank, Result* r, bool explain) {
   const ModelSpec& model = sc.model;
   const TrainConfig& train = sc.train;
   const FrameworkConfig& fw = sc.framework;
@@ -237,8 +237,8 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
 
   const int64_t grads_resident = train.grad_accum_steps > 1 ? grads_total : 0;
 
-  // ---- data parallel: what one rank holds (parallel/data_parallel.h), applied to every moment below
-  const DataParallel dp = DataParallelFor(sc.parallel);
+  // ---- data parallel: what one rank holds (the shard step, parallel/shard.h), applied to every moment below
+  const DataParallel& dp = rank.data;
   // DeepSpeed's gradient buckets hold the trainable parameters' gradients (16-bit under ZeRO's
   // fp16/bf16 modes, which also cast LoRA adapters: engine module.half()/bfloat16()).
   const int64_t bucket_dtype = plan.lora_params > 0 && plan.trainable_params == plan.lora_params ? std::min<int64_t>(plan.adapter_bytes_per_param, prec.weight)
@@ -250,7 +250,7 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
     const int64_t layer_bytes = L > 0 ? std::max<int64_t>(0, weights.bytes - root_bytes) / L : 0;
     int64_t max_layer_grads = 0;
     for (const auto& li : layers) max_layer_grads = std::max(max_layer_grads, li.grad_bytes);
-    view = RankViewFor(dp, layer_bytes, root_bytes, max_layer_grads, bucket_dtype, prec.grad);
+    view = rank.StatesView(layer_bytes, root_bytes, max_layer_grads, bucket_dtype, prec.grad);
   }
   const int64_t weights_dev = view.Weights(weights.bytes), states_dev = view.States(opt.state_bytes);
   const LoadPhase load = ComputeLoadPhase(sc, plan, prec, weights_dev, explain);
@@ -449,13 +449,7 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
   push(step(Phase::kZeroGrad, At::kZeroGrad));
 
   // ---- host side of data parallelism: what offload moves to host RAM (per rank)
-  if (dp.offload_states) {
-    r->cpu.breakdown.push_back(Term{"offloaded_optimizer_states", dp.Shard(opt.state_bytes) + dp.Shard(4 * plan.trainable_params),
-                                    "optimizer states + fp32 gradients of this rank's 1/" + std::to_string(dp.dp) + " shard in host RAM (DeepSpeedCPUAdam)"});
-  }
-  if (dp.offload_params) {
-    r->cpu.breakdown.push_back(Term{"offloaded_parameters", dp.Shard(weights.bytes), "this rank's parameter shard in host RAM"});
-  }
+  rank.AddOffloadedHostTerms(opt.state_bytes, plan.trainable_params, weights.bytes, explain, &r->cpu.breakdown);
   r->gpu.gradient_bytes = view.Gradients(grads_total);
   r->gpu.optimizer_state_bytes = states_dev;
 
@@ -557,6 +551,11 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
   if (model.kinds.size() > 0 && (last_kind.attention.mla || last_kind.mlp.num_experts > 0 || last_kind.norms.empty() || last_kind.parallel_residual)) {
     r->warnings.push_back(MakeWarning(WarningCode::kApproximate, "model", "activation memory of this architecture (MoE/MLA/parallel-residual) follows the same autograd rules but has no measured fixture yet"));
   }
+}
+
+void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
+  const Topology topology = TopologyOf(sc);
+  EstimateTraining(sc, ShardFor(sc, topology, topology.roles.front()), r, explain);
 }
 
 }  // namespace vramplan

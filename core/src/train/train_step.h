@@ -2,12 +2,16 @@
 // logits and loss -> backward (saved tensors freed, gradients appear) -> optimizer step -> zero_grad.
 #pragma once
 
+#include "parallel/shard.h"
 #include "vramplan/result.h"
 #include "vramplan/scenario.h"
 
 namespace vramplan {
 
-// `explain`: build the explain strings and the timeline (off inside searches, for speed).
+// What one rank of role `rank.role` holds through the step (every moment goes through the shard
+// step). `explain`: build the explain strings and the timeline (off inside searches, for speed).
+void EstimateTraining(const Scenario& scenario, const RankShard& rank, Result* result, bool explain = true);
+// The same for the job's rank (every rank of a training job is alike today: one role).
 void EstimateTraining(const Scenario& scenario, Result* result, bool explain = true);
 
 // Largest micro-batch and sequence length that still fit the GPU (binary search over the same

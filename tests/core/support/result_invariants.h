@@ -4,6 +4,7 @@
 // can check them all on every input that comes back ok.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -206,6 +207,72 @@ inline std::optional<std::string> PhasePeaksAtMostPeak(const json& r) {
   return bad;
 }
 
+// Every rank role: max(its timeline) == its peak_allocated_bytes (as for the top-level timeline).
+inline std::optional<std::string> RankTimelineMaxIsPeak(const json& r) {
+  const json* ranks = Member(r, "ranks");
+  if (ranks == nullptr || !ranks->is_array() || ranks->empty()) return Missing("ranks");
+  for (const auto& k : *ranks) {
+    auto peak = AsInt(Member(k, "peak_allocated_bytes"));
+    const json* tl = Member(k, "timeline");
+    const std::string role = AsString(Member(k, "role")).value_or("?");
+    if (!peak || tl == nullptr || !tl->is_array()) return Missing("ranks[].peak_allocated_bytes / timeline");
+    if (tl->empty()) return "rank " + role + ": timeline is empty";
+    int64_t best = INT64_MIN;
+    for (const auto& p : *tl) {
+      auto v = AsInt(Member(p, "allocated_bytes"));
+      if (!v) return Missing("ranks[].timeline[].allocated_bytes");
+      best = std::max(best, *v);
+    }
+    if (best != *peak) return "rank " + role + ": max(timeline) " + std::to_string(best) + " != peak_allocated " + std::to_string(*peak) + " (diff " + Diff(best, *peak) + ")";
+  }
+  return std::nullopt;
+}
+
+// gpu is the worst rank: its device total is the largest of the ranks', and its peak, reserve and
+// breakdown are that rank's; the ranks' counts add up to parallel.gpus.
+inline std::optional<std::string> GpuIsWorstRank(const json& r) {
+  const json* ranks = Member(r, "ranks");
+  auto gpus = AsInt(At(r, {"scenario", "parallel", "gpus"}));
+  if (ranks == nullptr || !ranks->is_array() || ranks->empty() || !gpus) return Missing("ranks / scenario.parallel.gpus");
+  const json* worst = nullptr;
+  int64_t count = 0;
+  for (const auto& k : *ranks) {
+    auto total = AsInt(Member(k, "device_total_bytes"));
+    auto n = AsInt(Member(k, "count"));
+    if (!total || !n) return Missing("ranks[].device_total_bytes / count");
+    count += *n;
+    if (worst == nullptr || *total > AsInt(Member(*worst, "device_total_bytes")).value_or(INT64_MIN)) worst = &k;
+  }
+  if (count != *gpus) return "rank counts add up to " + std::to_string(count) + ", parallel.gpus is " + std::to_string(*gpus);
+  for (const char* key : {"device_total_bytes", "peak_allocated_bytes", "reserved_bytes"}) {
+    auto g = Gpu(r, key);
+    auto w = AsInt(Member(*worst, key));
+    if (!g || !w) return Missing(key);
+    if (*g != *w) return std::string("gpu.") + key + " " + std::to_string(*g) + " != worst rank's " + std::to_string(*w) + " (" + Diff(*g, *w) + ")";
+  }
+  const json* gb = At(r, {"gpu", "breakdown"});
+  const json* wb = Member(*worst, "breakdown");
+  if (gb == nullptr || wb == nullptr || *gb != *wb) return std::string("gpu.breakdown differs from the worst rank's");
+  return std::nullopt;
+}
+
+// Host RAM per node = one rank's process x the processes on the fullest host (at most gpus_per_node).
+inline std::optional<std::string> NodeHostRamIsRankTimesProcesses(const json& r) {
+  auto bytes = AsInt(At(r, {"cpu", "bytes"}));
+  auto node = AsInt(At(r, {"cpu", "node_bytes"}));
+  auto procs = AsInt(At(r, {"cpu", "node_processes"}));
+  auto per_node = AsInt(At(r, {"scenario", "parallel", "gpus_per_node"}));
+  auto gpus = AsInt(At(r, {"scenario", "parallel", "gpus"}));
+  if (!bytes || !node || !procs || !per_node || !gpus) return Missing("cpu.bytes / node_bytes / node_processes / parallel.gpus_per_node");
+  if (*procs < 1 || *procs > std::min(*per_node, *gpus)) {
+    return "cpu.node_processes " + std::to_string(*procs) + " outside 1..min(gpus, gpus_per_node) = " + std::to_string(std::min(*per_node, *gpus));
+  }
+  int64_t product = 0;
+  if (__builtin_mul_overflow(*bytes, *procs, &product)) return std::string("cpu.bytes x node_processes overflows int64");
+  if (product != *node) return "cpu.node_bytes " + std::to_string(*node) + " != cpu.bytes " + std::to_string(*bytes) + " x " + std::to_string(*procs);
+  return std::nullopt;
+}
+
 }  // namespace invariant_detail
 
 inline const std::vector<NamedInvariant>& ResultInvariants() {
@@ -223,6 +290,9 @@ inline const std::vector<NamedInvariant>& ResultInvariants() {
       {"param_buckets_sum_to_total", &ParamBucketsSumToTotal},
       {"timeline_max_is_peak", &TimelineMaxIsPeak},
       {"phase_peaks_at_most_peak", &PhasePeaksAtMostPeak},
+      {"rank_timeline_max_is_peak", &RankTimelineMaxIsPeak},
+      {"gpu_is_worst_rank", &GpuIsWorstRank},
+      {"node_host_ram_is_rank_times_processes", &NodeHostRamIsRankTimesProcesses},
   };
   return all;
 }

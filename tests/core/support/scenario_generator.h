@@ -80,6 +80,7 @@ inline json GenerateParallelForTraining(Rng& rng) {
   if (sharded_params && rng.Chance(0.2)) par["offload_params"] = "cpu";
   if (par.value("zero", 0) >= 1 && rng.Chance(0.2)) par["reduce_bucket_size"] = rng.Pick<int64_t>({50000000, 200000000, 500000000});
   if (par.value("zero", 0) >= 1 && rng.Chance(0.2)) par["overlap_comm"] = rng.Chance(0.5);
+  if (rng.Chance(0.2)) par["gpus_per_node"] = rng.Pick<int64_t>({1, 2, 4, 8, 16});
   return par;
 }
 
