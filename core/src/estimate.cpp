@@ -1,8 +1,7 @@
-// estimate(): parse -> dispatch to the training or inference engine -> device overheads -> JSON.
+// The estimate ops: parse -> prepare the model and GPU -> the pipeline (planner/simulate.h) -> JSON;
+// and the listing ops of the op table (api/ops.cpp).
 #include "vramplan/estimate.h"
 
-#include "gpu/device_overhead.h"
-#include "inference/inference.h"
 #include "io/input_limits.h"
 #include "io/json_reader.h"
 #include "io/json_writer.h"
@@ -10,7 +9,8 @@
 #include "io/scenario_json.h"
 #include "model/catalog.h"
 #include "model/hf_config.h"
-#include "train/train_step.h"
+#include "planner/prepared.h"
+#include "planner/simulate.h"
 #include "util/checked_math.h"
 #include "util/size_limits.h"
 
@@ -34,29 +34,44 @@ Result Refused(const Scenario& scenario, Issues errors) {
   return r;
 }
 
-}  // namespace
-
-Result Estimate(const Scenario& scenario, const EstimateOptions& options) {
+// The estimate of a validated scenario from its preparation: the pre-flight, then the pipeline
+// (planner/simulate.h) under the overflow backstop.
+Result EstimatePrepared(const Scenario& scenario, const Prepared& prepared, const EstimateOptions& options) {
   // Pre-flight: byte counts beyond 2^62 B are refused before any int64 arithmetic (util/size_limits.h).
-  Issues too_large = CheckSizeLimits(scenario);
+  Issues too_large = CheckSizeLimits(scenario, prepared.sizes);
   if (!too_large.empty()) return Refused(scenario, std::move(too_large));
   // Backstop: the engines' checked arithmetic flags what the pre-flight did not bound. Inverse-search
   // probes keep their own overflows (they count as "does not fit").
   checked::OverflowScope overflow;
   Result r;
-  r.params = CountParams(scenario.model);
+  r.params = prepared.params;
   r.gpu.id = scenario.gpu.id;
   r.gpu.name = scenario.gpu.name;
   r.gpu.capacity_bytes = scenario.gpu.memory_bytes;
-  if (scenario.mode == Mode::kTrain) {
-    EstimateTraining(scenario, &r, options.explain);
-    if (options.inverse) SolveTrainingCapacity(scenario, &r);
-  } else {
-    EstimateInference(scenario, &r, options.inverse);
-  }
-  ApplyDeviceOverheads(scenario, &r, options.explain);
+  SimulateOptions simulate;
+  simulate.explain = options.explain;
+  simulate.inverse = options.inverse;
+  simulate.warnings = true;
+  Simulate(scenario, prepared, simulate, &r);
   if (overflow.overflowed()) return Refused(scenario, {OverflowIssue(scenario)});
   return r;
+}
+
+}  // namespace
+
+Result Estimate(const Scenario& scenario, const EstimateOptions& options) {
+  return EstimatePrepared(scenario, PrepareModel(scenario), options);
+}
+
+PreparedModel Prepare(const Scenario& scenario) {
+  PreparedModel p;
+  p.state_ = std::make_shared<const Prepared>(PrepareModel(scenario));
+  return p;
+}
+
+Result Estimate(const PreparedModel& prepared, const Scenario& scenario, const EstimateOptions& options) {
+  if (prepared.state_ == nullptr || !PreparedFor(*prepared.state_, scenario)) return Estimate(scenario, options);
+  return EstimatePrepared(scenario, *prepared.state_, options);
 }
 
 std::string EstimateSummaryJson(std::string_view scenario_json) {

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "inference/engines.h"
+#include "planner/prepared.h"
 #include "inference/kv_cache.h"
 #include "io/enum_names.h"
 #include "test_support.h"
@@ -760,7 +761,7 @@ TEST(Overflow, EnginesFlagWhatThePreflightWouldRefuse) {
   {
     checked::OverflowScope overflow;
     Result r;
-    RunInferenceEngine(s.value(), &r, false);
+    RunInferenceEngine(s.value(), PrepareModel(s.value()), &r, false);
     EXPECT_TRUE(overflow.overflowed());
   }
   Scenario llama = s.value();
@@ -770,7 +771,7 @@ TEST(Overflow, EnginesFlagWhatThePreflightWouldRefuse) {
   {
     checked::OverflowScope overflow;
     Result r;
-    RunInferenceEngine(llama, &r, false);
+    RunInferenceEngine(llama, PrepareModel(llama), &r, false);
     EXPECT_TRUE(overflow.overflowed());
   }
   {

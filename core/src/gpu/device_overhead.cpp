@@ -29,22 +29,25 @@ Term* FindTerm(std::vector<Term>* terms, const std::string& key) {
   return nullptr;
 }
 
-bool HopperOrNewer(const GpuEntry* gpu) {
-  if (gpu == nullptr) return false;
-  return gpu->arch == "hopper" || gpu->arch == "blackwell";
-}
-
 }  // namespace
 
-int64_t CublasWorkspaceBytes(const Scenario& s) {
-  if (s.framework.device != Device::kCuda) return 0;
-  return HopperOrNewer(FindGpu(s.gpu.id)) ? 32 * kMiB : 8519680;
+DeviceTraits DeviceTraitsFor(const std::string& gpu_id) {
+  DeviceTraits d;
+  const GpuEntry* gpu = FindGpu(gpu_id);
+  if (gpu == nullptr) return d;  // a custom {name, memory_bytes} GPU: no catalogue facts
+  d.hopper_or_newer = gpu->arch == "hopper" || gpu->arch == "blackwell";
+  d.apple = gpu->vendor == "apple";
+  return d;
 }
 
-int64_t CudaContextBytes(const Scenario& s) {
+int64_t CublasWorkspaceBytes(const Scenario& s, const DeviceTraits& device) {
   if (s.framework.device != Device::kCuda) return 0;
-  const GpuEntry* gpu = FindGpu(s.gpu.id);
-  if (gpu != nullptr && gpu->vendor == "apple") return 0;  // MPS has no separate context reservation
+  return device.hopper_or_newer ? 32 * kMiB : 8519680;
+}
+
+int64_t CudaContextBytes(const Scenario& s, const DeviceTraits& device) {
+  if (s.framework.device != Device::kCuda) return 0;
+  if (device.apple) return 0;  // MPS has no separate context reservation
   // NCCL's communicator buffers are outside PyTorch's allocator too (nccl#964: 544-688 MB per
   // group on A100 NVLink with one all-reduce group).
   const int64_t nccl = s.parallel.gpus > 1 ? kNcclMiB * kMiB : 0;
@@ -62,7 +65,7 @@ int64_t AllocatorOverheadBytes(const Scenario& s, int64_t static_bytes, int64_t 
                                            DynamicReserveFraction(s) * static_cast<double>(dynamic_bytes)));
 }
 
-void ApplyDeviceOverheads(const Scenario& scenario, Result* result, bool explain) {
+void ApplyDeviceOverheads(const Scenario& scenario, const DeviceTraits& device, Result* result, bool explain) {
   GpuResult& g = result->gpu;
   // Make sure every breakdown key exists, in the fixed order.
   std::vector<Term> ordered;
@@ -92,7 +95,7 @@ void ApplyDeviceOverheads(const Scenario& scenario, Result* result, bool explain
   }
   if (!has_context) {
     Term* c = FindTerm(&g.breakdown, "cuda_context");
-    c->bytes = CudaContextBytes(scenario);
+    c->bytes = CudaContextBytes(scenario, device);
     if (explain) c->explain = c->bytes == 0 ? "no CUDA context on this device"
                                : "CUDA context + lazily loaded kernels" + std::string(scenario.parallel.gpus > 1 ? " + NCCL buffers" : "") +
                                      ", outside the allocator: " + Gib(c->bytes) + " (docs/training.md section 7)";

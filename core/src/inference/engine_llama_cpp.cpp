@@ -20,6 +20,7 @@
 #include "inference/engines.h"
 #include "inference/kv_cache.h"
 #include "inference/weight_formats.h"
+#include "planner/prepared.h"
 #include "util/checked_math.h"
 
 namespace vramplan {
@@ -36,7 +37,7 @@ int64_t Pad(int64_t a, int64_t p) { return Mul(CeilDiv(a, p), p); }
 
 }  // namespace
 
-void EstimateLlamaCppEngine(const Scenario& s, Result* r, bool explain) {
+void EstimateLlamaCppEngine(const Scenario& s, const Prepared& prepared, Result* r, bool explain) {
   const ModelSpec& m = s.model;
   const InferenceConfig& inf = s.inference;
   const int64_t L = m.num_layers, h = m.hidden_size, V = m.vocab_size;
@@ -53,7 +54,7 @@ void EstimateLlamaCppEngine(const Scenario& s, Result* r, bool explain) {
     Warn(r, explain, "inference.weights", "llama.cpp runs GGUF files; " + WeightFormatName(wf) + " is counted as gguf_q8_0 (8-bit) or gguf_q4_0 (4-bit)");
     wf = (wf == WeightFormat::kFp8 || wf == WeightFormat::kInt8) ? WeightFormat::kGgufQ8_0 : WeightFormat::kGgufQ4_0;
   }
-  WeightBytes w = ComputeWeightBytes(m, wf, 1);
+  const WeightBytes& w = prepared.WeightBytesFor(m, wf, 1);
   KvElementSize e = ResolveKvDtype(inf.kv_cache, wf, Engine::kLlamaCpp);
   if (inf.kv_cache == KvDtype::kFp8) {
     Warn(r, explain, "inference.kv_cache", "llama.cpp has no fp8 cache type; counted as q8_0");

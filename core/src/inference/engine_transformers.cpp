@@ -30,6 +30,7 @@
 #include "inference/engines.h"
 #include "inference/kv_cache.h"
 #include "inference/weight_formats.h"
+#include "planner/prepared.h"
 #include "util/checked_math.h"
 
 namespace vramplan {
@@ -101,7 +102,7 @@ int64_t KernelScratch(const ModelSpec& m, WeightFormat f, int64_t prefill_rows, 
 
 }  // namespace
 
-void EstimateTransformersEngine(const Scenario& s, Result* r, bool explain) {
+void EstimateTransformersEngine(const Scenario& s, const Prepared& prepared, Result* r, bool explain) {
   const ModelSpec& m = s.model;
   const InferenceConfig& inf = s.inference;
   const int64_t tp = std::max<int64_t>(s.parallel.tp, 1);
@@ -111,7 +112,7 @@ void EstimateTransformersEngine(const Scenario& s, Result* r, bool explain) {
 
   if (IsGguf(inf.weights)) Warn(r, explain, "inference.weights", "GGUF weights are run by llama.cpp; transformers dequantizes GGUF to 16-bit on load, so the weights are counted in bf16");
   const WeightFormat wf = IsGguf(inf.weights) ? WeightFormat::kBf16 : inf.weights;
-  WeightBytes w = ComputeWeightBytes(m, wf, tp);
+  WeightBytes w = prepared.WeightBytesFor(m, wf, tp);  // a copy: split below
   std::vector<KvGroup> groups = KvGroups(m, Engine::kTransformers, tp);
   KvElementSize e = ResolveKvDtype(inf.kv_cache, wf, Engine::kTransformers);
   if (inf.kv_cache == KvDtype::kFp8) Warn(r, explain, "inference.kv_cache", "transformers has no fp8 KV cache; counted at 1 B/element as an offloaded/quantized cache would be");
@@ -129,7 +130,7 @@ void EstimateTransformersEngine(const Scenario& s, Result* r, bool explain) {
     int64_t t = g.window > 0 ? std::min(g.window, total_len) : total_len;
     cat_transient = std::max(cat_transient, Mul(CeilDiv(Mul(std::max(g.k_elems, g.v_elems), e.num), e.den), t, b));
   }
-  const int64_t workspace = CublasWorkspaceBytes(s);
+  const int64_t workspace = CublasWorkspaceBytes(s, prepared.device);
   const int64_t scratch = KernelScratch(m, wf, Mul(b, prompt), tp);
 
   // Prefill.

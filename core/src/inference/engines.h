@@ -11,20 +11,23 @@
 
 namespace vramplan {
 
-// `explain`: build explain strings and warnings (off inside the inverse searches, for speed).
-void EstimateTransformersEngine(const Scenario& s, Result* r, bool explain);
-void EstimateVllmEngine(const Scenario& s, Result* r, bool explain);
-void EstimateLlamaCppEngine(const Scenario& s, Result* r, bool explain);
+struct Prepared;
 
-// Dispatch on s.inference.engine, then the device overheads (gpu/device_overhead.cpp).
-void RunInferenceEngine(const Scenario& s, Result* r, bool explain);
+// `explain`: build explain strings and warnings (off inside the inverse searches, for speed).
+// `prepared` is PrepareModel(s) or a preparation of the same model and GPU (planner/prepared.h).
+void EstimateTransformersEngine(const Scenario& s, const Prepared& prepared, Result* r, bool explain);
+void EstimateVllmEngine(const Scenario& s, const Prepared& prepared, Result* r, bool explain);
+void EstimateLlamaCppEngine(const Scenario& s, const Prepared& prepared, Result* r, bool explain);
+
+// Dispatch on s.inference.engine (the device overheads come after: planner/simulate.h).
+void RunInferenceEngine(const Scenario& s, const Prepared& prepared, Result* r, bool explain);
 
 // Whether the scenario works on the chosen GPU: the memory fits and, for vLLM, the engine starts
 // (max_model_len fits the KV pool) and the requested batch is served concurrently.
 bool InferenceFits(const Scenario& s, const Result& r);
 
 // Fills result->inference.{max_context_fits, max_batch_fits, smallest_format_fits, min_gpus}.
-void SolveInverseQuestions(const Scenario& s, Result* r);
+void SolveInverseQuestions(const Scenario& s, const Prepared& prepared, Result* r);
 
 namespace engine_util {
 

@@ -29,11 +29,11 @@ void Warn(Result* r, bool explain, const std::string& field, const std::string& 
 
 }  // namespace engine_util
 
-void RunInferenceEngine(const Scenario& s, Result* r, bool explain) {
+void RunInferenceEngine(const Scenario& s, const Prepared& prepared, Result* r, bool explain) {
   switch (s.inference.engine) {
-    case Engine::kVllm: EstimateVllmEngine(s, r, explain); break;
-    case Engine::kLlamaCpp: EstimateLlamaCppEngine(s, r, explain); break;
-    default: EstimateTransformersEngine(s, r, explain); break;
+    case Engine::kVllm: EstimateVllmEngine(s, prepared, r, explain); break;
+    case Engine::kLlamaCpp: EstimateLlamaCppEngine(s, prepared, r, explain); break;
+    default: EstimateTransformersEngine(s, prepared, r, explain); break;
   }
 }
 
@@ -45,7 +45,7 @@ bool InferenceFits(const Scenario& s, const Result& r) {
   return true;
 }
 
-void EstimateInference(const Scenario& scenario, Result* result, bool inverse) {
+void EstimateInference(const Scenario& scenario, const Prepared& prepared, Result* result, bool explain, bool inverse) {
   if (scenario.model.kinds.empty() || scenario.model.layer_kind.empty()) {
     result->warnings.push_back(Issue{"not_implemented", "model", "the model has no decoder layers to estimate"});
     return;
@@ -54,11 +54,11 @@ void EstimateInference(const Scenario& scenario, Result* result, bool inverse) {
     result->warnings.push_back(Issue{"out_of_range", "inference", "batch_size must be >= 1 and token counts >= 0"});
     return;
   }
-  RunInferenceEngine(scenario, result, true);
+  RunInferenceEngine(scenario, prepared, result, explain);
   if (scenario.parallel.pp > 1 || scenario.parallel.cp > 1 || scenario.parallel.ep > 1) {
     result->warnings.push_back(Issue{"not_implemented", "parallel", "pipeline/context/expert parallel inference is not modelled; only tp shards weights and KV heads"});
   }
-  if (inverse) SolveInverseQuestions(scenario, result);
+  if (inverse) SolveInverseQuestions(scenario, prepared, result);
 }
 
 }  // namespace vramplan

@@ -6,7 +6,11 @@
 
 namespace vramplan {
 
-// `inverse`: also answer the inverse questions (max context, batch, format, GPUs).
-void EstimateInference(const Scenario& scenario, Result* result, bool inverse = true);
+struct Prepared;
+
+// The engine's terms, before the device overheads (planner/simulate.h runs both). `explain`:
+// explain strings and the engines' warnings; `inverse`: also answer the inverse questions (max
+// context, batch, format, GPUs). `prepared` is PrepareModel(scenario) or one of the same model.
+void EstimateInference(const Scenario& scenario, const Prepared& prepared, Result* result, bool explain, bool inverse);
 
 }  // namespace vramplan

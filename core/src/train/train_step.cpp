@@ -13,6 +13,7 @@
 #include "format.h"
 #include "gpu/device_overhead.h"
 #include "parallel/data_parallel.h"
+#include "planner/prepared.h"
 #include "train/activations.h"
 #include "train/load_phase.h"
 #include "train/logits_loss.h"
@@ -73,7 +74,7 @@ int64_t LinearGradBytes(const LinearSpec& l, const LayerPlan& lp, const TrainCon
 
 }  // namespace
 
-void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
+void EstimateTraining(const Scenario& sc, const Prepared& prepared, Result* r, bool explain) {
   const ModelSpec& model = sc.model;
   const TrainConfig& train = sc.train;
   const FrameworkConfig& fw = sc.framework;
@@ -105,11 +106,11 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
   ctx.cpu = on_cpu;
 
   // ---- persistent memory
-  const WeightMemory weights = ComputeWeightMemory(model, train, plan, prec, legacy, fw.model_load);
-  const OptimizerMemory opt = ComputeOptimizerMemory(train, prec, plan.trainable_tensors, legacy, fw.adamw_foreach_denom_copy, fw.device);
+  const WeightMemory weights = ComputeWeightMemory(model, train, plan, prec, legacy, fw.model_load, &prepared.params, explain);
+  const OptimizerMemory opt = ComputeOptimizerMemory(train, prec, plan.trainable_tensors, legacy, fw.adamw_foreach_denom_copy, fw.device, explain);
   const int64_t grads_total = (plan.trainable_params - plan.lora_params) * prec.grad + plan.lora_params * plan.adapter_bytes_per_param;
   const int64_t batch_bytes = fw.batch_on_device ? (fw.attention_mask ? 24 : 16) * T : 0;
-  const int64_t workspace = CublasWorkspaceBytes(sc);
+  const int64_t workspace = CublasWorkspaceBytes(sc, prepared.device);
   r->trainable_params = plan.trainable_params;
   r->gpu.gradient_bytes = grads_total;
   r->gpu.optimizer_state_bytes = opt.state_bytes;
@@ -252,7 +253,7 @@ void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
     view = RankViewFor(dp, layer_bytes, root_bytes, max_layer_grads, bucket_dtype, prec.grad);
   }
   const int64_t weights_dev = view.Weights(weights.bytes), states_dev = view.States(opt.state_bytes);
-  const LoadPhase load = ComputeLoadPhase(sc, plan, prec, weights_dev, explain);
+  const LoadPhase load = ComputeLoadPhase(sc, plan, prec, weights_dev, explain, &prepared.load_replay);
   r->gpu.load_reserved_bytes = load.reserved_bytes;
   r->gpu.load_explain = load.explain;
 

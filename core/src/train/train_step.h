@@ -7,11 +7,14 @@
 
 namespace vramplan {
 
+struct Prepared;
+
 // `explain`: build the explain strings and the timeline (off inside searches, for speed).
-void EstimateTraining(const Scenario& scenario, Result* result, bool explain = true);
+// `prepared` is PrepareModel(scenario) or one of the same model and GPU (planner/prepared.h).
+void EstimateTraining(const Scenario& scenario, const Prepared& prepared, Result* result, bool explain = true);
 
 // Largest micro-batch and sequence length that still fit the GPU (binary search over the same
 // simulation); fills result->training.
-void SolveTrainingCapacity(const Scenario& scenario, Result* result);
+void SolveTrainingCapacity(const Scenario& scenario, const Prepared& prepared, Result* result);
 
 }  // namespace vramplan
