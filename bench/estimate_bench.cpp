@@ -90,6 +90,22 @@ void BM_TargetTypedNoExplain(benchmark::State& state) {
 }
 BENCHMARK(BM_TargetTypedNoExplain)->DenseRange(0, 1);
 
+// The staged estimator: the model and GPU prepared once, then the typed estimate (no explain, no
+// inverse searches): what the planner calls for each variant.
+void BM_TargetPreparedNoExplain(benchmark::State& state) {
+  auto scenario = vramplan::ParseScenario(kTargets[state.range(0)]);
+  if (!scenario.ok()) {
+    state.SkipWithError("scenario did not parse");
+    return;
+  }
+  const vramplan::PreparedModel prepared = vramplan::Prepare(scenario.value());
+  vramplan::EstimateOptions options;
+  options.explain = false;
+  options.inverse = false;
+  for (auto _ : state) benchmark::DoNotOptimize(vramplan::Estimate(prepared, scenario.value(), options));
+}
+BENCHMARK(BM_TargetPreparedNoExplain)->DenseRange(0, 1);
+
 void BM_TargetSummaryJson(benchmark::State& state) {
   std::string scenario = kTargets[state.range(0)];
   for (auto _ : state) benchmark::DoNotOptimize(vramplan::EstimateSummaryJson(scenario));
