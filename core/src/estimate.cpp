@@ -65,7 +65,9 @@ Result Estimate(const Scenario& scenario, const EstimateOptions& options) {
 
 PreparedModel Prepare(const Scenario& scenario) {
   PreparedModel p;
-  p.state_ = std::make_shared<const Prepared>(PrepareModel(scenario));
+  Prepared state = PrepareModel(scenario);
+  state.model_fingerprint = ModelFingerprint(scenario.model);
+  p.state_ = std::make_shared<const Prepared>(std::move(state));
   return p;
 }
 

@@ -68,14 +68,14 @@ int64_t AllocatorOverheadBytes(const Scenario& s, int64_t static_bytes, int64_t 
 void ApplyDeviceOverheads(const Scenario& scenario, const DeviceTraits& device, Result* result, bool explain) {
   GpuResult& g = result->gpu;
   // Make sure every breakdown key exists, in the fixed order.
+  const bool has_context = FindTerm(&g.breakdown, "cuda_context") != nullptr;
+  const bool has_allocator = FindTerm(&g.breakdown, "allocator_overhead") != nullptr;
   std::vector<Term> ordered;
   ordered.reserve(BreakdownKeys().size());
   for (const auto& key : BreakdownKeys()) {
     Term* t = FindTerm(&g.breakdown, key);
-    ordered.push_back(t != nullptr ? *t : Term{key, 0, ""});
+    ordered.push_back(t != nullptr ? std::move(*t) : Term{key, 0, ""});  // moved: each key is found once
   }
-  bool has_context = FindTerm(&g.breakdown, "cuda_context") != nullptr;
-  bool has_allocator = FindTerm(&g.breakdown, "allocator_overhead") != nullptr;
   g.breakdown = std::move(ordered);
 
   int64_t allocated = 0;

@@ -4,7 +4,8 @@
 namespace vramplan {
 
 uint64_t ModelFingerprint(const ModelSpec& m) {
-  // FNV-1a over the numbers that shape every term; names are left out (a renamed copy is the same model).
+  // FNV-1a (64-bit words) over the numbers that shape every term; names are left out (a renamed
+  // copy is the same model).
   uint64_t h = 1469598103934665603ull;
   auto mix = [&h](int64_t v) {
     h ^= static_cast<uint64_t>(v);
@@ -14,7 +15,11 @@ uint64_t ModelFingerprint(const ModelSpec& m) {
   mix(m.final_norm.Params()), mix(m.lm_head_bias);
   for (char c : m.model_type) mix(c);
   mix(static_cast<int64_t>(m.layer_kind.size())), mix(static_cast<int64_t>(m.kinds.size()));
-  for (uint8_t k : m.layer_kind) mix(k);
+  for (size_t i = 0; i < m.layer_kind.size(); i += 8) {  // eight layer kinds per word
+    uint64_t word = 0;
+    for (size_t j = i; j < m.layer_kind.size() && j < i + 8; ++j) word = word << 8 | m.layer_kind[j];
+    mix(static_cast<int64_t>(word));
+  }
   for (const LayerKind& kind : m.kinds) {
     mix(kind.attention.num_heads), mix(kind.attention.num_kv_heads), mix(kind.attention.head_dim);
     mix(kind.mlp.intermediate), mix(kind.mlp.num_experts), mix(static_cast<int64_t>(kind.linears.size()));
@@ -35,9 +40,31 @@ const WeightBytes& Prepared::WeightBytesFor(const ModelSpec& model, WeightFormat
   return weight_bytes_.back().bytes;
 }
 
+namespace {
+
+// The settings MakeTrainPlan reads (train/train_plan.cpp).
+bool SamePlanInputs(const TrainConfig& a, const PrecisionModel& pa, const TrainConfig& b, const PrecisionModel& pb) {
+  const LoraConfig &la = a.lora, &lb = b.lora;
+  return a.method == b.method && pa.weight == pb.weight && pa.state == pb.state && la.rank == lb.rank &&
+         la.all_linear == lb.all_linear && la.adapter_dtype == lb.adapter_dtype && la.use_dora == lb.use_dora &&
+         la.targets == lb.targets && la.modules_to_save == lb.modules_to_save &&
+         a.freeze.trainable_layers == b.freeze.trainable_layers && a.freeze.train_embeddings == b.freeze.train_embeddings &&
+         a.freeze.train_lm_head == b.freeze.train_lm_head;
+}
+
+}  // namespace
+
+std::shared_ptr<const TrainPlan> Prepared::TrainPlanFor(const ModelSpec& model, const TrainConfig& train, const PrecisionModel& prec) const {
+  if (plan_ == nullptr || !SamePlanInputs(plan_train_, plan_prec_, train, prec)) {
+    plan_ = std::make_shared<const TrainPlan>(MakeTrainPlan(model, train, prec));
+    plan_train_ = train;
+    plan_prec_ = prec;
+  }
+  return plan_;
+}
+
 Prepared PrepareModel(const Scenario& scenario) {
   Prepared p;
-  p.model_fingerprint = ModelFingerprint(scenario.model);
   p.gpu_id = scenario.gpu.id;
   p.device = DeviceTraitsFor(scenario.gpu.id);
   p.sizes = MeasureModel(scenario.model);

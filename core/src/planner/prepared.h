@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +19,8 @@
 #include "gpu/device_overhead.h"
 #include "inference/weight_formats.h"
 #include "train/load_phase.h"
+#include "train/precision.h"
+#include "train/train_plan.h"
 #include "util/size_limits.h"
 #include "vramplan/model_spec.h"
 #include "vramplan/scenario.h"
@@ -29,7 +32,7 @@ namespace vramplan {
 uint64_t ModelFingerprint(const ModelSpec& model);
 
 struct Prepared {
-  uint64_t model_fingerprint = 0;
+  uint64_t model_fingerprint = 0;  // ModelFingerprint(model): set by vramplan::Prepare (the public API) only
   std::string gpu_id;
   DeviceTraits device;
   ParamCounts params;  // CountParams(model), exact
@@ -44,16 +47,26 @@ struct Prepared {
   // batch, sequence or the optimizer reuse it.
   mutable LoadReplayCache load_replay;
 
+  // MakeTrainPlan(model, train, prec), kept for the last method: what trains, the adapters and the
+  // trainable tensors depend on the method, its LoRA/freeze settings and the precision, never on
+  // batch, sequence or parallel degrees, so the inverse searches and the planner's variants of one
+  // method share one plan.
+  std::shared_ptr<const TrainPlan> TrainPlanFor(const ModelSpec& model, const TrainConfig& train, const PrecisionModel& prec) const;
+
  private:
   struct WeightEntry {
     WeightFormat format;
     int64_t tp;
     WeightBytes bytes;
   };
-  mutable std::deque<WeightEntry> weight_bytes_;  // a deque: returned references stay valid
+  mutable std::deque<WeightEntry> weight_bytes_;
+  mutable TrainConfig plan_train_;  // the settings the cached plan was made for
+  mutable PrecisionModel plan_prec_;
+  mutable std::shared_ptr<const TrainPlan> plan_;  // a deque: returned references stay valid
 };
 
-// The preparation of `scenario`'s model and GPU.
+// The preparation of `scenario`'s model and GPU (without the fingerprint: callers that keep the
+// preparation across scenarios set it and check it with PreparedFor).
 Prepared PrepareModel(const Scenario& scenario);
 
 // Whether `prepared` was made for this scenario's model and GPU.

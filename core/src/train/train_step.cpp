@@ -79,7 +79,8 @@ void EstimateTraining(const Scenario& sc, const Prepared& prepared, Result* r, b
   const TrainConfig& train = sc.train;
   const FrameworkConfig& fw = sc.framework;
   const PrecisionModel prec = PrecisionFor(train.precision, train.autocast);
-  const TrainPlan plan = MakeTrainPlan(model, train, prec);
+  const std::shared_ptr<const TrainPlan> plan_for_method = prepared.TrainPlanFor(model, train, prec);
+  const TrainPlan& plan = *plan_for_method;
   const bool legacy = fw.preset == FrameworkPreset::kTorch113Hf444;
   const bool on_cpu = fw.device == Device::kCpu;
   const int64_t b = train.micro_batch_size, s = train.seq_len, T = b * s;
