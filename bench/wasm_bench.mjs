@@ -1,11 +1,13 @@
 // Node benchmark of the built WASM module (build-wasm/site): microseconds per call, median of
-// five repetitions, each the mean over a timed loop. Usage: node bench/wasm_bench.mjs
+// five repetitions, each the mean over a timed loop; wall time and this process's CPU time (the
+// figure comparable to Google Benchmark's CPU column on a shared machine).
+// Usage: node bench/wasm_bench.mjs [path/to/site]
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const SITE = path.join(ROOT, 'build-wasm/site');
+const SITE = process.argv[2] ? path.resolve(process.argv[2]) : path.join(ROOT, 'build-wasm/site');
 const { default: createVramplan } = await import(pathToFileURL(path.join(SITE, 'vramplan.mjs')).href);
 const m = await createVramplan({ wasmBinary: fs.readFileSync(path.join(SITE, 'vramplan.wasm')) });
 
@@ -17,9 +19,10 @@ const TARGETS = {
 
 function timeIt(fn, minMs = 200) {
   for (let i = 0; i < 200; ++i) fn();  // warm-up (JIT, allocator)
-  const reps = [];
+  const wall = [], cpu = [];
   for (let r = 0; r < 5; ++r) {
     let n = 0;
+    const c0 = process.cpuUsage();
     const t0 = process.hrtime.bigint();
     let t1 = t0;
     while (Number(t1 - t0) < minMs * 1e6) {
@@ -27,10 +30,12 @@ function timeIt(fn, minMs = 200) {
       n += 50;
       t1 = process.hrtime.bigint();
     }
-    reps.push(Number(t1 - t0) / 1e3 / n);
+    const c = process.cpuUsage(c0);
+    wall.push(Number(t1 - t0) / 1e3 / n);
+    cpu.push((c.user + c.system) / n);
   }
-  reps.sort((a, b) => a - b);
-  return reps[2];
+  const median = (a) => a.sort((x, y) => x - y)[2];
+  return [median(wall), median(cpu)];
 }
 
 const rows = [];
@@ -42,4 +47,5 @@ for (const [name, json] of Object.entries(TARGETS)) {
   rows.push([`estimateFast ${name}`, timeIt(() => m.estimateFast(json))]);
   rows.push([`estimate ${name}`, timeIt(() => m.estimate(json))]);
 }
-for (const [name, us] of rows) console.log(`${name.padEnd(34)} ${us.toFixed(2).padStart(9)} us (median of 5)`);
+console.log(`${'call'.padEnd(34)} ${'wall us'.padStart(9)} ${'cpu us'.padStart(9)}   (medians of 5)`);
+for (const [name, [wall, cpu]] of rows) console.log(`${name.padEnd(34)} ${wall.toFixed(2).padStart(9)} ${cpu.toFixed(2).padStart(9)}`);

@@ -112,6 +112,14 @@ TEST(Api, BadJsonIsAnErrorValue) {
   }
 }
 
+TEST(Api, NotJsonIsInvalidJson) {
+  for (const std::string op : {"estimate", "summary", "parse_config"}) {
+    json r = Call(op, "{\"model\": nul");
+    ASSERT_EQ(r.value("ok", true), false) << op;
+    EXPECT_EQ(r["errors"][0]["code"], "invalid_json") << op;
+  }
+}
+
 TEST(Api, ValidationErrorsKeepTheirFieldPath) {
   json r = Call("estimate", R"({"model":"meta-llama/Llama-3.1-8B","train":{"micro_batch_size":0}})");
   ASSERT_EQ(r.value("ok", true), false);
