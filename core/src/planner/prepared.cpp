@@ -1,5 +1,8 @@
 #include "planner/prepared.h"
 
+#include <algorithm>
+#include <cstring>
+
 
 namespace vramplan {
 
@@ -17,7 +20,7 @@ uint64_t ModelFingerprint(const ModelSpec& m) {
   mix(static_cast<int64_t>(m.layer_kind.size())), mix(static_cast<int64_t>(m.kinds.size()));
   for (size_t i = 0; i < m.layer_kind.size(); i += 8) {  // eight layer kinds per word
     uint64_t word = 0;
-    for (size_t j = i; j < m.layer_kind.size() && j < i + 8; ++j) word = word << 8 | m.layer_kind[j];
+    std::memcpy(&word, m.layer_kind.data() + i, std::min<size_t>(8, m.layer_kind.size() - i));
     mix(static_cast<int64_t>(word));
   }
   for (const LayerKind& kind : m.kinds) {

@@ -263,9 +263,9 @@ void EstimateTraining(const Scenario& sc, const Prepared& prepared, Result* r, b
   // the log, the peak and each phase's highest moment).
   MomentLog moments(/*timeline=*/explain);
   const int64_t stride = std::max<int64_t>(1, L / 16);
-  auto push = [&moments, &view, stride, L](Moment m) {
+  auto push = [&moments, &view, stride, L, explain](Moment m) {
     view.Apply(&m);
-    moments.Add(m, m.layer < 0 || m.layer % stride == 0 || m.layer == L - 1);
+    moments.Add(m, explain && (m.layer < 0 || m.layer % stride == 0 || m.layer == L - 1));
   };
   // A moment of the step: weights, optimizer states (steady state: they exist from the first
   // step on), the batch and the cuBLAS workspace under everything.
