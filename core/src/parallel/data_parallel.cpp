@@ -7,8 +7,9 @@ namespace vramplan {
 DataParallel DataParallelFor(const ParallelConfig& p) {
   DataParallel d;
   d.dp = std::max<int64_t>(1, p.gpus / std::max<int64_t>(1, p.tp * p.pp * p.cp));
-  for (int shift = 0; shift < 62; ++shift) {
-    if (d.dp == int64_t{1} << shift) d.dp_shift = shift;
+  if ((d.dp & (d.dp - 1)) == 0) {
+    d.dp_shift = 0;
+    while ((int64_t{1} << d.dp_shift) < d.dp) ++d.dp_shift;
   }
   const int stage = p.fsdp ? 3 : p.zero;
   d.fsdp = p.fsdp;
