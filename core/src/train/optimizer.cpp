@@ -93,9 +93,9 @@ OptimizerMemory ComputeOptimizerMemory(const TrainConfig& train, const Precision
         }
       } else if (m.impl == OptimizerImpl::kForLoop) {
         m.step_temporary = ForLoopPeak(tensors, 2, 1);
-        m.explain_temporary = "single-tensor AdamW: sqrt and quotient of the largest tensor (+ previous denom)";
+        if (explain) m.explain_temporary = "single-tensor AdamW: sqrt and quotient of the largest tensor (+ previous denom)";
       } else {
-        m.explain_temporary = "fused AdamW: no temporaries";
+        if (explain) m.explain_temporary = "fused AdamW: no temporaries";
       }
       break;
     }
@@ -113,8 +113,8 @@ OptimizerMemory ComputeOptimizerMemory(const TrainConfig& train, const Precision
         states = small;
       }
       m.state_bytes = states + master;
-      m.explain_states = "bitsandbytes 8-bit AdamW: 2 x (1 B + 4 B/256 absmax) per param (fp32 below 4096 elements)" + master_note;
-      m.explain_temporary = "8-bit blockwise kernel updates in place";
+      if (explain) m.explain_states = "bitsandbytes 8-bit AdamW: 2 x (1 B + 4 B/256 absmax) per param (fp32 below 4096 elements)" + master_note;
+      if (explain) m.explain_temporary = "8-bit blockwise kernel updates in place";
       break;
     }
     case Optimizer::kAdafactor: {
@@ -126,26 +126,26 @@ OptimizerMemory ComputeOptimizerMemory(const TrainConfig& train, const Precision
       }
       m.state_bytes = states + step_counters + master;
       m.step_temporary = (prec.half ? 16 : 8) * largest;
-      m.explain_states = "Adafactor: fp32 row + column second-moment vectors per matrix, full for vectors" + master_note;
-      m.explain_temporary = "Adafactor step: fp32 copies of grad/param and the update of the largest tensor";
+      if (explain) m.explain_states = "Adafactor: fp32 row + column second-moment vectors per matrix, full for vectors" + master_note;
+      if (explain) m.explain_temporary = "Adafactor step: fp32 copies of grad/param and the update of the largest tensor";
       break;
     }
     case Optimizer::kSgd:
       m.state_bytes = master;
-      m.explain_states = "SGD without momentum keeps no state" + master_note;
-      m.explain_temporary = "SGD updates in place";
+      if (explain) m.explain_states = "SGD without momentum keeps no state" + master_note;
+      if (explain) m.explain_temporary = "SGD updates in place";
       break;
     case Optimizer::kSgdMomentum:
       m.state_bytes = total_state_bytes + master;
       if (explain) m.explain_states = "SGD momentum buffer: " + WithCommas(total_state_bytes) + " B" + master_note;
-      m.explain_temporary = "SGD updates in place";
+      if (explain) m.explain_temporary = "SGD updates in place";
       break;
     case Optimizer::kLion:
       m.state_bytes = total_state_bytes + master;
       // update = exp_avg.clone().lerp_(grad).sign_(): one clone, referenced until the next tensor's.
       m.step_temporary = ForLoopPeak(tensors, 1, 1);
       if (explain) m.explain_states = "Lion exp_avg: " + WithCommas(total_state_bytes) + " B" + master_note;
-      m.explain_temporary = "Lion (single tensor): interpolation and sign of the largest tensor";
+      if (explain) m.explain_temporary = "Lion (single tensor): interpolation and sign of the largest tensor";
       break;
   }
   if (prec.master > 0) {

@@ -213,7 +213,7 @@ void EstimateTraining(const Scenario& sc, const Prepared& prepared, Result* r, b
   const bool norm_out_saved = plan.lm_head_trainable && !prec.autocast;
   const int64_t norm_out_extra = norm_out_saved ? 0 : prec.residual * T * h;
   const bool upcast = fw.loss_upcast_logits && model.loss_upcasts_logits && (!fw.loss_shift_logits_copy || model.legacy_logits_upcast);
-  const LossHead loss = ComputeLossHead(train, fw, prec, V, h, plan.lm_head_trainable, upcast);
+  const LossHead loss = ComputeLossHead(train, fw, prec, V, h, plan.lm_head_trainable, upcast, explain);
   const int64_t keep_outputs = fw.keep_outputs ? loss.keep_outputs : 0;
   const int64_t head_saved = final_norm_saved + lm_head_saved;
 
