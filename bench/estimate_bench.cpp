@@ -70,6 +70,55 @@ void BM_TorchtuneLoadReplayCold(benchmark::State& state) {
 }
 BENCHMARK(BM_TorchtuneLoadReplayCold)->Unit(benchmark::kMillisecond);
 
+// The issue's speed targets (docs/api.md, "Speed"): Llama-3.1-70B LoRA and Llama-3.1-405B full.
+const char* kTargets[] = {
+    R"({"model":"meta-llama/Llama-3.1-70B-Instruct","mode":"train","train":{"method":"lora","precision":"amp_bf16","micro_batch_size":1,"seq_len":2048}})",
+    R"({"model":"meta-llama/Llama-3.1-405B","mode":"train","train":{"method":"full","precision":"bf16","optimizer":"adamw","gradient_checkpointing":true,"seq_len":4096},"parallel":{"gpus":8,"zero":3}})",
+};
+
+// Typed estimate, no explain, no inverse searches.
+void BM_TargetTypedNoExplain(benchmark::State& state) {
+  auto scenario = vramplan::ParseScenario(kTargets[state.range(0)]);
+  if (!scenario.ok()) {
+    state.SkipWithError("scenario did not parse");
+    return;
+  }
+  vramplan::EstimateOptions options;
+  options.explain = false;
+  options.inverse = false;
+  for (auto _ : state) benchmark::DoNotOptimize(vramplan::Estimate(scenario.value(), options));
+}
+BENCHMARK(BM_TargetTypedNoExplain)->DenseRange(0, 1);
+
+// The staged estimator: the model and GPU prepared once, then the typed estimate (no explain, no
+// inverse searches): what the planner calls for each variant.
+void BM_TargetPreparedNoExplain(benchmark::State& state) {
+  auto scenario = vramplan::ParseScenario(kTargets[state.range(0)]);
+  if (!scenario.ok()) {
+    state.SkipWithError("scenario did not parse");
+    return;
+  }
+  const vramplan::PreparedModel prepared = vramplan::Prepare(scenario.value());
+  vramplan::EstimateOptions options;
+  options.explain = false;
+  options.inverse = false;
+  for (auto _ : state) benchmark::DoNotOptimize(vramplan::Estimate(prepared, scenario.value(), options));
+}
+BENCHMARK(BM_TargetPreparedNoExplain)->DenseRange(0, 1);
+
+void BM_TargetSummaryJson(benchmark::State& state) {
+  std::string scenario = kTargets[state.range(0)];
+  for (auto _ : state) benchmark::DoNotOptimize(vramplan::EstimateSummaryJson(scenario));
+}
+BENCHMARK(BM_TargetSummaryJson)->DenseRange(0, 1);
+
+// The full JSON result with the inverse searches.
+void BM_TargetFullJson(benchmark::State& state) {
+  std::string scenario = kTargets[state.range(0)];
+  for (auto _ : state) benchmark::DoNotOptimize(vramplan::EstimateJson(scenario));
+}
+BENCHMARK(BM_TargetFullJson)->DenseRange(0, 1);
+
 }  // namespace
 
 BENCHMARK_MAIN();

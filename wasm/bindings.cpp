@@ -1,31 +1,32 @@
-// Thin Embind shim: strings in, strings out. The core returns errors as values
-// ({"ok":false,"errors":[...]}), so nothing here can throw into JavaScript.
+// Thin Embind shim: strings in, strings out, through the core's op table (vramplan/api.h). The
+// core returns errors as values ({"ok":false,"errors":[...]}), so nothing here can throw into
+// JavaScript.
 #include <string>
 
 #include <emscripten/bind.h>
 
-#include "vramplan/estimate.h"
+#include "vramplan/api.h"
 
 namespace {
 
-std::string Estimate(const std::string& scenario_json) { return vramplan::EstimateJson(scenario_json); }
-// The full result without the inverse searches (what fits: max batch/sequence/context...), for
-// redrawing on every keystroke; the page asks for those in a worker.
-std::string EstimateFast(const std::string& scenario_json) {
-  vramplan::EstimateOptions options;
-  options.inverse = false;
-  return vramplan::EstimateJson(scenario_json, options);
-}
-std::string EstimateSummary(const std::string& scenario_json) { return vramplan::EstimateSummaryJson(scenario_json); }
-std::string ListPresets() { return vramplan::ListPresetsJson(); }
-std::string ListGpus() { return vramplan::ListGpusJson(); }
-std::string ParseHfConfig(const std::string& config_json) { return vramplan::ParseHfConfigJson(config_json); }
-std::string Schema() { return vramplan::SchemaJson(); }
-std::string Version() { return vramplan::VersionString(); }
+// call(op, request_json) -> the op's JSON envelope: the one entry point.
+std::string Call(const std::string& op, const std::string& request_json) { return vramplan::CallOp(op, request_json); }
+
+// The older names, kept for the page: each is one op of the table, replying as it always did
+// (the listing ops' bare payloads: vramplan::CallOpPayload).
+std::string Estimate(const std::string& scenario_json) { return vramplan::CallOpPayload("estimate", scenario_json); }
+std::string EstimateFast(const std::string& scenario_json) { return vramplan::CallOpPayload("estimate_fast", scenario_json); }
+std::string EstimateSummary(const std::string& scenario_json) { return vramplan::CallOpPayload("summary", scenario_json); }
+std::string ListPresets() { return vramplan::CallOpPayload("presets", ""); }
+std::string ListGpus() { return vramplan::CallOpPayload("gpus", ""); }
+std::string ParseHfConfig(const std::string& config_json) { return vramplan::CallOpPayload("parse_config", config_json); }
+std::string Schema() { return vramplan::CallOpPayload("schema", ""); }
+std::string Version() { return vramplan::CallOpPayload("version", ""); }
 
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(vramplan) {
+  emscripten::function("call", &Call);
   emscripten::function("estimate", &Estimate);
   emscripten::function("estimateSummary", &EstimateSummary);
   emscripten::function("estimateFast", &EstimateFast);

@@ -1,5 +1,6 @@
-// vramplan CLI: the same EstimateJson the page and tests call, plus listings and a table view.
+// vramplan CLI: the same op table (vramplan/api.h) the page and tests call, plus a table view.
 //   vramplan estimate FILE|- [--table]   vramplan models   vramplan gpus   vramplan schema
+//   vramplan call OP [FILE|-]            any op of the table, its JSON envelope printed as is
 // Exit codes: 0 ok, 2 bad input (one line per problem: "error: <path>: <message>"), 1 usage/IO.
 #include <cstdio>
 #include <fstream>
@@ -10,12 +11,18 @@
 
 #include <nlohmann/json.hpp>
 
-#include "vramplan/estimate.h"
+#include "vramplan/api.h"
 #include "vramplan/result.h"
 
 namespace {
 
 using nlohmann::json;
+
+std::string OpList() {
+  std::string s;
+  for (const std::string& op : vramplan::OpNames()) s += (s.empty() ? "" : ", ") + op;
+  return s;
+}
 
 int Usage() {
   std::fprintf(stderr,
@@ -23,7 +30,9 @@ int Usage() {
                "       vramplan models                       list model presets\n"
                "       vramplan gpus                         list the GPU catalogue\n"
                "       vramplan schema                       print the scenario JSON Schema\n"
-               "       vramplan config FILE|-                parse a Hugging Face config.json\n");
+               "       vramplan config FILE|-                parse a Hugging Face config.json\n"
+               "       vramplan call OP [FILE|-]             run one op of the table (%s)\n",
+               OpList().c_str());
   return 1;
 }
 
@@ -121,20 +130,31 @@ int main(int argc, char** argv) {
   if (argc < 2) return Usage();
   std::string cmd = argv[1];
   if (cmd == "models") {
-    std::cout << json::parse(vramplan::ListPresetsJson(), nullptr, false).dump(2) << "\n";
+    std::cout << json::parse(vramplan::CallOp("presets", ""), nullptr, false)["presets"].dump(2) << "\n";
     return 0;
   }
   if (cmd == "gpus") {
-    std::cout << json::parse(vramplan::ListGpusJson(), nullptr, false).dump(2) << "\n";
+    std::cout << json::parse(vramplan::CallOp("gpus", ""), nullptr, false)["gpus"].dump(2) << "\n";
     return 0;
   }
   if (cmd == "version" || cmd == "--version") {
-    std::cout << vramplan::VersionString() << "\n";
+    std::cout << vramplan::CallOpPayload("version", "") << "\n";
     return 0;
   }
   if (cmd == "schema") {
-    std::cout << vramplan::SchemaJson();
+    std::cout << vramplan::CallOpPayload("schema", "");  // the document byte for byte
     return 0;
+  }
+  if (cmd == "call" && (argc == 3 || argc == 4)) {
+    std::string input;
+    if (argc == 4 && !ReadInput(argv[3], &input)) {
+      std::fprintf(stderr, "error: cannot read %s\n", OneLine(argv[3]).c_str());
+      return 1;
+    }
+    const std::string out = vramplan::CallOp(argv[2], input);
+    json r = json::parse(out, nullptr, false);
+    std::cout << out << "\n";
+    return r.value("ok", false) ? 0 : 2;
   }
   if ((cmd == "estimate" || cmd == "config") && argc >= 3) {
     bool table = false;
@@ -150,7 +170,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "error: cannot read %s\n", OneLine(path).c_str());
       return 1;
     }
-    std::string out = cmd == "estimate" ? vramplan::EstimateJson(input) : vramplan::ParseHfConfigJson(input);
+    std::string out = vramplan::CallOp(cmd == "estimate" ? "estimate" : "parse_config", input);
     json r = json::parse(out, nullptr, false);
     if (!r.value("ok", false)) return ReportErrors(r);
     if (table && cmd == "estimate") PrintTable(r);

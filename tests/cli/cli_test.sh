@@ -29,6 +29,11 @@ code=0; "$bin" estimate /nonexistent >/dev/null 2>&1 || code=$?; [ "$code" = 1 ]
 "$bin" gpus | grep -q '"h100-sxm-80gb"' && echo "ok   gpus" || { echo "FAIL gpus"; fail=1; }
 "$bin" schema | grep -q '"vramplan scenario v1"' && echo "ok   schema" || { echo "FAIL schema"; fail=1; }
 printf '%s' '{"model":"meta-llama/Llama-3.1-8B","mode":"train"}' | "$bin" estimate - --table | grep -q "peak allocated" && echo "ok   table" || { echo "FAIL table"; fail=1; }
+# The op table: `call OP` prints the envelope; an unknown op is an error value (exit 2).
+printf '%s' '{"model":"meta-llama/Llama-3.1-8B"}' | "$bin" call summary - | grep -q '^{"ok":true,"peak_allocated_bytes":' && echo "ok   call summary" || { echo "FAIL call summary"; fail=1; }
+"$bin" call version | grep -q '^{"ok":true,"version":"0.1.0+' && echo "ok   call version" || { echo "FAIL call version"; fail=1; }
+code=0; out=$("$bin" call nope) || code=$?
+[ "$code" = 2 ] && grep -q '"code":"unknown_op"' <<<"$out" && echo "ok   call unknown op" || { echo "FAIL call unknown op: $code $out"; fail=1; }
 
 # Hostile input (issue 11): exit 2, one short printable line per error, bounded output, no crash.
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT

@@ -17,6 +17,11 @@ namespace {
 
 constexpr int64_t kKiB = 1024, kMiBytes = 1024 * 1024;
 
+// The GPU's catalogue facts are looked up once per estimate (planner/prepared.h); here per call.
+int64_t Cublas(const Scenario& s) { return CublasWorkspaceBytes(s, DeviceTraitsFor(s.gpu.id)); }
+int64_t Context(const Scenario& s) { return CudaContextBytes(s, DeviceTraitsFor(s.gpu.id)); }
+void Apply(const Scenario& s, Result* r, bool explain) { ApplyDeviceOverheads(s, DeviceTraitsFor(s.gpu.id), r, explain); }
+
 Scenario OnGpu(const char* id, int64_t gpus = 1) {
   Scenario s;
   s.gpu.id = id;
@@ -26,22 +31,22 @@ Scenario OnGpu(const char* id, int64_t gpus = 1) {
 }
 
 TEST(DeviceOverhead, CublasWorkspaceFollowsTheArchitecture) {
-  EXPECT_EQ(CublasWorkspaceBytes(OnGpu("a100-sxm-80gb")), 2 * 4096 * kKiB + 8 * 16 * kKiB);  // 8,519,680
-  EXPECT_EQ(CublasWorkspaceBytes(OnGpu("a100-sxm-80gb")), 8519680);
-  EXPECT_EQ(CublasWorkspaceBytes(OnGpu("h100-sxm-80gb")), 8 * 4096 * kKiB);  // 32 MiB
+  EXPECT_EQ(Cublas(OnGpu("a100-sxm-80gb")), 2 * 4096 * kKiB + 8 * 16 * kKiB);  // 8,519,680
+  EXPECT_EQ(Cublas(OnGpu("a100-sxm-80gb")), 8519680);
+  EXPECT_EQ(Cublas(OnGpu("h100-sxm-80gb")), 8 * 4096 * kKiB);  // 32 MiB
   Scenario cpu = OnGpu("h100-sxm-80gb");
   cpu.framework.device = Device::kCpu;
-  EXPECT_EQ(CublasWorkspaceBytes(cpu), 0);
+  EXPECT_EQ(Cublas(cpu), 0);
 }
 
 TEST(DeviceOverhead, ContextIsLazyOrEagerPlusNcclWithMoreThanOneGpu) {
-  EXPECT_EQ(CudaContextBytes(OnGpu("a100-sxm-80gb")), 500 * kMiBytes);
-  EXPECT_EQ(CudaContextBytes(OnGpu("a100-sxm-80gb", 8)), (500 + 512) * kMiBytes);
+  EXPECT_EQ(Context(OnGpu("a100-sxm-80gb")), 500 * kMiBytes);
+  EXPECT_EQ(Context(OnGpu("a100-sxm-80gb", 8)), (500 + 512) * kMiBytes);
   Scenario eager = OnGpu("a100-sxm-80gb");
   eager.framework.cuda_lazy_loading = false;
-  EXPECT_EQ(CudaContextBytes(eager), 1343 * kMiBytes);
+  EXPECT_EQ(Context(eager), 1343 * kMiBytes);
   eager.framework.device = Device::kCpu;
-  EXPECT_EQ(CudaContextBytes(eager), 0);
+  EXPECT_EQ(Context(eager), 0);
 }
 
 TEST(DeviceOverhead, AllocatorReserveFractions) {
@@ -64,7 +69,7 @@ TEST(DeviceOverhead, TotalsComposeAndDecideTheFit) {
   r.gpu.capacity_bytes = s.gpu.memory_bytes;
   r.gpu.breakdown = {Term{"weights", 16'000'000'000, ""}, Term{"optimizer_states", 4'000'000'000, ""},
                      Term{"activations", 10'000'000'000, ""}};
-  ApplyDeviceOverheads(s, &r, /*explain=*/false);
+  Apply(s, &r, /*explain=*/false);
   const int64_t peak = 30'000'000'000;
   const int64_t reserve = 200'000'000 + 1'000'000'000;  // 1% of 20e9 + 10% of 10e9
   EXPECT_EQ(r.gpu.peak_allocated_bytes, peak);
@@ -79,7 +84,7 @@ TEST(DeviceOverhead, TotalsComposeAndDecideTheFit) {
   Result tight = r;
   tight.gpu.breakdown = {Term{"weights", 16'000'000'000, ""}};
   tight.gpu.capacity_bytes = 16'000'000'000 + 160'000'000 + 500 * kMiBytes - 1;
-  ApplyDeviceOverheads(s, &tight, false);
+  Apply(s, &tight, false);
   EXPECT_EQ(tight.gpu.headroom_bytes, -1);
   EXPECT_FALSE(tight.gpu.fits);
 }
@@ -92,7 +97,7 @@ TEST(DeviceOverhead, LoadReservedSegmentsSetTheReserve) {
   r.gpu.capacity_bytes = s.gpu.memory_bytes;
   r.gpu.breakdown = {Term{"weights", 1'000'000'000, ""}};
   r.gpu.load_reserved_bytes = 3'000'000'000;
-  ApplyDeviceOverheads(s, &r, false);
+  Apply(s, &r, false);
   EXPECT_EQ(r.gpu.reserved_bytes, 3'000'000'000);
   EXPECT_EQ(testing_support::GpuTerm(r, "allocator_overhead"), 2'000'000'000);
 }

@@ -20,6 +20,9 @@
 #include <nlohmann/json.hpp>
 
 #include "inference/engines.h"
+#include "parallel/shard.h"
+#include "parallel/topology.h"
+#include "planner/prepared.h"
 #include "inference/kv_cache.h"
 #include "io/enum_names.h"
 #include "test_support.h"
@@ -751,6 +754,12 @@ TEST(Overflow, CheckedArithmeticFlagsOverflowInsteadOfWrapping) {
   EXPECT_FALSE(clean.overflowed());
 }
 
+// The one rank role of a job (every rank is alike today: parallel/topology.h).
+RankShard JobRank(const Scenario& s) {
+  const Topology topology = TopologyOf(s);
+  return ShardFor(s, topology, topology.roles.front());
+}
+
 // Past the pre-flight (called directly), the engines flag the overflow of the reported cases.
 TEST(Overflow, EnginesFlagWhatThePreflightWouldRefuse) {
   Expected<Scenario> s = ParseScenario(R"({"model": "deepseek-ai/DeepSeek-V3", "mode": "inference", "gpu": "h200-sxm-141gb",
@@ -760,7 +769,7 @@ TEST(Overflow, EnginesFlagWhatThePreflightWouldRefuse) {
   {
     checked::OverflowScope overflow;
     Result r;
-    RunInferenceEngine(s.value(), &r, false);
+    RunInferenceEngine(s.value(), JobRank(s.value()), PrepareModel(s.value()), &r, false);
     EXPECT_TRUE(overflow.overflowed());
   }
   Scenario llama = s.value();
@@ -770,7 +779,7 @@ TEST(Overflow, EnginesFlagWhatThePreflightWouldRefuse) {
   {
     checked::OverflowScope overflow;
     Result r;
-    RunInferenceEngine(llama, &r, false);
+    RunInferenceEngine(llama, JobRank(llama), PrepareModel(llama), &r, false);
     EXPECT_TRUE(overflow.overflowed());
   }
   {

@@ -1,7 +1,11 @@
-// The one entry point. EstimateJson is the canonical serialized API (CLI, WASM and tests all call
-// it); Estimate is its typed twin for callers that already hold a Scenario (plan search, tables).
+// The estimate. The serialized API is the op table (vramplan/api.h: CallOp("estimate", json), used
+// by the CLI, the WASM binding and the tests); EstimateJson and the other *Json helpers below are
+// its ops. Estimate is the typed twin for callers that already hold a Scenario, and
+// Prepare + Estimate(prepared, ...) the staged form for callers that estimate one model many times
+// (the planner, tables): docs/api.md.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -39,6 +43,32 @@ struct EstimateOptions {
   bool inverse = true;        // max micro-batch / sequence (training); max context / batch / format / GPUs (inference)
 };
 Result Estimate(const Scenario& scenario, const EstimateOptions& options);
+
+// ---- The staged estimator. Everything that depends on the model and the GPU alone (parameter
+// counts, the size bounds, the GPU's catalogue facts, the weight bytes per format, the torchtune
+// load replay) is prepared once; each Estimate(prepared, ...) then runs only what depends on
+// batch, sequence, method, precision and parallel degrees. Results are identical to
+// Estimate(scenario, options).
+struct Prepared;  // core/src/planner/prepared.h
+class PreparedModel {
+ public:
+  PreparedModel() = default;
+  bool empty() const { return state_ == nullptr; }
+
+ private:
+  friend PreparedModel Prepare(const Scenario& scenario);
+  friend Result Estimate(const PreparedModel& prepared, const Scenario& scenario, const EstimateOptions& options);
+  std::shared_ptr<const Prepared> state_;
+};
+
+// Prepares `scenario`'s model and GPU. The preparation keeps caches that fill as estimates use
+// them: use one PreparedModel from one thread at a time (copies share it; prepare one per thread).
+PreparedModel Prepare(const Scenario& scenario);
+
+// `scenario` varies anything but the model and the GPU (batch, sequence, method, precision,
+// parallel degrees, engine...). A scenario of another model or GPU (found by a structural
+// fingerprint) is estimated from a fresh preparation: still right, only slower.
+Result Estimate(const PreparedModel& prepared, const Scenario& scenario, const EstimateOptions& options = EstimateOptions{});
 
 // Serializes a Result (with the normalized scenario echoed under "scenario").
 std::string ResultToJson(const Scenario& scenario, const Result& result);

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 #include "format.h"
 #include "model/catalog.h"
@@ -22,29 +23,37 @@ namespace {
 
 constexpr int64_t kMiB = 1024 * 1024;
 
-Term* FindTerm(std::vector<Term>* terms, const std::string& key) {
+Term* FindTerm(std::vector<Term>* terms, std::string_view key) {
   for (auto& t : *terms) {
     if (t.key == key) return &t;
   }
   return nullptr;
 }
 
-bool HopperOrNewer(const GpuEntry* gpu) {
-  if (gpu == nullptr) return false;
-  return gpu->arch == "hopper" || gpu->arch == "blackwell";
+size_t KeyIndex(const std::string& key) {
+  const std::vector<std::string>& keys = BreakdownKeys();
+  return static_cast<size_t>(std::find(keys.begin(), keys.end(), key) - keys.begin());
 }
 
 }  // namespace
 
-int64_t CublasWorkspaceBytes(const Scenario& s) {
-  if (s.framework.device != Device::kCuda) return 0;
-  return HopperOrNewer(FindGpu(s.gpu.id)) ? 32 * kMiB : 8519680;
+DeviceTraits DeviceTraitsFor(const std::string& gpu_id) {
+  DeviceTraits d;
+  const GpuEntry* gpu = FindGpu(gpu_id);
+  if (gpu == nullptr) return d;  // a custom {name, memory_bytes} GPU: no catalogue facts
+  d.hopper_or_newer = gpu->arch == "hopper" || gpu->arch == "blackwell";
+  d.apple = gpu->vendor == "apple";
+  return d;
 }
 
-int64_t CudaContextBytes(const Scenario& s) {
+int64_t CublasWorkspaceBytes(const Scenario& s, const DeviceTraits& device) {
   if (s.framework.device != Device::kCuda) return 0;
-  const GpuEntry* gpu = FindGpu(s.gpu.id);
-  if (gpu != nullptr && gpu->vendor == "apple") return 0;  // MPS has no separate context reservation
+  return device.hopper_or_newer ? 32 * kMiB : 8519680;
+}
+
+int64_t CudaContextBytes(const Scenario& s, const DeviceTraits& device) {
+  if (s.framework.device != Device::kCuda) return 0;
+  if (device.apple) return 0;  // MPS has no separate context reservation
   // NCCL's communicator buffers are outside PyTorch's allocator too (nccl#964: 544-688 MB per
   // group on A100 NVLink with one all-reduce group).
   const int64_t nccl = s.parallel.gpus > 1 ? kNcclMiB * kMiB : 0;
@@ -62,27 +71,30 @@ int64_t AllocatorOverheadBytes(const Scenario& s, int64_t static_bytes, int64_t 
                                            DynamicReserveFraction(s) * static_cast<double>(dynamic_bytes)));
 }
 
-void ApplyDeviceOverheads(const Scenario& scenario, Result* result, bool explain) {
+void ApplyDeviceOverheads(const Scenario& scenario, const DeviceTraits& device, Result* result, bool explain) {
   GpuResult& g = result->gpu;
+  // Where each key sits once the breakdown is in the fixed order (looked up once, not per call).
+  static const size_t kWeights = KeyIndex("weights"), kStates = KeyIndex("optimizer_states"),
+                      kContext = KeyIndex("cuda_context"), kAllocator = KeyIndex("allocator_overhead");
   // Make sure every breakdown key exists, in the fixed order.
+  const bool has_context = FindTerm(&g.breakdown, "cuda_context") != nullptr;
+  const bool has_allocator = FindTerm(&g.breakdown, "allocator_overhead") != nullptr;
   std::vector<Term> ordered;
   ordered.reserve(BreakdownKeys().size());
   for (const auto& key : BreakdownKeys()) {
     Term* t = FindTerm(&g.breakdown, key);
-    ordered.push_back(t != nullptr ? *t : Term{key, 0, ""});
+    ordered.push_back(t != nullptr ? std::move(*t) : Term{key, 0, ""});  // moved: each key is found once
   }
-  bool has_context = FindTerm(&g.breakdown, "cuda_context") != nullptr;
-  bool has_allocator = FindTerm(&g.breakdown, "allocator_overhead") != nullptr;
   g.breakdown = std::move(ordered);
 
   int64_t allocated = 0;
-  for (const auto& t : g.breakdown) {
-    if (t.key != "cuda_context" && t.key != "allocator_overhead") allocated = checked::Add(allocated, t.bytes);
+  for (size_t i = 0; i < g.breakdown.size(); ++i) {
+    if (i != kContext && i != kAllocator) allocated = checked::Add(allocated, g.breakdown[i].bytes);
   }
   g.peak_allocated_bytes = allocated;
   if (!has_allocator) {
-    const int64_t static_bytes = checked::Add(FindTerm(&g.breakdown, "weights")->bytes, FindTerm(&g.breakdown, "optimizer_states")->bytes);
-    Term* a = FindTerm(&g.breakdown, "allocator_overhead");
+    const int64_t static_bytes = checked::Add(g.breakdown[kWeights].bytes, g.breakdown[kStates].bytes);
+    Term* a = &g.breakdown[kAllocator];
     a->bytes = AllocatorOverheadBytes(scenario, static_bytes, allocated - static_bytes);
     if (explain) a->explain = a->bytes == 0 ? "no caching allocator on this device"
                                : "caching allocator reserve (block rounding, cached free segments): 1% of weights + states " +
@@ -91,22 +103,22 @@ void ApplyDeviceOverheads(const Scenario& scenario, Result* result, bool explain
                                      " = " + Gib(a->bytes) + " (docs/accuracy.md, calibration)";
   }
   if (!has_context) {
-    Term* c = FindTerm(&g.breakdown, "cuda_context");
-    c->bytes = CudaContextBytes(scenario);
+    Term* c = &g.breakdown[kContext];
+    c->bytes = CudaContextBytes(scenario, device);
     if (explain) c->explain = c->bytes == 0 ? "no CUDA context on this device"
                                : "CUDA context + lazily loaded kernels" + std::string(scenario.parallel.gpus > 1 ? " + NCCL buffers" : "") +
                                      ", outside the allocator: " + Gib(c->bytes) + " (docs/training.md section 7)";
   }
   // Segments reserved while the model loaded stay reserved (nothing calls empty_cache): when the
   // load reserved more than the step needs, it sets the reserve (train/load_phase.h).
-  Term* reserve = FindTerm(&g.breakdown, "allocator_overhead");
+  Term* reserve = &g.breakdown[kAllocator];
   if (!has_allocator && g.load_reserved_bytes > allocated + reserve->bytes) {
     reserve->bytes = g.load_reserved_bytes - allocated;
     if (explain) reserve->explain = "segments the caching allocator reserved while the model loaded and keeps: " + g.load_explain +
                                     "; reserved - allocated at the step peak = " + Gib(reserve->bytes);
   }
   g.reserved_bytes = checked::Add(allocated, reserve->bytes);
-  g.device_total_bytes = checked::Add(g.reserved_bytes, FindTerm(&g.breakdown, "cuda_context")->bytes);
+  g.device_total_bytes = checked::Add(g.reserved_bytes, g.breakdown[kContext].bytes);
   // The totals of an estimate stay within 2^62 B (util/checked_math.h); beyond, it is refused.
   if (g.device_total_bytes > checked::kMaxDeviceBytes) checked::ReportOverflow();
   g.headroom_bytes = g.capacity_bytes - g.device_total_bytes;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "vramplan/result.h"
 #include "vramplan/scenario.h"
@@ -20,13 +21,21 @@ inline constexpr double kVariableShapesReserveFraction = 0.25;  // ... when ever
 // segments, only page rounding remains (PyTorch docs, "CUDA memory management").
 inline constexpr double kExpandableReserveFraction = 0.02;
 
+// What the overheads need to know about the chosen GPU from the catalogue (model/catalog.h),
+// looked up once per prepared model (planner/prepared.h), not on every simulation.
+struct DeviceTraits {
+  bool hopper_or_newer = false;  // cuBLAS reserves a 32 MiB workspace
+  bool apple = false;            // MPS: no separate CUDA context reservation
+};
+DeviceTraits DeviceTraitsFor(const std::string& gpu_id);
+
 // cuBLAS workspace allocated through the caching allocator (counted in allocated bytes).
-int64_t CublasWorkspaceBytes(const Scenario& scenario);
-int64_t CudaContextBytes(const Scenario& scenario);
+int64_t CublasWorkspaceBytes(const Scenario& scenario, const DeviceTraits& device);
+int64_t CudaContextBytes(const Scenario& scenario, const DeviceTraits& device);
 int64_t AllocatorOverheadBytes(const Scenario& scenario, int64_t static_bytes, int64_t dynamic_bytes);
 double DynamicReserveFraction(const Scenario& scenario);
 
 // Fills cuda_context / allocator_overhead terms, reserved/device totals, headroom and fits.
-void ApplyDeviceOverheads(const Scenario& scenario, Result* result, bool explain = true);
+void ApplyDeviceOverheads(const Scenario& scenario, const DeviceTraits& device, Result* result, bool explain = true);
 
 }  // namespace vramplan

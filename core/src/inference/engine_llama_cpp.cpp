@@ -20,6 +20,7 @@
 #include "inference/engines.h"
 #include "inference/kv_cache.h"
 #include "inference/weight_formats.h"
+#include "planner/prepared.h"
 #include "units.h"
 #include "util/checked_math.h"
 
@@ -36,7 +37,7 @@ int64_t Pad(int64_t a, int64_t p) { return Mul(CeilDiv(a, p), p); }
 
 }  // namespace
 
-void EstimateLlamaCppEngine(const Scenario& s, const RankShard& rank, Result* r, bool explain) {
+void EstimateLlamaCppEngine(const Scenario& s, const RankShard& rank, const Prepared& prepared, Result* r, bool explain) {
   (void)rank;  // llama.cpp's layer split over several GPUs is not modeled: the rank holds every offloaded layer
   const ModelSpec& m = s.model;
   const InferenceConfig& inf = s.inference;
@@ -54,7 +55,7 @@ void EstimateLlamaCppEngine(const Scenario& s, const RankShard& rank, Result* r,
     Warn(r, explain, WarningCode::kSubstituted, "inference.weights", "llama.cpp runs GGUF files; " + WeightFormatName(wf) + " is counted as gguf_q8_0 (8-bit) or gguf_q4_0 (4-bit)");
     wf = (wf == WeightFormat::kFp8 || wf == WeightFormat::kInt8) ? WeightFormat::kGgufQ8_0 : WeightFormat::kGgufQ4_0;
   }
-  WeightBytes w = ComputeWeightBytes(m, wf, 1);
+  const WeightBytes& w = prepared.WeightBytesFor(m, wf, 1);
   KvElementSize e = ResolveKvDtype(inf.kv_cache, wf, Engine::kLlamaCpp);
   if (inf.kv_cache == KvDtype::kFp8) {
     Warn(r, explain, WarningCode::kSubstituted, "inference.kv_cache", "llama.cpp has no fp8 cache type; counted as q8_0");

@@ -30,6 +30,7 @@
 #include "inference/engines.h"
 #include "inference/kv_cache.h"
 #include "inference/weight_formats.h"
+#include "planner/prepared.h"
 #include "units.h"
 #include "util/checked_math.h"
 
@@ -100,7 +101,7 @@ int64_t KernelScratch(const ModelSpec& m, WeightFormat f, int64_t prefill_rows, 
 
 }  // namespace
 
-void EstimateTransformersEngine(const Scenario& s, const RankShard& rank, Result* r, bool explain) {
+void EstimateTransformersEngine(const Scenario& s, const RankShard& rank, const Prepared& prepared, Result* r, bool explain) {
   const ModelSpec& m = s.model;
   const InferenceConfig& inf = s.inference;
   const int64_t tp = rank.tp;
@@ -110,7 +111,7 @@ void EstimateTransformersEngine(const Scenario& s, const RankShard& rank, Result
 
   if (IsGguf(inf.weights)) Warn(r, explain, WarningCode::kSubstituted, "inference.weights", "GGUF weights are run by llama.cpp; transformers dequantizes GGUF to 16-bit on load, so the weights are counted in bf16");
   const WeightFormat wf = IsGguf(inf.weights) ? WeightFormat::kBf16 : inf.weights;
-  WeightBytes w = ComputeWeightBytes(m, wf, tp);
+  WeightBytes w = prepared.WeightBytesFor(m, wf, tp);  // a copy: split below
   std::vector<KvGroup> groups = KvGroups(m, Engine::kTransformers, tp);
   KvElementSize e = ResolveKvDtype(inf.kv_cache, wf, Engine::kTransformers);
   if (inf.kv_cache == KvDtype::kFp8) Warn(r, explain, WarningCode::kSubstituted, "inference.kv_cache", "transformers has no fp8 KV cache; counted at 1 B/element as an offloaded/quantized cache would be");
@@ -128,7 +129,7 @@ void EstimateTransformersEngine(const Scenario& s, const RankShard& rank, Result
     int64_t t = g.window_tokens > 0 ? std::min(g.window_tokens, total_len) : total_len;
     cat_transient = std::max(cat_transient, Mul(CeilDiv(Mul(std::max(g.k_elems, g.v_elems), e.bytes), e.elements), t, b));
   }
-  const int64_t workspace = CublasWorkspaceBytes(s);
+  const int64_t workspace = CublasWorkspaceBytes(s, prepared.device);
   const int64_t scratch = KernelScratch(m, wf, Mul(b, prompt), tp);
 
   // Prefill.

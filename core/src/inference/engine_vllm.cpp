@@ -23,6 +23,7 @@
 #include "inference/engines.h"
 #include "inference/kv_cache.h"
 #include "inference/weight_formats.h"
+#include "planner/prepared.h"
 #include "units.h"
 #include "util/checked_math.h"
 
@@ -47,7 +48,7 @@ int64_t CudaGraphBytes(int64_t largest_batch_act, int64_t graphs) { return large
 
 }  // namespace
 
-void EstimateVllmEngine(const Scenario& s, const RankShard& rank, Result* r, bool explain) {
+void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared& prepared, Result* r, bool explain) {
   const ModelSpec& m = s.model;
   const InferenceConfig& inf = s.inference;
   const int64_t tp = rank.tp;
@@ -64,7 +65,7 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, Result* r, boo
 
   if (IsGguf(inf.weights)) Warn(r, explain, WarningCode::kApproximate, "inference.weights", "vLLM's GGUF support dequantizes through its own kernels; the file's tensor types are counted as stored");
   if (inf.weights == WeightFormat::kNf4 || inf.weights == WeightFormat::kInt8) Warn(r, explain, WarningCode::kNotModeled, "inference.weights", "bitsandbytes checkpoints in vLLM keep the same stored bytes; kernel workspaces are not modelled");
-  WeightBytes w = ComputeWeightBytes(m, inf.weights, tp);
+  const WeightBytes& w = prepared.WeightBytesFor(m, inf.weights, tp);
 
   KvDtype kvd = inf.kv_cache;
   if (kvd == KvDtype::kInt8 || kvd == KvDtype::kInt4) {
@@ -93,7 +94,7 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, Result* r, boo
   }
   const int64_t sampler_rows = std::min(max_seqs, mnbt);
   const int64_t sampler = Mul(sampler_rows, V, dt + 4 + 4);  // logits, fp32 logits, probabilities
-  const int64_t non_torch = NonTorchBytes(tp) + CublasWorkspaceBytes(s);
+  const int64_t non_torch = NonTorchBytes(tp) + CublasWorkspaceBytes(s, prepared.device);
   const int64_t requested = static_cast<int64_t>(std::floor(inf.gpu_memory_utilization * static_cast<double>(capacity)));
   int64_t available = requested - Add(w.total_bytes, layer_act, sampler, non_torch);
 

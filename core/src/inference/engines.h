@@ -13,24 +13,26 @@
 
 namespace vramplan {
 
-// Each engine fills what one rank of role `rank.role` holds: tensor-parallel splits and the layer
-// split go through `rank` (parallel/shard.h).
-// `explain`: build explain strings and warnings (off inside the inverse searches, for speed).
-void EstimateTransformersEngine(const Scenario& s, const RankShard& rank, Result* r, bool explain);
-void EstimateVllmEngine(const Scenario& s, const RankShard& rank, Result* r, bool explain);
-void EstimateLlamaCppEngine(const Scenario& s, const RankShard& rank, Result* r, bool explain);
+struct Prepared;
 
-// Dispatch on s.inference.engine for one rank role.
-void RunInferenceEngine(const Scenario& s, const RankShard& rank, Result* r, bool explain);
-// The same for the job's rank (every rank of an inference job is alike today: one role).
-void RunInferenceEngine(const Scenario& s, Result* r, bool explain);
+// Each engine fills what one rank of role `rank.role` holds: tensor-parallel splits and the layer
+// split go through `rank` (parallel/shard.h). `explain`: build explain strings and warnings (off
+// inside the inverse searches, for speed). `prepared` is PrepareModel(s) or a preparation of the
+// same model and GPU (planner/prepared.h).
+void EstimateTransformersEngine(const Scenario& s, const RankShard& rank, const Prepared& prepared, Result* r, bool explain);
+void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared& prepared, Result* r, bool explain);
+void EstimateLlamaCppEngine(const Scenario& s, const RankShard& rank, const Prepared& prepared, Result* r, bool explain);
+
+// Dispatch on s.inference.engine for one rank role (the device overheads come after:
+// planner/simulate.h).
+void RunInferenceEngine(const Scenario& s, const RankShard& rank, const Prepared& prepared, Result* r, bool explain);
 
 // Whether the scenario works on the chosen GPU: the memory fits and, for vLLM, the engine starts
 // (max_model_len fits the KV pool) and the requested batch is served concurrently.
 bool InferenceFits(const Scenario& s, const Result& r);
 
 // Fills result->inference.{max_context_fits, max_batch_fits, smallest_format_fits, min_gpus}.
-void SolveInverseQuestions(const Scenario& s, Result* r);
+void SolveInverseQuestions(const Scenario& s, const Prepared& prepared, Result* r);
 
 namespace engine_util {
 

@@ -30,17 +30,12 @@ void Warn(Result* r, bool explain, WarningCode code, const std::string& field, c
 
 }  // namespace engine_util
 
-void RunInferenceEngine(const Scenario& s, const RankShard& rank, Result* r, bool explain) {
+void RunInferenceEngine(const Scenario& s, const RankShard& rank, const Prepared& prepared, Result* r, bool explain) {
   switch (s.inference.engine) {
-    case Engine::kVllm: EstimateVllmEngine(s, rank, r, explain); break;
-    case Engine::kLlamaCpp: EstimateLlamaCppEngine(s, rank, r, explain); break;
-    default: EstimateTransformersEngine(s, rank, r, explain); break;
+    case Engine::kVllm: EstimateVllmEngine(s, rank, prepared, r, explain); break;
+    case Engine::kLlamaCpp: EstimateLlamaCppEngine(s, rank, prepared, r, explain); break;
+    default: EstimateTransformersEngine(s, rank, prepared, r, explain); break;
   }
-}
-
-void RunInferenceEngine(const Scenario& s, Result* r, bool explain) {
-  const Topology topology = TopologyOf(s);
-  RunInferenceEngine(s, ShardFor(s, topology, topology.roles.front()), r, explain);
 }
 
 bool InferenceFits(const Scenario& s, const Result& r) {
@@ -51,7 +46,7 @@ bool InferenceFits(const Scenario& s, const Result& r) {
   return true;
 }
 
-void EstimateInference(const Scenario& scenario, const RankShard& rank, Result* result, bool inverse) {
+void EstimateInference(const Scenario& scenario, const RankShard& rank, const Prepared& prepared, Result* result, bool explain, bool inverse) {
   if (scenario.model.kinds.empty() || scenario.model.layer_kind.empty()) {
     result->warnings.push_back(MakeWarning(WarningCode::kNotEstimated, "model", "the model has no decoder layers to estimate"));
     return;
@@ -60,11 +55,11 @@ void EstimateInference(const Scenario& scenario, const RankShard& rank, Result* 
     result->warnings.push_back(MakeWarning(WarningCode::kNotEstimated, "inference", "batch_size must be >= 1 and token counts >= 0"));
     return;
   }
-  RunInferenceEngine(scenario, rank, result, true);
+  RunInferenceEngine(scenario, rank, prepared, result, explain);
   if (scenario.parallel.pp > 1 || scenario.parallel.cp > 1 || scenario.parallel.ep > 1) {
     result->warnings.push_back(MakeWarning(WarningCode::kNotModeled, "parallel", "pipeline/context/expert parallel inference is not modelled; only tp shards weights and KV heads"));
   }
-  if (inverse) SolveInverseQuestions(scenario, result);
+  if (inverse) SolveInverseQuestions(scenario, prepared, result);
 }
 
 }  // namespace vramplan

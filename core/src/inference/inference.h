@@ -7,8 +7,12 @@
 
 namespace vramplan {
 
-// `inverse`: also answer the inverse questions (max context, batch, format, GPUs).
-// What one rank of role `rank.role` holds while serving.
-void EstimateInference(const Scenario& scenario, const RankShard& rank, Result* result, bool inverse = true);
+struct Prepared;
+
+// What one rank of role `rank.role` holds while serving: the engine's terms, before the device
+// overheads (planner/simulate.h runs both). `explain`: explain strings and the engines' warnings;
+// `inverse`: also answer the inverse questions (max context, batch, format, GPUs). `prepared` is
+// PrepareModel(scenario) or one of the same model.
+void EstimateInference(const Scenario& scenario, const RankShard& rank, const Prepared& prepared, Result* result, bool explain, bool inverse);
 
 }  // namespace vramplan

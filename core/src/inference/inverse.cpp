@@ -1,5 +1,6 @@
 // Inverse questions, answered exactly by searching over the same pure estimate (no per-token
-// loops): each probe runs the engine without explain strings plus the device overheads.
+// loops): each probe is the pipeline's simulation without explain strings (planner/simulate.h),
+// from the estimate's preparation (the weight bytes per format are computed once).
 //  * max_context_fits: largest prompt+new length (vLLM: max_model_len; llama.cpp: n_ctx per
 //    sequence) that still fits, by binary search (memory is monotone in the length);
 //  * max_batch_fits: largest batch (concurrent sequences) at the scenario's length, by binary
@@ -13,34 +14,20 @@
 #include <utility>
 #include <vector>
 
-#include "gpu/device_overhead.h"
 #include "inference/engines.h"
 #include "inference/weight_formats.h"
+#include "planner/simulate.h"
 #include "units.h"
-#include "util/checked_math.h"
 #include "util/size_limits.h"
 
 namespace vramplan {
 namespace {
 
 
-// One probe's estimate, or nullopt when its byte counts would not be representable (the pre-flight
-// refuses it, or the engines' checked arithmetic overflowed): such a probe does not fit, since
-// capacities are at most 2^50 B. This bounds every search by the model's representable range.
-// `sizes` is MeasureModel(s.model), measured once per search.
-std::optional<Result> Probe(const Scenario& s, const ModelSizes& sizes) {
-  if (!WithinSizeLimits(s, sizes)) return std::nullopt;
-  checked::OverflowScope overflow;
-  Result r;
-  r.gpu.capacity_bytes = s.gpu.memory_bytes;
-  RunInferenceEngine(s, &r, false);
-  ApplyDeviceOverheads(s, &r, /*explain=*/false);
-  if (overflow.overflowed()) return std::nullopt;
-  return r;
-}
-
-bool Fits(const Scenario& s, const ModelSizes& sizes) {
-  std::optional<Result> r = Probe(s, sizes);
+// A probe (planner/simulate.h) that fits; one whose byte counts would not be representable does
+// not, which bounds every search by the model's representable range.
+bool Fits(const Scenario& s, const Prepared& prepared) {
+  std::optional<Result> r = Probe(s, prepared);
   return r && InferenceFits(s, *r);
 }
 
@@ -83,14 +70,12 @@ std::vector<WeightFormat> EngineFormats(Engine e) {
 
 }  // namespace
 
-void SolveInverseQuestions(const Scenario& s, Result* r) {
+void SolveInverseQuestions(const Scenario& s, const Prepared& prepared, Result* r) {
   InferenceCapacity& c = r->inference;
   const int64_t len = std::max<int64_t>(1, s.inference.prompt_len + s.inference.new_tokens);
 
   // One working copy for every probe: copying a Scenario copies its ModelSpec.
   Scenario work = s;
-  WeightBytesMemo memo(work.model);
-  const ModelSizes sizes = MeasureModel(s.model);
   // llama.cpp's context holds every sequence (n_ctx = length x batch), and n_ctx is itself
   // bounded by the validator: the longest context per sequence is kMaxTokens / batch.
   const int64_t context_bound = s.inference.engine == Engine::kLlamaCpp
@@ -98,14 +83,14 @@ void SolveInverseQuestions(const Scenario& s, Result* r) {
                                     : kMaxTokens;
   c.max_context_fits = LargestTrue(context_bound, [&](int64_t L) {
     SetContext(s, work, L);
-    return Fits(work, sizes);
+    return Fits(work, prepared);
   });
   work.inference = s.inference;
 
   if (s.inference.engine == Engine::kVllm) {
     Scenario v = s;
     if (v.inference.max_model_len <= 0) v.inference.max_model_len = len;
-    std::optional<Result> p = Probe(v, sizes);
+    std::optional<Result> p = Probe(v, prepared);
     int64_t block = std::max<int64_t>(1, s.inference.block_size);
     int64_t per_req = CeilDiv(len, block);
     int64_t blocks = p ? p->inference.kv_token_capacity / block : 0;
@@ -121,19 +106,19 @@ void SolveInverseQuestions(const Scenario& s, Result* r) {
       work.inference = s.inference;
       work.inference.batch_size = b;
       if (work.inference.engine == Engine::kLlamaCpp && s.inference.n_ctx > 0) work.inference.n_ctx = s.inference.n_ctx / std::max<int64_t>(1, s.inference.batch_size) * b;
-      return Fits(work, sizes);
+      return Fits(work, prepared);
     });
     work.inference = s.inference;
   }
 
   // Formats from most to fewest stored bytes; the first that fits is the smallest step down.
   std::vector<std::pair<int64_t, WeightFormat>> formats;
-  for (WeightFormat f : EngineFormats(s.inference.engine)) formats.push_back({ComputeWeightBytes(work.model, f, s.parallel.tp).total_bytes, f});
+  for (WeightFormat f : EngineFormats(s.inference.engine)) formats.push_back({prepared.WeightBytesFor(work.model, f, s.parallel.tp).total_bytes, f});
   std::stable_sort(formats.begin(), formats.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   c.smallest_format_fits.clear();
   for (const auto& [bytes, f] : formats) {
     work.inference.weights = f;
-    if (Fits(work, sizes)) {
+    if (Fits(work, prepared)) {
       c.smallest_format_fits = WeightFormatName(f);
       break;
     }
@@ -143,7 +128,7 @@ void SolveInverseQuestions(const Scenario& s, Result* r) {
   c.min_gpus = 0;
   if (s.inference.engine == Engine::kLlamaCpp) {
     // Layer split: every GPU holds its layers' weights and KV plus its own compute buffer.
-    std::optional<Result> one = Probe(s, sizes);
+    std::optional<Result> one = Probe(s, prepared);
     int64_t cap = s.gpu.memory_bytes, total = one ? one->gpu.device_total_bytes : 0;
     int64_t compute = 0;
     if (one) {
@@ -163,7 +148,7 @@ void SolveInverseQuestions(const Scenario& s, Result* r) {
       if (heads % tp != 0) continue;
       work.parallel.tp = tp;
       work.parallel.gpus = std::max(s.parallel.gpus, tp);
-      if (Fits(work, sizes)) {
+      if (Fits(work, prepared)) {
         c.min_gpus = tp;
         break;
       }

@@ -224,45 +224,7 @@ GgmlType GgufTensorType(WeightFormat f, GgufCategory cat, int64_t i, int64_t n, 
   return Fallback(t, cols);
 }
 
-namespace {
-
-// Memo active only inside one WeightBytesMemo scope (an inverse search probes the same model with
-// the same format and TP dozens of times).
-struct MemoEntry {
-  WeightFormat format;
-  int64_t tp;
-  WeightBytes bytes;
-};
-thread_local const ModelSpec* memo_spec = nullptr;
-thread_local std::vector<MemoEntry>* memo_entries = nullptr;
-
-WeightBytes ComputeWeightBytesUncached(const ModelSpec& spec, WeightFormat f, int64_t tp);
-
-}  // namespace
-
-WeightBytesMemo::WeightBytesMemo(const ModelSpec& spec) : entries_(new std::vector<MemoEntry>()) {
-  memo_spec = &spec;
-  memo_entries = static_cast<std::vector<MemoEntry>*>(entries_);
-}
-
-WeightBytesMemo::~WeightBytesMemo() {
-  delete static_cast<std::vector<MemoEntry>*>(entries_);
-  memo_spec = nullptr;
-  memo_entries = nullptr;
-}
-
 WeightBytes ComputeWeightBytes(const ModelSpec& spec, WeightFormat f, int64_t tp) {
-  if (memo_spec != &spec || memo_entries == nullptr) return ComputeWeightBytesUncached(spec, f, tp);
-  for (const auto& e : *memo_entries) {
-    if (e.format == f && e.tp == tp) return e.bytes;
-  }
-  memo_entries->push_back(MemoEntry{f, tp, ComputeWeightBytesUncached(spec, f, tp)});
-  return memo_entries->back().bytes;
-}
-
-namespace {
-
-WeightBytes ComputeWeightBytesUncached(const ModelSpec& spec, WeightFormat f, int64_t tp) {
   WeightBytes w;
   tp = std::max<int64_t>(tp, 1);
   const bool gguf = IsGguf(f);
@@ -360,7 +322,5 @@ WeightBytes ComputeWeightBytesUncached(const ModelSpec& spec, WeightFormat f, in
   w.explain += " = " + BytesExplained(w.total_bytes);
   return w;
 }
-
-}  // namespace
 
 }  // namespace vramplan

@@ -80,18 +80,7 @@ struct WeightBytes {
 
 // tp shards linears, embeddings and lm_head (Megatron-style, as vLLM does); norms are replicated.
 // `llama_cpp_tied_output`: GGUF files store tied embeddings once (token_embd doubles as output).
-// While alive, ComputeWeightBytes(spec, ...) for this exact spec object is memoized per (format, tp).
-class WeightBytesMemo {
- public:
-  explicit WeightBytesMemo(const ModelSpec& spec);
-  ~WeightBytesMemo();
-  WeightBytesMemo(const WeightBytesMemo&) = delete;
-  WeightBytesMemo& operator=(const WeightBytesMemo&) = delete;
-
- private:
-  void* entries_;
-};
-
+// Pure; a prepared model (planner/prepared.h) keeps the pairs an estimate asks for.
 WeightBytes ComputeWeightBytes(const ModelSpec& spec, WeightFormat format, int64_t tp = 1);
 
 }  // namespace vramplan

@@ -7,6 +7,10 @@ namespace vramplan {
 DataParallel DataParallelFor(const ParallelConfig& p, int64_t dp) {
   DataParallel d;
   d.dp = std::max<int64_t>(1, dp);
+  if ((d.dp & (d.dp - 1)) == 0) {
+    d.dp_shift = 0;
+    while ((int64_t{1} << d.dp_shift) < d.dp) ++d.dp_shift;
+  }
   const int stage = p.fsdp ? 3 : p.zero;
   d.fsdp = p.fsdp;
   d.shard_states = stage >= 1;

@@ -57,7 +57,11 @@ struct DataParallel {
   int64_t reduce_bucket_elements = 0;      // DeepSpeed ZeRO 1-3: reduce_bucket_size
   int64_t backward_bucket_elements = 0;    // ZeRO-1/2 ipg buffers, alive during backward
   int64_t persistent_bucket_elements = 0;  // ZeRO-3 ipg buffer, alive all along
-  int64_t Shard(int64_t bytes) const { return dp <= 1 ? bytes : CeilDiv(bytes, dp); }
+  int dp_shift = -1;  // log2(dp) when dp is a power of two (Shard runs for several terms of every moment)
+  int64_t Shard(int64_t bytes) const {  // CeilDiv(bytes, dp) (units.h)
+    if (dp <= 1) return bytes;
+    return dp_shift >= 0 && bytes >= 0 ? (bytes + dp - 1) >> dp_shift : CeilDiv(bytes, dp);
+  }
 };
 
 // `dp`: the data-parallel degree (parallel/topology.h).

@@ -206,7 +206,7 @@ int64_t DirectTransientBytes(const Scenario& sc) {
 }
 
 // Everything the replay reads (not the batch or sequence): one estimate's inverse searches and a
-// page's table re-run the same load many times, so the last replay is kept (one entry per thread).
+// planner's variants re-run the same load many times, so the prepared model keeps the last replay.
 std::string ReplayKey(const Scenario& sc, const TrainPlan& plan, const PrecisionModel& prec) {
   const ModelSpec& m = sc.model;
   const TrainConfig& t = sc.train;
@@ -247,16 +247,16 @@ bool ReplaysTorchtune01(const Scenario& sc) {
 
 }  // namespace
 
-LoadPhase ComputeLoadPhase(const Scenario& sc, const TrainPlan& plan, const PrecisionModel& prec, int64_t weights_bytes, bool explain) {
+LoadPhase ComputeLoadPhase(const Scenario& sc, const TrainPlan& plan, const PrecisionModel& prec, int64_t weights_bytes, bool explain,
+                           LoadReplayCache* replay_cache) {
   if (ReplaysTorchtune01(sc)) {
-    thread_local std::string last_key;
-    thread_local LoadPhase last;
+    if (replay_cache == nullptr) return ReplayTorchtune01(sc, plan, prec);
     std::string key = ReplayKey(sc, plan, prec);
-    if (key != last_key) {
-      last = ReplayTorchtune01(sc, plan, prec);
-      last_key = std::move(key);
+    if (key != replay_cache->key) {
+      replay_cache->phase = ReplayTorchtune01(sc, plan, prec);
+      replay_cache->key = std::move(key);
     }
-    return last;
+    return replay_cache->phase;
   }
   LoadPhase p;
   const int64_t transient = DirectTransientBytes(sc);

@@ -38,7 +38,13 @@ struct LoadPhase {
 
 // `explain` false skips the direct load's explain string (inverse searches, the page's matrix);
 // a replay's is built once and kept with it.
+// `replay_cache` keeps the last torchtune 0.1 replay and its key (planner/prepared.h holds one per
+// prepared model); null replays every time.
+struct LoadReplayCache {
+  std::string key;
+  LoadPhase phase;
+};
 LoadPhase ComputeLoadPhase(const Scenario& sc, const TrainPlan& plan, const PrecisionModel& prec, int64_t weights_bytes,
-                           bool explain = true);
+                           bool explain = true, LoadReplayCache* replay_cache = nullptr);
 
 }  // namespace vramplan

@@ -8,7 +8,7 @@
 namespace vramplan {
 
 LossHead ComputeLossHead(const TrainConfig& train, const FrameworkConfig& fw, const PrecisionModel& prec,
-                         int64_t V, int64_t h, bool lm_head_trainable, bool upcast) {
+                         int64_t V, int64_t h, bool lm_head_trainable, bool upcast, bool explain) {
   LossHead head;
   const int64_t b = train.micro_batch_size, s = train.seq_len, T = b * s;
   const int64_t logits_bytes = prec.matmul * T * V;  // lm_head output dtype
@@ -29,7 +29,7 @@ LossHead ComputeLossHead(const TrainConfig& train, const FrameworkConfig& fw, co
         head.forward_extra = lg * T * V + (copy && b > 1 ? lg * shifted : 0) + (cast ? 4 * shifted : 0) + q;
         head.backward_extra = 2 * q * shifted - target + q;
         head.keep_outputs = lg * T * V;
-        head.explain = std::string("logits in the compute dtype") + (copy ? " + shifted copy" : "") + " + log-probs in " + (q == 4 ? "fp32 (autocast)" : "the logits dtype") + " (no .float() upcast: GPT-2 <= 4.45, remote-code models)";
+        if (explain) head.explain = std::string("logits in the compute dtype") + (copy ? " + shifted copy" : "") + " + log-probs in " + (q == 4 ? "fp32 (autocast)" : "the logits dtype") + " (no .float() upcast: GPT-2 <= 4.45, remote-code models)";
       } else if (fw.loss_shift_logits_copy) {
         // transformers 4.44: fp32 logits (the 16-bit output is dropped), a contiguous copy of the
         // shifted logits when b > 1, log_softmax output (saved), target copy when b > 1.
@@ -38,14 +38,14 @@ LossHead ComputeLossHead(const TrainConfig& train, const FrameworkConfig& fw, co
         head.forward_extra = 4 * T * V + (b > 1 ? 4 * shifted : 0) + 4;
         head.backward_extra = 8 * shifted - (b > 1 ? 8 * b * (s - 1) : 0) + 4;
         head.keep_outputs = 4 * T * V;
-        head.explain = "fp32 logits 4·b·s·V + shifted copy 4·b·(s-1)·V + log-probs 4·b·(s-1)·V (transformers <= 4.45)";
+        if (explain) head.explain = "fp32 logits 4·b·s·V + shifted copy 4·b·(s-1)·V + log-probs 4·b·(s-1)·V (transformers <= 4.45)";
       } else {
         // ForCausalLMLoss: output logits (compute dtype) + fp32 copy + saved log-probs; padded labels.
         head.saved = 4 * T * V + 8 * T + 4;
         head.forward_extra = logits_bytes + (logits_fp32 ? 0 : 4 * T * V) + 8 * b * (s + 1) + 4;
         head.backward_extra = 8 * T * V - 8 * T + 4;
         head.keep_outputs = logits_bytes;
-        head.explain = std::string("logits ") + (logits_fp32 ? "fp32 4" : "16-bit 2") + "·b·s·V" +
+        if (explain) head.explain = std::string("logits ") + (logits_fp32 ? "fp32 4" : "16-bit 2") + "·b·s·V" +
                        (logits_fp32 ? "" : " + fp32 upcast 4·b·s·V") + " + log-probs 4·b·s·V (ForCausalLMLoss)";
       }
       break;
@@ -58,7 +58,7 @@ LossHead ComputeLossHead(const TrainConfig& train, const FrameworkConfig& fw, co
       head.forward_extra = 2 * 4 * chunk + 4;
       head.backward_extra = 3 * 4 * chunk;
       head.keep_outputs = 0;
-      head.explain = "chunked CE (8 chunks, compiled): 16-bit logits kept + one chunk's fp32 upcast and log-softmax";
+      if (explain) head.explain = "chunked CE (8 chunks, compiled): 16-bit logits kept + one chunk's fp32 upcast and log-softmax";
       break;
     }
     case LossImpl::kFusedLinear: {
@@ -71,7 +71,7 @@ LossHead ComputeLossHead(const TrainConfig& train, const FrameworkConfig& fw, co
       head.saved = prec.matmul * T * h + (lm_head_trainable ? prec.grad * V * h : 0) + 8 * T + 4;
       head.forward_extra = 2 * 4 * rows * V + 4;
       head.backward_extra = 0;
-      head.explain = "fused linear cross-entropy (Liger): chunks of " + WithCommas(rows) +
+      if (explain) head.explain = "fused linear cross-entropy (Liger): chunks of " + WithCommas(rows) +
                      " tokens; keeps grad_input b·s·h and grad_W V·h from forward to backward";
       break;
     }

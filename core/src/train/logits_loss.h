@@ -25,6 +25,6 @@ struct LossHead {
 };
 
 LossHead ComputeLossHead(const TrainConfig& train, const FrameworkConfig& fw, const PrecisionModel& prec,
-                         int64_t vocab, int64_t hidden, bool lm_head_trainable, bool upcast = true);
+                         int64_t vocab, int64_t hidden, bool lm_head_trainable, bool upcast = true, bool explain = true);
 
 }  // namespace vramplan

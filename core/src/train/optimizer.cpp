@@ -58,7 +58,7 @@ int64_t ForeachPeak(const std::vector<TensorShape>& tensors, int64_t k, bool gro
 
 OptimizerMemory ComputeOptimizerMemory(const TrainConfig& train, const PrecisionModel& prec,
                                        const std::vector<TensorShape>& tensors, bool legacy_torch,
-                                       bool foreach_denom_copy, Device device) {
+                                       bool foreach_denom_copy, Device device, bool explain) {
   OptimizerMemory m;
   int64_t total = 0, largest = 0;
   int64_t count = 0;
@@ -74,24 +74,28 @@ OptimizerMemory ComputeOptimizerMemory(const TrainConfig& train, const Precision
   // run keeps it with the parameters (4 B per tensor, measured).
   const int64_t step_counters = (legacy_torch || m.impl == OptimizerImpl::kFused || device == Device::kCpu) ? 4 * count : 0;
   const int64_t master = prec.master * total;
-  std::string master_note = master > 0 ? " + fp32 master weights 4 B x " + WithCommas(total) : "";
+  std::string master_note = master > 0 && explain ? " + fp32 master weights 4 B x " + WithCommas(total) : "";
   switch (train.optimizer) {
     case Optimizer::kAdamW: {
       m.state_bytes = 2 * total_state_bytes + step_counters + master;
-      m.explain_states = "AdamW exp_avg + exp_avg_sq in the parameters' dtype: 2 x " + WithCommas(total_state_bytes) + " B (" +
-                         WithCommas(total) + " trainable params)" + master_note;
+      if (explain) {
+        m.explain_states = "AdamW exp_avg + exp_avg_sq in the parameters' dtype: 2 x " + WithCommas(total_state_bytes) + " B (" +
+                           WithCommas(total) + " trainable params)" + master_note;
+      }
       if (m.impl == OptimizerImpl::kForeach) {
         // <= 2.0: exp_avg_sq_sqrt and denom = _foreach_add(exp_avg_sq_sqrt, eps), two group-wide
         // lists; >= 2.1: one, updated in place (pytorch#97712, #104898).
         const int64_t k = foreach_denom_copy ? 2 : 1;
         m.step_temporary = ForeachPeak(tensors, k, !legacy_torch);
-        m.explain_temporary = "foreach AdamW: " + std::to_string(k) + " parameter-sized list" + (k > 1 ? "s" : "") +
-                              " per dtype group = " + WithCommas(m.step_temporary) + " B at the peak";
+        if (explain) {
+          m.explain_temporary = "foreach AdamW: " + std::to_string(k) + " parameter-sized list" + (k > 1 ? "s" : "") +
+                                " per dtype group = " + WithCommas(m.step_temporary) + " B at the peak";
+        }
       } else if (m.impl == OptimizerImpl::kForLoop) {
         m.step_temporary = ForLoopPeak(tensors, 2, 1);
-        m.explain_temporary = "single-tensor AdamW: sqrt and quotient of the largest tensor (+ previous denom)";
+        if (explain) m.explain_temporary = "single-tensor AdamW: sqrt and quotient of the largest tensor (+ previous denom)";
       } else {
-        m.explain_temporary = "fused AdamW: no temporaries";
+        if (explain) m.explain_temporary = "fused AdamW: no temporaries";
       }
       break;
     }
@@ -109,8 +113,8 @@ OptimizerMemory ComputeOptimizerMemory(const TrainConfig& train, const Precision
         states = small;
       }
       m.state_bytes = states + master;
-      m.explain_states = "bitsandbytes 8-bit AdamW: 2 x (1 B + 4 B/256 absmax) per param (fp32 below 4096 elements)" + master_note;
-      m.explain_temporary = "8-bit blockwise kernel updates in place";
+      if (explain) m.explain_states = "bitsandbytes 8-bit AdamW: 2 x (1 B + 4 B/256 absmax) per param (fp32 below 4096 elements)" + master_note;
+      if (explain) m.explain_temporary = "8-bit blockwise kernel updates in place";
       break;
     }
     case Optimizer::kAdafactor: {
@@ -122,32 +126,32 @@ OptimizerMemory ComputeOptimizerMemory(const TrainConfig& train, const Precision
       }
       m.state_bytes = states + step_counters + master;
       m.step_temporary = (prec.half ? 16 : 8) * largest;
-      m.explain_states = "Adafactor: fp32 row + column second-moment vectors per matrix, full for vectors" + master_note;
-      m.explain_temporary = "Adafactor step: fp32 copies of grad/param and the update of the largest tensor";
+      if (explain) m.explain_states = "Adafactor: fp32 row + column second-moment vectors per matrix, full for vectors" + master_note;
+      if (explain) m.explain_temporary = "Adafactor step: fp32 copies of grad/param and the update of the largest tensor";
       break;
     }
     case Optimizer::kSgd:
       m.state_bytes = master;
-      m.explain_states = "SGD without momentum keeps no state" + master_note;
-      m.explain_temporary = "SGD updates in place";
+      if (explain) m.explain_states = "SGD without momentum keeps no state" + master_note;
+      if (explain) m.explain_temporary = "SGD updates in place";
       break;
     case Optimizer::kSgdMomentum:
       m.state_bytes = total_state_bytes + master;
-      m.explain_states = "SGD momentum buffer: " + WithCommas(total_state_bytes) + " B" + master_note;
-      m.explain_temporary = "SGD updates in place";
+      if (explain) m.explain_states = "SGD momentum buffer: " + WithCommas(total_state_bytes) + " B" + master_note;
+      if (explain) m.explain_temporary = "SGD updates in place";
       break;
     case Optimizer::kLion:
       m.state_bytes = total_state_bytes + master;
       // update = exp_avg.clone().lerp_(grad).sign_(): one clone, referenced until the next tensor's.
       m.step_temporary = ForLoopPeak(tensors, 1, 1);
-      m.explain_states = "Lion exp_avg: " + WithCommas(total_state_bytes) + " B" + master_note;
-      m.explain_temporary = "Lion (single tensor): interpolation and sign of the largest tensor";
+      if (explain) m.explain_states = "Lion exp_avg: " + WithCommas(total_state_bytes) + " B" + master_note;
+      if (explain) m.explain_temporary = "Lion (single tensor): interpolation and sign of the largest tensor";
       break;
   }
   if (prec.master > 0) {
     // DeepSpeed/Megatron convert the 16-bit grads to an fp32 copy for the update.
     m.step_temporary += 4 * total;
-    m.explain_temporary += " + fp32 gradient copy 4 B x " + WithCommas(total);
+    if (explain) m.explain_temporary += " + fp32 gradient copy 4 B x " + WithCommas(total);
   }
   return m;
 }

@@ -26,7 +26,7 @@ struct OptimizerMemory {
 // (two whole-group intermediates) instead of >= 2.1's (one, pytorch#104898).
 OptimizerMemory ComputeOptimizerMemory(const TrainConfig& train, const PrecisionModel& prec,
                                        const std::vector<TensorShape>& tensors, bool legacy_torch,
-                                       bool foreach_denom_copy, Device device);
+                                       bool foreach_denom_copy, Device device, bool explain = true);
 
 // PyTorch's default implementation for the device: foreach on CUDA (torch/optim/optimizer.py,
 // _default_to_fused_or_foreach), single-tensor for-loop on CPU.

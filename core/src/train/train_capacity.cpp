@@ -1,17 +1,19 @@
 // Training's inverse questions: the largest micro-batch (at the scenario's sequence length) and
 // the longest sequence (at its micro-batch) that still fit the GPU, and the fewest GPUs the
 // scenario fits on when only data parallelism grows. Exact by binary search over the same step
-// simulation (memory is monotone in each, see SmallestGpusFitting for the GPU count); probes skip
-// explain strings and the timeline.
+// simulation (memory is monotone in each, see SmallestGpusFitting for the GPU count); probes are the
+// pipeline's simulation without explain strings or the timeline (planner/simulate.h), from the
+// estimate's preparation.
 #include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdint>
 
-#include "gpu/device_overhead.h"
+#include <optional>
+
 #include "parallel/data_parallel.h"
+#include "planner/simulate.h"
 #include "train/train_step.h"
-#include "util/checked_math.h"
 #include "util/size_limits.h"
 
 namespace vramplan {
@@ -21,23 +23,15 @@ constexpr int64_t kMaxMicroBatch = kMaxBatch;
 constexpr int64_t kMaxSeq = kMaxTokens;
 
 // The search domain: micro-batches the validator accepts (at most 2^31 tokens, scenario_json.cpp)
-// whose byte counts are representable (the pre-flight of util/size_limits.h, which replaced fixed
-// element-count caps here). Beyond either, a probe "does not fit": capacities are at most 2^50 B.
-bool InSearchDomain(const Scenario& s, const ModelSizes& sizes) {
+// whose byte counts are representable (the probe's pre-flight, util/size_limits.h, which replaced
+// fixed element-count caps here). Beyond either, a probe "does not fit": capacities are at most
+// 2^50 B. Returns the bytes the device would show (nvidia-smi), or INT64_MAX outside the domain or
+// when the engines' checked arithmetic overflowed.
+int64_t DeviceTotal(const Scenario& s, const Prepared& prepared) {
   const double tokens = static_cast<double>(s.train.micro_batch_size) * static_cast<double>(s.train.seq_len);
-  return tokens <= 2147483648.0 && WithinSizeLimits(s, sizes);
-}
-
-// Bytes the device would show (nvidia-smi), or INT64_MAX outside the search domain or when the
-// engines' checked arithmetic overflowed. `sizes` is MeasureModel(s.model).
-int64_t DeviceTotal(const Scenario& s, const ModelSizes& sizes) {
-  if (!InSearchDomain(s, sizes)) return INT64_MAX;
-  checked::OverflowScope overflow;
-  Result r;
-  r.gpu.capacity_bytes = s.gpu.memory_bytes;
-  EstimateTraining(s, &r, /*explain=*/false);
-  ApplyDeviceOverheads(s, &r, /*explain=*/false);
-  return overflow.overflowed() ? INT64_MAX : r.gpu.device_total_bytes;
+  if (tokens > 2147483648.0) return INT64_MAX;
+  std::optional<Result> r = Probe(s, prepared);
+  return r ? r->gpu.device_total_bytes : INT64_MAX;
 }
 
 // Largest x in [1, hi] with total(x) <= capacity, memory being monotone in x. Starts from a linear
@@ -106,12 +100,12 @@ int64_t LargestFitting(int64_t hi, int64_t x0, int64_t capacity, Total total) {
 // holds whole, B: what is divided); total(2) and total(max) give A and B, and the first guess
 // ceil(B / (capacity - A)) is off only by the ceil() of each shard, so two more probes usually
 // confirm it (a gallop and a bisection otherwise): ~5 step simulations instead of ~22.
-int64_t SmallestGpusFitting(Scenario work, const ModelSizes& sizes, int64_t capacity) {
+int64_t SmallestGpusFitting(Scenario work, const Prepared& prepared, int64_t capacity) {
   const int64_t mp = std::max<int64_t>(1, work.parallel.tp * work.parallel.pp * work.parallel.cp);
   const int64_t max_dp = kMaxGpus / mp;
   auto total = [&](int64_t dp) {
     work.parallel.gpus = dp * mp;
-    return DeviceTotal(work, sizes);
+    return DeviceTotal(work, prepared);
   };
   auto fits = [&](int64_t dp) { return total(dp) <= capacity; };
   if (max_dp < 1) return 0;
@@ -161,26 +155,25 @@ int64_t SmallestGpusFitting(Scenario work, const ModelSizes& sizes, int64_t capa
 
 }  // namespace
 
-void SolveTrainingCapacity(const Scenario& s, Result* r) {
+void SolveTrainingCapacity(const Scenario& s, const Prepared& prepared, Result* r) {
   Scenario work = s;  // one copy: copying a Scenario copies its ModelSpec
-  const ModelSizes sizes = MeasureModel(s.model);
   TrainingCapacity& c = r->training;
   c.present = true;
   const int64_t capacity = s.gpu.memory_bytes;
   c.max_micro_batch_fits = LargestFitting(kMaxMicroBatch, std::max<int64_t>(1, s.train.micro_batch_size), capacity, [&](int64_t b) {
     work.train.micro_batch_size = b;
-    return DeviceTotal(work, sizes);
+    return DeviceTotal(work, prepared);
   });
   work.train.micro_batch_size = s.train.micro_batch_size;
   c.max_seq_len_fits = LargestFitting(kMaxSeq, std::max<int64_t>(1, s.train.seq_len), capacity, [&](int64_t len) {
     work.train.seq_len = len;
-    return DeviceTotal(work, sizes);
+    return DeviceTotal(work, prepared);
   });
   work.train.seq_len = s.train.seq_len;
-  c.min_gpus = SmallestGpusFitting(work, sizes, capacity);
+  c.min_gpus = SmallestGpusFitting(work, prepared, capacity);
   if (c.min_gpus == 0 && s.parallel.zero < 3 && !s.parallel.fsdp) {
     work.parallel.zero = 3;
-    c.min_gpus_zero3 = SmallestGpusFitting(work, sizes, capacity);
+    c.min_gpus_zero3 = SmallestGpusFitting(work, prepared, capacity);
   }
 }
 

@@ -14,6 +14,7 @@
 #include "format.h"
 #include "gpu/device_overhead.h"
 #include "parallel/shard.h"
+#include "planner/prepared.h"
 #include "train/activations.h"
 #include "train/load_phase.h"
 #include "train/logits_loss.h"
@@ -74,12 +75,13 @@ int64_t LinearGradBytes(const LinearSpec& l, const LayerPlan& lp, const TrainCon
 
 }  // namespace
 
-void EstimateTraining(const Scenario& sc, const RankShard& rank, Result* r, bool explain) {
+void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared& prepared, Result* r, bool explain) {
   const ModelSpec& model = sc.model;
   const TrainConfig& train = sc.train;
   const FrameworkConfig& fw = sc.framework;
   const PrecisionModel prec = PrecisionFor(train.precision, train.autocast);
-  const TrainPlan plan = MakeTrainPlan(model, train, prec);
+  const std::shared_ptr<const TrainPlan> plan_for_method = prepared.TrainPlanFor(model, train, prec);
+  const TrainPlan& plan = *plan_for_method;
   const bool legacy = fw.preset == FrameworkPreset::kTorch113Hf444;
   const bool on_cpu = fw.device == Device::kCpu;
   const int64_t b = train.micro_batch_size, s = train.seq_len, T = b * s;
@@ -106,11 +108,11 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, Result* r, bool
   ctx.cpu = on_cpu;
 
   // ---- persistent memory
-  const WeightMemory weights = ComputeWeightMemory(model, train, plan, prec, legacy, fw.model_load);
-  const OptimizerMemory opt = ComputeOptimizerMemory(train, prec, plan.trainable_tensors, legacy, fw.adamw_foreach_denom_copy, fw.device);
+  const WeightMemory weights = ComputeWeightMemory(model, train, plan, prec, legacy, fw.model_load, &prepared.params, explain);
+  const OptimizerMemory opt = ComputeOptimizerMemory(train, prec, plan.trainable_tensors, legacy, fw.adamw_foreach_denom_copy, fw.device, explain);
   const int64_t grads_total = (plan.trainable_params - plan.lora_params) * prec.grad + plan.lora_params * plan.adapter_bytes_per_param;
   const int64_t batch_bytes = fw.batch_on_device ? (fw.attention_mask ? 24 : 16) * T : 0;
-  const int64_t workspace = CublasWorkspaceBytes(sc);
+  const int64_t workspace = CublasWorkspaceBytes(sc, prepared.device);
   r->trainable_params = plan.trainable_params;
   r->gpu.gradient_bytes = grads_total;
   r->gpu.optimizer_state_bytes = opt.state_bytes;
@@ -212,7 +214,7 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, Result* r, bool
   const bool norm_out_saved = plan.lm_head_trainable && !prec.autocast;
   const int64_t norm_out_extra = norm_out_saved ? 0 : prec.residual * T * h;
   const bool upcast = fw.loss_upcast_logits && model.loss_upcasts_logits && (!fw.loss_shift_logits_copy || model.legacy_logits_upcast);
-  const LossHead loss = ComputeLossHead(train, fw, prec, V, h, plan.lm_head_trainable, upcast);
+  const LossHead loss = ComputeLossHead(train, fw, prec, V, h, plan.lm_head_trainable, upcast, explain);
   const int64_t keep_outputs = fw.keep_outputs ? loss.keep_outputs : 0;
   const int64_t head_saved = final_norm_saved + lm_head_saved;
 
@@ -253,7 +255,7 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, Result* r, bool
     view = rank.StatesView(layer_bytes, root_bytes, max_layer_grads, bucket_dtype, prec.grad);
   }
   const int64_t weights_dev = view.Weights(weights.bytes), states_dev = view.States(opt.state_bytes);
-  const LoadPhase load = ComputeLoadPhase(sc, plan, prec, weights_dev, explain);
+  const LoadPhase load = ComputeLoadPhase(sc, plan, prec, weights_dev, explain, &prepared.load_replay);
   r->gpu.load_reserved_bytes = load.reserved_bytes;
   r->gpu.load_explain = load.explain;
 
@@ -262,9 +264,9 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, Result* r, bool
   // the log, the peak and each phase's highest moment).
   MomentLog moments(/*timeline=*/explain);
   const int64_t stride = std::max<int64_t>(1, L / 16);
-  auto push = [&moments, &view, stride, L](Moment m) {
+  auto push = [&moments, &view, stride, L, explain](Moment m) {
     view.Apply(&m);
-    moments.Add(m, m.layer < 0 || m.layer % stride == 0 || m.layer == L - 1);
+    moments.Add(m, explain && (m.layer < 0 || m.layer % stride == 0 || m.layer == L - 1));
   };
   // A moment of the step: weights, optimizer states (steady state: they exist from the first
   // step on), the batch and the cuBLAS workspace under everything.
@@ -551,11 +553,6 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, Result* r, bool
   if (model.kinds.size() > 0 && (last_kind.attention.mla || last_kind.mlp.num_experts > 0 || last_kind.norms.empty() || last_kind.parallel_residual)) {
     r->warnings.push_back(MakeWarning(WarningCode::kApproximate, "model", "activation memory of this architecture (MoE/MLA/parallel-residual) follows the same autograd rules but has no measured fixture yet"));
   }
-}
-
-void EstimateTraining(const Scenario& sc, Result* r, bool explain) {
-  const Topology topology = TopologyOf(sc);
-  EstimateTraining(sc, ShardFor(sc, topology, topology.roles.front()), r, explain);
 }
 
 }  // namespace vramplan

@@ -8,14 +8,16 @@
 
 namespace vramplan {
 
+struct Prepared;
+
 // What one rank of role `rank.role` holds through the step (every moment goes through the shard
-// step). `explain`: build the explain strings and the timeline (off inside searches, for speed).
-void EstimateTraining(const Scenario& scenario, const RankShard& rank, Result* result, bool explain = true);
-// The same for the job's rank (every rank of a training job is alike today: one role).
-void EstimateTraining(const Scenario& scenario, Result* result, bool explain = true);
+// step, parallel/shard.h). `explain`: build the explain strings and the timeline (off inside
+// searches, for speed). `prepared` is PrepareModel(scenario) or one of the same model and GPU
+// (planner/prepared.h).
+void EstimateTraining(const Scenario& scenario, const RankShard& rank, const Prepared& prepared, Result* result, bool explain = true);
 
 // Largest micro-batch and sequence length that still fit the GPU (binary search over the same
 // simulation); fills result->training.
-void SolveTrainingCapacity(const Scenario& scenario, Result* result);
+void SolveTrainingCapacity(const Scenario& scenario, const Prepared& prepared, Result* result);
 
 }  // namespace vramplan

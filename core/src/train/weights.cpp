@@ -28,9 +28,10 @@ bool IsQuantizedBase(const LinearSpec& l, const TrainConfig& train, ModelLoad lo
 }
 
 WeightMemory ComputeWeightMemory(const ModelSpec& model, const TrainConfig& train, const TrainPlan& plan,
-                                 const PrecisionModel& prec, bool legacy, ModelLoad load) {
+                                 const PrecisionModel& prec, bool legacy, ModelLoad load, const ParamCounts* params,
+                                 bool explain) {
   WeightMemory w;
-  const ParamCounts counts = CountParams(model);
+  const ParamCounts counts = params != nullptr ? *params : CountParams(model);
   const bool qlora = train.method == TrainMethod::kQlora;
   int64_t dense_params = counts.total;
   int64_t quant_bytes = 0;
@@ -61,6 +62,7 @@ WeightMemory ComputeWeightMemory(const ModelSpec& model, const TrainConfig& trai
   const int64_t legacy_buffers = legacy ? model.num_layers * (model.legacy_buffer_bytes_per_layer + prec.weight) : 0;
   w.bytes = dense_params * prec.weight + quant_bytes + copies * prec.weight + adapters + buffers +
             (model.legacy_buffer_bytes_per_layer > 0 ? legacy_buffers : 0);
+  if (!explain) return w;
   w.explain = WithCommas(dense_params) + " params x " + std::to_string(prec.weight) + " B";
   if (qlora) {
     w.explain += " + " + WithCommas(w.quantized_linear_params) + " quantized linear params in " +

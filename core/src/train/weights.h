@@ -22,7 +22,10 @@ struct WeightMemory {
 // torchtune (FrozenNF4Linear), only the LoRA-wrapped ones under torchtune 0.1 (ModelLoad).
 bool IsQuantizedBase(const LinearSpec& l, const TrainConfig& train, ModelLoad load);
 
+// `params`: CountParams(model) when the caller holds it (a prepared model), else counted here;
+// `explain` false leaves `explain` empty.
 WeightMemory ComputeWeightMemory(const ModelSpec& model, const TrainConfig& train, const TrainPlan& plan,
-                                 const PrecisionModel& prec, bool legacy = false, ModelLoad load = ModelLoad::kDirect);
+                                 const PrecisionModel& prec, bool legacy = false, ModelLoad load = ModelLoad::kDirect,
+                                 const ParamCounts* params = nullptr, bool explain = true);
 
 }  // namespace vramplan

@@ -327,8 +327,9 @@ bool WithinSizeLimits(const Scenario& s, const ModelSizes& sizes) { return Asses
 
 bool WithinSizeLimits(const Scenario& s) { return WithinSizeLimits(s, MeasureModel(s.model)); }
 
-Issues CheckSizeLimits(const Scenario& s) {
-  const ModelSizes z = MeasureModel(s.model);
+Issues CheckSizeLimits(const Scenario& s) { return CheckSizeLimits(s, MeasureModel(s.model)); }
+
+Issues CheckSizeLimits(const Scenario& s, const ModelSizes& z) {
   const Bounds bounds = Assess(s, z);
   if (bounds.Total() <= kLimit) return {};
   return {TooLarge(s, z, bounds)};

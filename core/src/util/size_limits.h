@@ -46,6 +46,7 @@ ModelSizes MeasureModel(const ModelSpec& m);
 
 // Empty when the scenario's estimate is representable; otherwise one "too_large" Issue.
 Issues CheckSizeLimits(const Scenario& s);
+Issues CheckSizeLimits(const Scenario& s, const ModelSizes& sizes);  // sizes: MeasureModel(s.model)
 
 // The same decision without building a message (used by every inverse-search probe); `sizes` must
 // be MeasureModel(s.model).

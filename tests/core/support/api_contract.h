@@ -12,6 +12,7 @@
 
 #include "support/json_access.h"
 #include "support/result_invariants.h"
+#include "vramplan/api.h"
 #include "vramplan/estimate.h"
 
 namespace vramplan::fuzzing {
@@ -77,25 +78,26 @@ inline std::optional<ContractFailure> SummaryAgrees(const json& full, const json
   return std::nullopt;
 }
 
-// Checks one scenario text; returns every broken part of the contract (empty: all kept).
+// Checks one scenario text through the op table (vramplan/api.h: the estimate, summary and
+// parse_config ops); returns every broken part of the contract (empty: all kept).
 // `model_config_text`, when given, is the inline model config the scenario carries, also fed to
 // ParseHfConfigJson.
 inline std::vector<ContractFailure> CheckApiContract(const std::string& text, const std::string* model_config_text = nullptr) {
   using namespace contract_detail;
   std::vector<ContractFailure> out;
   json full;
-  if (auto f = Envelope("estimate", EstimateJson(text), text.size(), &full)) out.push_back(*f);
+  if (auto f = Envelope("estimate", CallOp("estimate", text), text.size(), &full)) out.push_back(*f);
   if (IsOk(full)) {
     for (const auto& inv : ResultInvariants()) {
       if (auto d = inv.check(full)) out.push_back({std::string("invariant:") + inv.name, *d});
     }
   }
   json summary;
-  if (auto f = Envelope("summary", EstimateSummaryJson(text), text.size(), &summary)) out.push_back(*f);
+  if (auto f = Envelope("summary", CallOp("summary", text), text.size(), &summary)) out.push_back(*f);
   if (auto f = SummaryAgrees(full, summary)) out.push_back(*f);
   if (model_config_text != nullptr) {
     json cfg;
-    if (auto f = Envelope("config", ParseHfConfigJson(*model_config_text), model_config_text->size(), &cfg)) out.push_back(*f);
+    if (auto f = Envelope("config", CallOp("parse_config", *model_config_text), model_config_text->size(), &cfg)) out.push_back(*f);
     if (IsOk(cfg)) {
       for (const char* name : {"active_at_most_total", "param_buckets_sum_to_total"}) {
         if (auto d = FindInvariant(name)->check(cfg)) out.push_back({std::string("config_invariant:") + name, *d});

@@ -1,8 +1,7 @@
-// estimate(): parse -> dispatch to the training or inference engine -> device overheads -> JSON.
+// The estimate ops: parse -> prepare the model and GPU -> the pipeline (planner/simulate.h) -> JSON;
+// and the listing ops of the op table (api/ops.cpp).
 #include "vramplan/estimate.h"
 
-#include "gpu/device_overhead.h"
-#include "inference/inference.h"
 #include "io/input_limits.h"
 #include "io/json_reader.h"
 #include "io/json_writer.h"
@@ -10,10 +9,9 @@
 #include "io/scenario_json.h"
 #include "model/catalog.h"
 #include "model/hf_config.h"
+#include "planner/prepared.h"
+#include "planner/simulate.h"
 #include "scenario/fields.h"
-#include "parallel/shard.h"
-#include "parallel/topology.h"
-#include "train/train_step.h"
 #include "util/checked_math.h"
 #include "util/size_limits.h"
 
@@ -35,39 +33,47 @@ Result Refused(const Scenario& scenario, Issues errors) {
   return r;
 }
 
-}  // namespace
-
-Result Estimate(const Scenario& scenario, const EstimateOptions& options) {
+// The estimate of a validated scenario from its preparation: the pre-flight, then the pipeline
+// (planner/simulate.h) under the overflow backstop.
+Result EstimatePrepared(const Scenario& scenario, const Prepared& prepared, const EstimateOptions& options) {
   // Pre-flight: byte counts beyond 2^62 B are refused before any int64 arithmetic (util/size_limits.h).
-  Issues too_large = CheckSizeLimits(scenario);
+  Issues too_large = CheckSizeLimits(scenario, prepared.sizes);
   if (!too_large.empty()) return Refused(scenario, std::move(too_large));
   // Backstop: the engines' checked arithmetic flags what the pre-flight did not bound. Inverse-search
   // probes keep their own overflows (they count as "does not fit").
   checked::OverflowScope overflow;
   Result r;
-  r.params = CountParams(scenario.model);
+  r.params = prepared.params;
   r.gpu.id = scenario.gpu.id;
   r.gpu.name = scenario.gpu.name;
   r.gpu.capacity_bytes = scenario.gpu.memory_bytes;
-  // The topology, validated by the reader, gives the distinct rank roles (parallel/topology.h).
-  // Every rank of a job is alike today: its one role is estimated once, and that estimate is
-  // `gpu`, `cpu` and `timeline`. Roles that differ (pipeline stages, expert ranks) will each be
-  // estimated through their own shard, and `gpu` will be the worst of them (WorstRank).
-  const Topology topology = TopologyOf(scenario);
-  const RankRole& role = topology.roles.front();
-  const RankShard shard = ShardFor(scenario, topology, role);
-  if (scenario.mode == Mode::kTrain) {
-    EstimateTraining(scenario, shard, &r, options.explain);
-    if (options.inverse) SolveTrainingCapacity(scenario, &r);
-  } else {
-    EstimateInference(scenario, shard, &r, options.inverse);
-  }
-  ApplyDeviceOverheads(scenario, &r, options.explain);
-  r.ranks.push_back(RankResultOf(role, r));  // gpu == WorstRank(r.ranks): the one role
-  r.cpu.node_processes = topology.host_processes_per_node;
-  r.cpu.node_bytes = HostBytesPerNode(topology, r.ranks);
+  SimulateOptions simulate;
+  simulate.explain = options.explain;
+  simulate.inverse = options.inverse;
+  simulate.warnings = true;
+  simulate.ranks = true;
+  Simulate(scenario, prepared, simulate, &r);
   if (overflow.overflowed()) return Refused(scenario, {OverflowIssue(scenario)});
   return r;
+}
+
+}  // namespace
+
+Result Estimate(const Scenario& scenario, const EstimateOptions& options) {
+  return EstimatePrepared(scenario, PrepareModel(scenario), options);
+}
+
+PreparedModel Prepare(const Scenario& scenario) {
+  PreparedModel p;
+  Prepared state = PrepareModel(scenario);
+  state.model_fingerprint = ModelFingerprint(scenario.model);
+  p.state_ = std::make_shared<const Prepared>(std::move(state));
+  return p;
+}
+
+Result Estimate(const PreparedModel& prepared, const Scenario& scenario, const EstimateOptions& options) {
+  if (prepared.state_ == nullptr || !PreparedFor(*prepared.state_, scenario)) return Estimate(scenario, options);
+  return EstimatePrepared(scenario, *prepared.state_, options);
 }
 
 std::string EstimateSummaryJson(std::string_view scenario_json) {

@@ -1,0 +1,67 @@
+// The module's one entry point, call(op, json): every op of the core's op table replies with the
+// envelope, matches the native CLI's `vramplan call`, and the older names are the same ops.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { loadModule, CLI } from './load_module.mjs';
+
+const mod = await loadModule();
+
+const OPS = ['estimate', 'estimate_fast', 'summary', 'presets', 'gpus', 'schema', 'parse_config', 'version'];
+const TRAIN = JSON.stringify({ model: 'meta-llama/Llama-3.1-8B', train: { method: 'qlora', micro_batch_size: 2 } });
+const SERVE = JSON.stringify({ model: 'Qwen/Qwen2.5-0.5B', mode: 'inference', inference: { engine: 'vllm', max_model_len: 4096 } });
+const CONFIG = JSON.stringify({ model_type: 'llama', hidden_size: 5120, intermediate_size: 13824, num_attention_heads: 40,
+  num_hidden_layers: 40, vocab_size: 32000 });
+const REQUEST = { estimate: TRAIN, estimate_fast: SERVE, summary: TRAIN, parse_config: CONFIG };
+
+function cliCall(op, input) {
+  const r = spawnSync(CLI, ['call', op, '-'], { input, encoding: 'utf8' });
+  return { code: r.status, json: JSON.parse(r.stdout) };
+}
+
+test('every op replies with the envelope, as the native CLI does', () => {
+  for (const op of OPS) {
+    const request = REQUEST[op] ?? '';
+    const r = JSON.parse(mod.call(op, request));
+    assert.equal(r.ok, true, `${op}: ${JSON.stringify(r.errors)}`);
+    const native = cliCall(op, request);
+    assert.equal(native.code, 0, op);
+    assert.deepEqual(r, native.json, op);
+  }
+});
+
+test('the listing ops carry their payload under their name', () => {
+  assert.ok(JSON.parse(mod.call('presets', '')).presets.find((p) => p.id === 'Qwen/Qwen2.5-0.5B').params === 494032768);
+  assert.ok(JSON.parse(mod.call('gpus', '')).gpus.length >= 30);
+  assert.equal(JSON.parse(mod.call('schema', '')).schema.title, 'vramplan scenario v1');
+  assert.equal(JSON.parse(mod.call('version', '')).version, mod.version());
+  assert.equal(JSON.parse(mod.call('parse_config', CONFIG)).params.total, 13015864320);
+});
+
+test('the older names are aliases of the ops', () => {
+  assert.equal(mod.estimate(TRAIN), mod.call('estimate', TRAIN));
+  assert.equal(mod.estimateFast(SERVE), mod.call('estimate_fast', SERVE));
+  assert.equal(mod.estimateSummary(TRAIN), mod.call('summary', TRAIN));
+  assert.equal(mod.parseHfConfig(CONFIG), mod.call('parse_config', CONFIG));
+  assert.deepEqual(JSON.parse(mod.listPresets()), JSON.parse(mod.call('presets', '')).presets);
+  assert.deepEqual(JSON.parse(mod.listGpus()), JSON.parse(mod.call('gpus', '')).gpus);
+  assert.deepEqual(JSON.parse(mod.schema()), JSON.parse(mod.call('schema', '')).schema);
+});
+
+test('an unknown op and bad JSON are error values', () => {
+  for (const op of ['', 'plan', 'Estimate', 'x'.repeat(10000)]) {
+    const r = JSON.parse(mod.call(op, TRAIN));
+    assert.equal(r.ok, false);
+    assert.equal(r.errors[0].code, 'unknown_op');
+    assert.equal(r.errors[0].field_path, 'op');
+    for (const name of OPS) assert.ok(r.errors[0].message.includes(name), r.errors[0].message);
+    assert.ok(r.errors[0].message.length < 400);
+  }
+  for (const op of ['estimate', 'estimate_fast', 'summary', 'parse_config']) {
+    for (const bad of ['', 'not json', '{"model":', '[1]']) {
+      const r = JSON.parse(mod.call(op, bad));
+      assert.equal(r.ok, false, `${op} ${bad}`);
+      assert.ok(r.errors.length > 0 && typeof r.errors[0].code === 'string' && typeof r.errors[0].field_path === 'string');
+    }
+  }
+});
