@@ -20,17 +20,27 @@ export async function fetchWasmBytes() {
 // wasmBinary: the .wasm bytes (ArrayBuffer), or undefined to let the module fetch them. Only the
 // first call's argument counts: the core is created once per page or worker.
 export function loadCore({ wasmBinary } = {}) {
-  pending ??= import('./vramplan.mjs').then((m) => m.default(wasmBinary ? { wasmBinary } : {})).then((raw) => ({
-    raw,
-    estimate: (scenario) => JSON.parse(raw.estimate(scenarioJson(scenario))),
-    // Totals only (no formulas, timeline labels or inverse searches): for the matrix.
-    summary: (scenario) => JSON.parse(raw.estimateSummary(scenarioJson(scenario))),
-    presets: () => JSON.parse(raw.listPresets()),
-    gpus: () => JSON.parse(raw.listGpus()),
-    parseHfConfig: (text) => JSON.parse(raw.parseHfConfig(text)),
-    // Constant for a build: parsed once, shared read-only by every caller.
-    schema: () => (schemaCache ??= JSON.parse(raw.schema())),
-    version: () => raw.version(),
-  }));
+  pending ??= import('./vramplan.mjs').then((m) => m.default(wasmBinary ? { wasmBinary } : {})).then((raw) => {
+    // Every call goes through the core's op table (call(op, json) -> one JSON envelope), as the
+    // CLI's `vramplan call OP` does (docs/api.md).
+    const call = (op, text) => JSON.parse(raw.call(op, text));
+    const payload = (op, key) => {
+      const r = call(op, '');
+      if (!r.ok) throw new Error(`${op}: ${r.errors?.[0]?.message ?? 'failed'}`);
+      return r[key];
+    };
+    return {
+      raw,
+      estimate: (scenario) => call('estimate', scenarioJson(scenario)),
+      // Totals only (no formulas, timeline labels or inverse searches): for the matrix.
+      summary: (scenario) => call('summary', scenarioJson(scenario)),
+      presets: () => payload('presets', 'presets'),
+      gpus: () => payload('gpus', 'gpus'),
+      parseHfConfig: (text) => call('parse_config', text),
+      // Constant for a build: parsed once, shared read-only by every caller.
+      schema: () => (schemaCache ??= payload('schema', 'schema')),
+      version: () => payload('version', 'version'),
+    };
+  });
   return pending;
 }

@@ -98,7 +98,7 @@ function renderBreakdown(r) {
   );
 }
 
-// "What fits". training.min_gpus is optional (shown only when the result has it).
+// "What fits": training's largest micro-batch and sequence, and the GPUs needed as data parallelism grows.
 function renderCapacity(r) {
   const box = $('inference-box');
   const i = r.inference;
@@ -111,6 +111,8 @@ function renderCapacity(r) {
       [`Longest sequence at micro-batch ${int(s.micro_batch_size)}`, t.max_seq_len_fits ? `${int(t.max_seq_len_fits)} tokens` : 'none fits'],
     ];
     if (typeof t.min_gpus === 'number') rows.push(['GPUs needed (this parallel set-up)', t.min_gpus > 0 ? int(t.min_gpus) : '—']);
+    // The core answers for ZeRO-3 too when the scenario's own sharding cannot fit (training.md section 8).
+    if (t.min_gpus === 0 && t.min_gpus_zero3 > 0) rows.push(['GPUs needed with ZeRO-3', int(t.min_gpus_zero3)]);
     box.replaceChildren(el('h2', { class: 'h3', text: 'What fits on this GPU' }), dl(rows));
     return;
   }
@@ -129,16 +131,13 @@ function renderCapacity(r) {
   ]));
 }
 
-// Host RAM per node, read defensively: cpu.per_node {bytes, gpus}, cpu.per_node_bytes,
-// cpu.node_bytes or cpu_per_node; null if the result has none.
+// Host RAM on the fullest node (core: cpu.node_bytes = cpu.bytes x cpu.node_processes, the
+// processes one host runs; docs/schema.md, "Ranks"). null when the result has none.
 export function hostPerNode(r) {
   const c = r.cpu ?? {};
-  const pick = (x) => (typeof x === 'number' && Number.isFinite(x) ? x : null);
-  const node = (typeof c.per_node === 'object' && c.per_node) || (typeof c.node === 'object' && c.node) || (typeof r.cpu_per_node === 'object' && r.cpu_per_node) || null;
-  const bytes = pick(node?.bytes) ?? pick(c.per_node_bytes) ?? pick(c.node_bytes) ?? pick(c.per_node) ?? pick(r.cpu_per_node);
-  if (bytes === null) return null;
-  const gpus = pick(node?.gpus) ?? pick(node?.ranks) ?? pick(c.gpus_per_node) ?? pick(c.ranks_per_node);
-  return { bytes, gpus };
+  const ok = (x) => typeof x === 'number' && Number.isFinite(x);
+  if (!ok(c.node_bytes) || !ok(c.node_processes)) return null;
+  return { bytes: c.node_bytes, processes: c.node_processes };
 }
 
 function renderCpu(r) {
@@ -149,10 +148,10 @@ function renderCpu(r) {
   const node = hostPerNode(r);
   const title = el('h2', { class: 'h3', text: `Host RAM per GPU: ${gib(r.cpu.bytes)}`, title: exactBytes(r.cpu.bytes) });
   const parts = [title];
-  if (node) {
+  if (node && node.processes > 1) {
     parts.push(el('p', { class: 'node-ram', title: exactBytes(node.bytes) },
       el('strong', { text: `Host RAM per node: ${gib(node.bytes)}` }),
-      node.gpus ? ` (${int(node.gpus)} GPUs per node, each with the host RAM above)` : ''));
+      ` (${int(node.processes)} GPU processes per node, each with the host RAM above)`));
   } else if ((r.scenario.parallel?.gpus ?? 1) > 1) {
     parts.push(el('p', { class: 'muted small', text: 'Each GPU\'s process needs this much; a node needs it once per GPU it holds.' }));
   }

@@ -4,7 +4,7 @@
 // (and per node when the result has it), training's "GPUs needed" when the result has it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, startBrowser, openPage, pageResult } from './harness.mjs';
+import { startServer, startBrowser, openPage, gotoReady, pageResult } from './harness.mjs';
 import { contrast } from './contrast.mjs';
 
 let server; let chrome;
@@ -104,49 +104,45 @@ test('the totals are named in the engine\'s own terms', async () => {
   await context.close();
 });
 
-// The core result's optional keys, added the way a newer core adds them: the page's core call is
-// wrapped so that the answer carries them.
-async function withExtraKeys(page, extra) {
-  await page.evaluate(async (x) => {
-    const core = await (await import('./core.js')).loadCore();
-    const real = core.estimate;
-    core.estimate = (s) => {
-      const r = real(s);
-      if (!r.ok) return r;
-      if (x.min_gpus !== undefined) r.training = { ...r.training, min_gpus: x.min_gpus };
-      if (x.per_node) r.cpu = { ...r.cpu, per_node: x.per_node };
-      return r;
-    };
-  }, extra);
-}
-
-test('host RAM is labelled per GPU, and per node when the result has it', async () => {
+test('host RAM is labelled per GPU, and per node from the core\'s cpu.node_bytes', async () => {
+  // One GPU: no node line. Eight GPUs with ZeRO-3 and optimizer offload: each rank offloads its
+  // shard, and the node holds eight such processes (cpu.node_bytes = 8 x cpu.bytes).
+  const one = await openPage(chrome.browser, `${server.base}/?v=1&model=meta-llama/Llama-3.1-8B&train.method=full&parallel.zero=2&parallel.offload_optimizer=cpu`);
+  const single = await pageResult(one.page);
+  assert.ok(single.cpu.bytes > 0);
+  assert.doesNotMatch(await one.page.locator('#cpu-box').textContent(), /per node:/);
+  await one.context.close();
   const q = '?v=1&model=meta-llama/Llama-3.1-8B&train.method=full&parallel.gpus=8&parallel.zero=3&parallel.offload_optimizer=cpu';
   const { page, problems, context } = await openPage(chrome.browser, `${server.base}/${q}`);
-  const cpu = (await pageResult(page)).cpu.bytes;
+  const r = await pageResult(page);
+  const cpu = r.cpu.bytes;
   assert.ok(cpu > 0);
+  assert.equal(r.cpu.node_processes, 8);
+  assert.equal(r.cpu.node_bytes, 8 * cpu);
   const text = await page.locator('#cpu-box').textContent();
   assert.match(text, new RegExp(`Host RAM per GPU: ${(cpu / 1024 ** 3).toFixed(1)} GiB`));
-  assert.doesNotMatch(text, /per node:/);
-  await withExtraKeys(page, { per_node: { bytes: 8 * cpu, gpus: 8 } });
-  await rerendered(page, () => page.fill('#f-train-seq_len', '1024'));
-  assert.match(await page.locator('#cpu-box').textContent(), new RegExp(`Host RAM per node: ${((8 * cpu) / 1024 ** 3).toFixed(1)} GiB \\(8 GPUs per node`));
+  assert.match(text, new RegExp(`Host RAM per node: ${((8 * cpu) / 1024 ** 3).toFixed(1)} GiB \\(8 GPU processes per node`));
   assert.deepEqual(problems, []);
   await context.close();
 });
 
-test('training shows "GPUs needed" when the result has training.min_gpus, nothing when not', async () => {
+test('training shows the core\'s "GPUs needed", and ZeRO-3\'s answer when its own sharding cannot fit', async () => {
   const { page, problems, context } = await openPage(chrome.browser, `${server.base}/?v=1&model=meta-llama/Llama-3.1-8B&train.method=full`);
   const box = page.locator('#inference-box');
-  const has = (await pageResult(page)).training?.min_gpus !== undefined;
-  if (!has) assert.doesNotMatch(await box.textContent(), /GPUs needed/);
-  await withExtraKeys(page, { min_gpus: 4 });
-  await rerendered(page, () => page.fill('#f-train-seq_len', '1024'));
-  const row = box.locator('dt', { hasText: 'GPUs needed' });
+  const r = await pageResult(page);
+  assert.equal(typeof r.training.min_gpus, 'number');
+  const row = box.locator('dt', { hasText: 'GPUs needed (this parallel set-up)' });
   assert.equal(await row.count(), 1);
-  assert.equal(await row.locator('xpath=following-sibling::dd[1]').textContent(), '4');
+  assert.equal(await row.locator('xpath=following-sibling::dd[1]').textContent(), r.training.min_gpus > 0 ? String(r.training.min_gpus) : '—');
   // Same style as serving's answer: a row of the same definition list.
   assert.equal(await box.locator('dl.kv').count(), 1);
+  // 70B full fine-tuning without ZeRO: no GPU count fits (every rank holds everything); ZeRO-3 does.
+  await gotoReady(page, `${server.base}/?v=1&model=meta-llama/Llama-3.1-70B-Instruct&train.method=full`);
+  const big = await pageResult(page);
+  assert.equal(big.training.min_gpus, 0);
+  assert.ok(big.training.min_gpus_zero3 > 1);
+  const z3 = box.locator('dt', { hasText: 'GPUs needed with ZeRO-3' });
+  assert.equal(await z3.locator('xpath=following-sibling::dd[1]').textContent(), big.training.min_gpus_zero3.toLocaleString('en-US'));
   assert.deepEqual(problems, []);
   await context.close();
 });
