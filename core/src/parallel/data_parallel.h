@@ -19,7 +19,7 @@
 //           contiguous_gradients the hook copies the new gradient into the bucket and drops its own
 //           storage (reduce_independent_p_g_buckets_and_remove_grads; stage3.py
 //           __add_grad_to_ipg_bucket): only the gradient an op is producing exists in full
-//           (Moment::fresh_gradients). Without contiguous_gradients the gradients wait in their own
+//           (Moment::fresh_gradient_bytes). Without contiguous_gradients the gradients wait in their own
 //           tensors until a bucket's worth is reduced (reduce_ipg_grads -> buffered_reduce_fallback):
 //           up to reduce_bucket_size elements in full. FSDP reduce-scatters one unit's flat gradient
 //           in its post-backward hook: the largest unit's full gradient is counted through the backward.
@@ -92,32 +92,32 @@ RankView RankViewFor(const DataParallel& dp, int64_t layer_weight_bytes, int64_t
 // Inline: it runs once per moment, hundreds of times per estimate.
 inline void RankView::Apply(Moment* moment) const {
   Moment& m = *moment;
-  m.weights = Weights(m.weights);
-  m.optimizer_states = States(m.optimizer_states);
+  m.weight_bytes = Weights(m.weight_bytes);
+  m.optimizer_state_bytes = States(m.optimizer_state_bytes);
   if (dp.shard_grads) {
     // The rank's shard of what has been reduced and, in a DeepSpeed backward, in full what is
     // still in flight: the gradient being produced, or (without contiguous buckets) up to a
     // bucket's worth. (FSDP: the unit's flat gradient, unit_grad_bytes, below.)
     const bool deepspeed_backward = m.phase == Phase::kBackward && !dp.fsdp;
-    const int64_t in_flight = deepspeed_backward ? std::min(m.gradients, std::max(m.fresh_gradients, pending_grad_bytes)) : 0;
-    m.gradients = dp.Shard(m.gradients - in_flight) + in_flight;
+    const int64_t in_flight = deepspeed_backward ? std::min(m.gradient_bytes, std::max(m.fresh_gradient_bytes, pending_grad_bytes)) : 0;
+    m.gradient_bytes = dp.Shard(m.gradient_bytes - in_flight) + in_flight;
   }
   switch (m.phase) {
     case Phase::kLoad:  // before the engine starts: no buckets, nothing gathered
       return;
     case Phase::kOptimizerStep:  // the optimizer's temporaries follow its states (sharded, or on the host)
-      m.temporary = States(m.temporary);
+      m.temporary_bytes = States(m.temporary_bytes);
       break;
     case Phase::kForward:
-      m.temporary += gathered_bytes;
+      m.temporary_bytes += gathered_bytes;
       break;
     case Phase::kBackward:
-      m.temporary += gathered_bytes + unit_grad_bytes + backward_bucket_bytes;
+      m.temporary_bytes += gathered_bytes + unit_grad_bytes + backward_bucket_bytes;
       break;
     case Phase::kZeroGrad:
       break;
   }
-  m.persistent_buckets = persistent_bucket_bytes;
+  m.persistent_bucket_bytes = persistent_bucket_bytes;
 }
 
 }  // namespace vramplan

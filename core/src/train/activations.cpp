@@ -16,11 +16,11 @@ struct Walker {
   int64_t T;
   LayerSaved out;
 
-  void Save(int64_t bytes) { out.total += bytes; }
+  void Save(int64_t bytes) { out.total_bytes += bytes; }
 
   // RMSNorm (HF LlamaRMSNorm) / LayerNorm on `rows` x `dim`. Returns whether the output needs grad.
   bool Norm(const NormSpec& n, NormKind kind, bool x_req, int64_t rows) {
-    out.total += NormSavedBytes(n, kind, x_req, plan.weights_trainable, rows, ctx);
+    out.total_bytes += NormSavedBytes(n, kind, x_req, plan.weights_trainable, rows, ctx);
     return x_req || (plan.weights_trainable && n.has_weight);
   }
 
@@ -55,7 +55,7 @@ struct Walker {
         if (p.autocast && !frozen_quantized) {
           int64_t cast = 2 * in * l->out_features * l->copies;
           Save(cast);
-          out.weight_casts += cast;
+          out.weight_cast_bytes += cast;
         }
         if (frozen_quantized && !ctx.gptq && ctx.qlora_bits == 8 && !shared_input_saved) {
           Save(xb * rows * in);  // bnb MatMul8bitLt keeps its input
@@ -127,7 +127,7 @@ struct Walker {
           if (cast_adapters) {
             int64_t casts = 2 * r * l->out_features + (x_req ? 2 * r * in : 0);
             Save(casts);
-            out.weight_casts += casts;
+            out.weight_cast_bytes += casts;
           }
         }
       }
@@ -243,9 +243,9 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
         if (!scores_req) {
           // Only v needs a gradient: bmm(probs, v) keeps the probabilities (16-bit copy, or the fp32
           // softmax output itself in fp32).
-          w.out.before_scores = w.out.total;
+          w.out.before_scores_bytes = w.out.total_bytes;
           w.Save(checked::Mul(ctx.softmax_fp32 || p.autocast ? (p.half ? 2 : 4) : mm, b, a, s, s));
-          w.out.through_attention = w.out.total;
+          w.out.through_attention_bytes = w.out.total_bytes;
           break;
         }
         // matmul(q, k^T) saves q' and k' (repeat_kv'd, reshaped copies), / sqrt(d) a float64 scalar,
@@ -255,19 +255,19 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
         // fp32 k_embed is cast (materializing all heads) while the 16-bit v stays a view.
         const bool mqa_views = g.num_kv_heads == 1 && b == 1 && !p.autocast;
         const bool mqa_v_view = g.num_kv_heads == 1 && b == 1;
-        const int64_t core_start = w.out.total;
-        w.out.core_inputs = p.q_after_rope * T * (a * d + g.num_kv_heads * d) + mm * T * g.num_kv_heads * dv;
+        const int64_t core_start = w.out.total_bytes;
+        w.out.core_input_bytes = p.q_after_rope * T * (a * d + g.num_kv_heads * d) + mm * T * g.num_kv_heads * dv;
         if (k_req) w.Save(mm * T * a * d);                           // q' (for k's gradient)
         if (q_req) w.Save(mqa_views ? mm * T * d : mm * T * a * d);  // k' (for q's gradient)
         // The 1/sqrt(d) scale: a python float wraps into a float64 scalar; GPT-2 divides by a 0-dim
         // tensor in the scores dtype.
         w.Save(ctx.scale_is_tensor ? mm : 8);
-        w.out.before_scores = w.out.total;
+        w.out.before_scores_bytes = w.out.total_bytes;
         // Softmax result: fp32 when the model asks for it (Llama family), else the scores dtype
         // (fp32 under autocast: the fp32 mask promotes the sum).
         const int64_t sm = ctx.softmax_fp32 || p.autocast ? 4 : mm;
         w.Save(checked::Mul(sm, b, a, s, s));
-        w.out.through_attention = w.out.total;
+        w.out.through_attention_bytes = w.out.total_bytes;
         if (ctx.attention_dropout > 0) {
           // native_dropout saves its bool mask; bmm(probs, v) then keeps the dropped copy.
           w.Save(checked::Mul(b, a, s, s));
@@ -276,14 +276,14 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
           w.Save(checked::Mul(mm, b, a, s, s));  // probs cast to the value dtype for the second bmm
         }
         w.Save(mqa_v_view ? mm * T * dv : mm * T * a * dv);  // v' (the probabilities need a gradient)
-        w.out.attention_core = w.out.total - core_start;
+        w.out.attention_core_bytes = w.out.total_bytes - core_start;
         // Forward scratch at the score computation: the scores before softmax and their masked sum.
-        w.out.attention_transient = checked::Mul(p.half ? 6 : 4, b, a, s, s);
+        w.out.attention_transient_bytes = checked::Mul(p.half ? 6 : 4, b, a, s, s);
         break;
       }
       case AttentionImpl::kSdpa:
       case AttentionImpl::kFlash: {
-        w.out.before_scores = w.out.total;
+        w.out.before_scores_bytes = w.out.total_bytes;
         // SDPA / FlashAttention-2 save q, k, v, the output and the fp32 log-sum-exp (b, a, s).
         w.Save(mm * T * a * d);
         w.Save(mm * T * heads_kv_saved * d);
@@ -291,12 +291,12 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
         w.Save(mm * T * a * dv);
         w.Save(4 * b * a * s);
         w.Save(16);  // philox seed/offset
-        w.out.through_attention = w.out.total;
+        w.out.through_attention_bytes = w.out.total_bytes;
         break;
       }
     }
   }
-  if (!qkv_req) w.out.before_scores = w.out.through_attention = w.out.total;
+  if (!qkv_req) w.out.before_scores_bytes = w.out.through_attention_bytes = w.out.total_bytes;
   bool attn_out_req = w.Linears(attn_out, qkv_req, mm);
   if (ctx.hidden_dropout > 0 && attn_out_req) w.Save(T * kind.linears.front().in_features);  // residual dropout mask
 

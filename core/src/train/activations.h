@@ -37,16 +37,16 @@ struct ActivationContext {
 };
 
 struct LayerSaved {
-  int64_t total = 0;              // bytes saved by this layer during the forward pass
-  int64_t before_scores = 0;      // ... up to q', k' (eager: before the score matrix exists)
-  int64_t through_attention = 0;  // ... up to and including the attention probabilities / kernel
-  int64_t weight_casts = 0;       // amp: 16-bit weight copies saved as mm's mat2 (inside total)
-  int64_t attention_core = 0;     // eager core's own saves (q', k', scalar, softmax, probs, v'): dropped by selective
-  int64_t core_inputs = 0;        // what a checkpointed core keeps instead: q_embed, k_embed, v
+  int64_t total_bytes = 0;              // bytes saved by this layer during the forward pass
+  int64_t before_scores_bytes = 0;      // ... up to q', k' (eager: before the score matrix exists)
+  int64_t through_attention_bytes = 0;  // ... up to and including the attention probabilities / kernel
+  int64_t weight_cast_bytes = 0;        // amp: 16-bit weight copies saved as mm's mat2 (inside total)
+  int64_t attention_core_bytes = 0;     // eager core's own saves (q', k', scalar, softmax, probs, v'): dropped by selective
+  int64_t core_input_bytes = 0;         // what a checkpointed core keeps instead: q_embed, k_embed, v
   bool output_requires_grad = false;
   bool qk_require_grad = false;   // uses the shared cos/sin
-  int64_t attention_transient = 0;  // forward scratch inside the attention core beyond what it saves
-  int64_t max_dequant_bytes = 0;    // QLoRA: largest dequantized weight materialized per matmul
+  int64_t attention_transient_bytes = 0;  // forward scratch inside the attention core beyond what it saves
+  int64_t max_dequant_bytes = 0;          // QLoRA: largest dequantized weight materialized per matmul
 };
 
 LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const ActivationContext& ctx);

@@ -25,26 +25,26 @@ LossHead ComputeLossHead(const TrainConfig& train, const FrameworkConfig& fw, co
         const bool cast = prec.autocast || prec.autocast16;  // cross_entropy is on autocast's fp32 list
         const int64_t q = cast ? 4 : lg;
         const int64_t target = copy ? (b > 1 ? 8 * b * (s - 1) : 0) : 8 * T;
-        head.saved = q * shifted + target + q;
-        head.forward_extra = lg * T * V + (copy && b > 1 ? lg * shifted : 0) + (cast ? 4 * shifted : 0) + q;
-        head.backward_extra = 2 * q * shifted - target + q;
-        head.keep_outputs = lg * T * V;
+        head.saved_bytes = q * shifted + target + q;
+        head.forward_extra_bytes = lg * T * V + (copy && b > 1 ? lg * shifted : 0) + (cast ? 4 * shifted : 0) + q;
+        head.backward_extra_bytes = 2 * q * shifted - target + q;
+        head.keep_outputs_bytes = lg * T * V;
         if (explain) head.explain = std::string("logits in the compute dtype") + (copy ? " + shifted copy" : "") + " + log-probs in " + (q == 4 ? "fp32 (autocast)" : "the logits dtype") + " (no .float() upcast: GPT-2 <= 4.45, remote-code models)";
       } else if (fw.loss_shift_logits_copy) {
         // transformers 4.44: fp32 logits (the 16-bit output is dropped), a contiguous copy of the
         // shifted logits when b > 1, log_softmax output (saved), target copy when b > 1.
         const int64_t shifted = b * (s - 1) * V;
-        head.saved = 4 * shifted + (b > 1 ? 8 * b * (s - 1) : 0) + 4;
-        head.forward_extra = 4 * T * V + (b > 1 ? 4 * shifted : 0) + 4;
-        head.backward_extra = 8 * shifted - (b > 1 ? 8 * b * (s - 1) : 0) + 4;
-        head.keep_outputs = 4 * T * V;
+        head.saved_bytes = 4 * shifted + (b > 1 ? 8 * b * (s - 1) : 0) + 4;
+        head.forward_extra_bytes = 4 * T * V + (b > 1 ? 4 * shifted : 0) + 4;
+        head.backward_extra_bytes = 8 * shifted - (b > 1 ? 8 * b * (s - 1) : 0) + 4;
+        head.keep_outputs_bytes = 4 * T * V;
         if (explain) head.explain = "fp32 logits 4·b·s·V + shifted copy 4·b·(s-1)·V + log-probs 4·b·(s-1)·V (transformers <= 4.45)";
       } else {
         // ForCausalLMLoss: output logits (compute dtype) + fp32 copy + saved log-probs; padded labels.
-        head.saved = 4 * T * V + 8 * T + 4;
-        head.forward_extra = logits_bytes + (logits_fp32 ? 0 : 4 * T * V) + 8 * b * (s + 1) + 4;
-        head.backward_extra = 8 * T * V - 8 * T + 4;
-        head.keep_outputs = logits_bytes;
+        head.saved_bytes = 4 * T * V + 8 * T + 4;
+        head.forward_extra_bytes = logits_bytes + (logits_fp32 ? 0 : 4 * T * V) + 8 * b * (s + 1) + 4;
+        head.backward_extra_bytes = 8 * T * V - 8 * T + 4;
+        head.keep_outputs_bytes = logits_bytes;
         if (explain) head.explain = std::string("logits ") + (logits_fp32 ? "fp32 4" : "16-bit 2") + "·b·s·V" +
                        (logits_fp32 ? "" : " + fp32 upcast 4·b·s·V") + " + log-probs 4·b·s·V (ForCausalLMLoss)";
       }
@@ -54,10 +54,10 @@ LossHead ComputeLossHead(const TrainConfig& train, const FrameworkConfig& fw, co
       // torchtune CEWithChunkedOutputLoss (8 chunks), compiled as in the recipes: each chunk's
       // cross-entropy keeps its 16-bit logits and recomputes the fp32 log-softmax in backward.
       const int64_t chunk = (T * V + 7) / 8;
-      head.saved = logits_bytes + 8 * T + 4;
-      head.forward_extra = 2 * 4 * chunk + 4;
-      head.backward_extra = 3 * 4 * chunk;
-      head.keep_outputs = 0;
+      head.saved_bytes = logits_bytes + 8 * T + 4;
+      head.forward_extra_bytes = 2 * 4 * chunk + 4;
+      head.backward_extra_bytes = 3 * 4 * chunk;
+      head.keep_outputs_bytes = 0;
       if (explain) head.explain = "chunked CE (8 chunks, compiled): 16-bit logits kept + one chunk's fp32 upcast and log-softmax";
       break;
     }
@@ -68,9 +68,9 @@ LossHead ComputeLossHead(const TrainConfig& train, const FrameworkConfig& fw, co
       int64_t pow2 = 1;
       while (pow2 < rows) pow2 *= 2;
       rows = std::min(pow2, T);
-      head.saved = prec.matmul * T * h + (lm_head_trainable ? prec.grad * V * h : 0) + 8 * T + 4;
-      head.forward_extra = 2 * 4 * rows * V + 4;
-      head.backward_extra = 0;
+      head.saved_bytes = prec.matmul * T * h + (lm_head_trainable ? prec.grad * V * h : 0) + 8 * T + 4;
+      head.forward_extra_bytes = 2 * 4 * rows * V + 4;
+      head.backward_extra_bytes = 0;
       if (explain) head.explain = "fused linear cross-entropy (Liger): chunks of " + WithCommas(rows) +
                      " tokens; keeps grad_input b·s·h and grad_W V·h from forward to backward";
       break;

@@ -17,10 +17,10 @@
 namespace vramplan {
 
 struct LossHead {
-  int64_t saved = 0;           // kept for backward (log-probs, target copy, scalars)
-  int64_t forward_extra = 0;   // alive at the loss op beyond `saved` (logits, fp32 copy, loss)
-  int64_t backward_extra = 0;  // alive at the head's backward beyond `saved`
-  int64_t keep_outputs = 0;    // held through backward when the caller keeps the output
+  int64_t saved_bytes = 0;           // kept for backward (log-probs, target copy, scalars)
+  int64_t forward_extra_bytes = 0;   // alive at the loss op beyond `saved` (logits, fp32 copy, loss)
+  int64_t backward_extra_bytes = 0;  // alive at the head's backward beyond `saved`
+  int64_t keep_outputs_bytes = 0;    // held through backward when the caller keeps the output
   std::string explain;
 };
 

@@ -39,20 +39,21 @@ struct Moment {
   int64_t layer = -1;  // the decoder layer running, or -1
   // Model states. Built as one device holds them; the data-parallel rank view
   // (parallel/data_parallel.h) turns them into what one rank holds.
-  int64_t weights = 0;
-  int64_t optimizer_states = 0;
-  int64_t gradients = 0;
-  int64_t fresh_gradients = 0;  // of which the gradient the running op is producing (not yet handed to a reduce hook)
+  int64_t weight_bytes = 0;
+  int64_t optimizer_state_bytes = 0;
+  int64_t gradient_bytes = 0;
+  int64_t fresh_gradient_bytes = 0;  // of which the gradient the running op is producing (not yet handed to a reduce hook)
   // Tensors of the step.
-  int64_t activations = 0;      // saved for backward
-  int64_t batch = 0;            // input_ids / labels / attention mask (reported with activations)
-  int64_t logits_and_loss = 0;
-  int64_t kv_cache = 0;
-  int64_t temporary = 0;        // the op's own buffers (at the optimizer step: the optimizer's temporaries)
-  int64_t workspace = 0;        // cuBLAS workspace (reported with temporary)
-  int64_t persistent_buckets = 0;  // DeepSpeed ZeRO-3's gradient bucket (reported with temporary)
+  int64_t activation_bytes = 0;  // saved for backward
+  int64_t batch_bytes = 0;       // input_ids / labels / attention mask (reported with activations)
+  int64_t logits_and_loss_bytes = 0;
+  int64_t kv_cache_bytes = 0;
+  int64_t temporary_bytes = 0;          // the op's own buffers (at the optimizer step: the optimizer's temporaries)
+  int64_t workspace_bytes = 0;          // cuBLAS workspace (reported with temporary)
+  int64_t persistent_bucket_bytes = 0;  // DeepSpeed ZeRO-3's gradient bucket (reported with temporary)
   int64_t Total() const {
-    return weights + optimizer_states + gradients + activations + batch + logits_and_loss + kv_cache + temporary + workspace + persistent_buckets;
+    return weight_bytes + optimizer_state_bytes + gradient_bytes + activation_bytes + batch_bytes + logits_and_loss_bytes + kv_cache_bytes +
+           temporary_bytes + workspace_bytes + persistent_bucket_bytes;
   }
 };
 

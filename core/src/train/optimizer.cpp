@@ -86,13 +86,13 @@ OptimizerMemory ComputeOptimizerMemory(const TrainConfig& train, const Precision
         // <= 2.0: exp_avg_sq_sqrt and denom = _foreach_add(exp_avg_sq_sqrt, eps), two group-wide
         // lists; >= 2.1: one, updated in place (pytorch#97712, #104898).
         const int64_t k = foreach_denom_copy ? 2 : 1;
-        m.step_temporary = ForeachPeak(tensors, k, !legacy_torch);
+        m.step_temporary_bytes = ForeachPeak(tensors, k, !legacy_torch);
         if (explain) {
           m.explain_temporary = "foreach AdamW: " + std::to_string(k) + " parameter-sized list" + (k > 1 ? "s" : "") +
-                                " per dtype group = " + WithCommas(m.step_temporary) + " B at the peak";
+                                " per dtype group = " + WithCommas(m.step_temporary_bytes) + " B at the peak";
         }
       } else if (m.impl == OptimizerImpl::kForLoop) {
-        m.step_temporary = ForLoopPeak(tensors, 2, 1);
+        m.step_temporary_bytes = ForLoopPeak(tensors, 2, 1);
         if (explain) m.explain_temporary = "single-tensor AdamW: sqrt and quotient of the largest tensor (+ previous denom)";
       } else {
         if (explain) m.explain_temporary = "fused AdamW: no temporaries";
@@ -125,7 +125,7 @@ OptimizerMemory ComputeOptimizerMemory(const TrainConfig& train, const Precision
         states += t.count * t.repeat * ((t.rows > 1 && t.cols > 1 ? 4 * (t.rows + t.cols) : 4 * t.Elements()) + 4);  // + RMS scalar
       }
       m.state_bytes = states + step_counters + master;
-      m.step_temporary = (prec.half ? 16 : 8) * largest;
+      m.step_temporary_bytes = (prec.half ? 16 : 8) * largest;
       if (explain) m.explain_states = "Adafactor: fp32 row + column second-moment vectors per matrix, full for vectors" + master_note;
       if (explain) m.explain_temporary = "Adafactor step: fp32 copies of grad/param and the update of the largest tensor";
       break;
@@ -143,14 +143,14 @@ OptimizerMemory ComputeOptimizerMemory(const TrainConfig& train, const Precision
     case Optimizer::kLion:
       m.state_bytes = total_state_bytes + master;
       // update = exp_avg.clone().lerp_(grad).sign_(): one clone, referenced until the next tensor's.
-      m.step_temporary = ForLoopPeak(tensors, 1, 1);
+      m.step_temporary_bytes = ForLoopPeak(tensors, 1, 1);
       if (explain) m.explain_states = "Lion exp_avg: " + WithCommas(total_state_bytes) + " B" + master_note;
       if (explain) m.explain_temporary = "Lion (single tensor): interpolation and sign of the largest tensor";
       break;
   }
   if (prec.master > 0) {
     // DeepSpeed/Megatron convert the 16-bit grads to an fp32 copy for the update.
-    m.step_temporary += 4 * total;
+    m.step_temporary_bytes += 4 * total;
     if (explain) m.explain_temporary += " + fp32 gradient copy 4 B x " + WithCommas(total);
   }
   return m;

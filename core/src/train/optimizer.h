@@ -12,9 +12,9 @@
 namespace vramplan {
 
 struct OptimizerMemory {
-  int64_t state_bytes = 0;        // device-resident states (incl. fp32 master weights in mixed_*)
-  int64_t paged_bytes = 0;        // paged (unified-memory) states, not in torch's allocated bytes
-  int64_t step_temporary = 0;     // peak extra bytes inside step()
+  int64_t state_bytes = 0;           // device-resident states (incl. fp32 master weights in mixed_*)
+  int64_t paged_bytes = 0;           // paged (unified-memory) states, not in torch's allocated bytes
+  int64_t step_temporary_bytes = 0;  // peak extra bytes inside step()
   OptimizerImpl impl = OptimizerImpl::kForeach;
   std::string explain_states;
   std::string explain_temporary;

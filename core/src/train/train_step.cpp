@@ -52,7 +52,7 @@ struct LayerInfo {
   int64_t grad_bytes = 0;       // gradients this layer produces
   int64_t down_grad_bytes = 0;  // ... of which the MLP down projection (produced first)
   int64_t pre_attn_grad_bytes = 0;  // produced before the attention core's backward (MLP, norms, o_proj)
-  int64_t kept_forward = 0;     // what stays saved after this layer's forward (ckpt: its input)
+  int64_t kept_forward_bytes = 0;     // what stays saved after this layer's forward (ckpt: its input)
   int64_t intermediate = 0;
   bool gated = true;
   // Live from this layer's forward to the end of the forward, outside its saved tensors (the
@@ -168,17 +168,17 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
     any_qk_grad = any_qk_grad || li.saved.qk_require_grad;
     const bool participates = lp.input_requires_grad || lp.weights_trainable || lp.lora;
     if (ckpt == Checkpointing::kFull) {
-      li.kept_forward = participates ? prec.residual * T * h : 0;
+      li.kept_forward_bytes = participates ? prec.residual * T * h : 0;
       ckpt_layers += participates ? 1 : 0;
       li.rng_state_bytes = on_cpu && participates ? kCpuRngStateBytes : 0;
-    } else if (ckpt == Checkpointing::kSelective && eager && li.saved.attention_core > 0) {
+    } else if (ckpt == Checkpointing::kSelective && eager && li.saved.attention_core_bytes > 0) {
       // The attention core (repeat_kv, q k^T, softmax, probs v) is recomputed in backward: its own saves
       // vanish and the checkpoint keeps its arguments q_embed, k_embed, v (fixtures *.selective).
-      li.kept_forward = li.saved.total - li.saved.attention_core + li.saved.core_inputs;
+      li.kept_forward_bytes = li.saved.total_bytes - li.saved.attention_core_bytes + li.saved.core_input_bytes;
       ++selective_layers;
       li.rng_state_bytes = on_cpu ? kCpuRngStateBytes : 0;
     } else {
-      li.kept_forward = li.saved.total;
+      li.kept_forward_bytes = li.saved.total_bytes;
     }
     if (prec.autocast && lp.weights_trainable) {
       for (const auto& l : model.kinds[k].linears) {
@@ -215,15 +215,15 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
   const int64_t norm_out_extra = norm_out_saved ? 0 : prec.residual * T * h;
   const bool upcast = fw.loss_upcast_logits && model.loss_upcasts_logits && (!fw.loss_shift_logits_copy || model.legacy_logits_upcast);
   const LossHead loss = ComputeLossHead(train, fw, prec, V, h, plan.lm_head_trainable, upcast, explain);
-  const int64_t keep_outputs = fw.keep_outputs ? loss.keep_outputs : 0;
+  const int64_t keep_outputs = fw.keep_outputs ? loss.keep_outputs_bytes : 0;
   const int64_t head_saved = final_norm_saved + lm_head_saved;
 
   int64_t layers_kept = 0;
-  for (const auto& li : layers) layers_kept += li.kept_forward;
+  for (const auto& li : layers) layers_kept += li.kept_forward_bytes;
   const int64_t embedding_dropout_mask = (model.embedding_dropout > 0 && any_qk_grad) ? T * h : 0;
   // Learned absolute positions: the position embedding saves its (freshly built) int64 indices.
   const int64_t position_ids_saved = (model.position_embedding_rows > 0 && plan.embedding_trainable) ? 8 * s : 0;
-  const int64_t saved_total = cos_sin + ckpt_shared + layers_kept + head_saved + loss.saved + embedding_dropout_mask + position_ids_saved;
+  const int64_t saved_total = cos_sin + ckpt_shared + layers_kept + head_saved + loss.saved_bytes + embedding_dropout_mask + position_ids_saved;
   r->gpu.saved_activation_bytes = saved_total;
 
   // KV cache returned by the model during training (use_cache=True without checkpointing).
@@ -275,10 +275,10 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
     m.phase = phase;
     m.at = at;
     m.layer = layer;
-    m.weights = weights.bytes;
-    m.optimizer_states = opt.state_bytes;
-    m.batch = batch_bytes;
-    m.workspace = workspace;
+    m.weight_bytes = weights.bytes;
+    m.optimizer_state_bytes = opt.state_bytes;
+    m.batch_bytes = batch_bytes;
+    m.workspace_bytes = workspace;
     return m;
   };
   // -- the model load (train/load_phase.h): the weights and the load's transient; no optimizer
@@ -287,26 +287,26 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
     Moment m;
     m.phase = Phase::kLoad;
     m.at = At::kModelLoadPeak;
-    m.weights = weights.bytes;
-    m.temporary = load.peak_allocated_bytes - weights_dev;
+    m.weight_bytes = weights.bytes;
+    m.temporary_bytes = load.peak_allocated_bytes - weights_dev;
     push(m);
     m.at = At::kModelLoaded;
-    m.temporary = 0;
+    m.temporary_bytes = 0;
     push(m);
   }
   // -- forward: the step starts (gradients of earlier micro-batches resident under accumulation),
   // then each layer's forward leaves its saved tensors (and its cache, casts, RNG states) behind.
   Moment layer_done = step(Phase::kForward, At::kStepStart);
-  layer_done.gradients = grads_resident;
+  layer_done.gradient_bytes = grads_resident;
   push(layer_done);
-  layer_done.activations = cos_sin + ckpt_shared;
+  layer_done.activation_bytes = cos_sin + ckpt_shared;
   layer_done.at = At::kLayerForward;
   for (int64_t i = 0; i < L; ++i) {
     const LayerInfo& li = layers[static_cast<size_t>(i)];
     layer_done.layer = i;
-    layer_done.activations += li.kept_forward;
-    layer_done.kv_cache += li.kv_bytes;
-    layer_done.temporary += li.rng_state_bytes + li.autocast_bias_bytes + (ckpt == Checkpointing::kFull ? li.autocast_bytes : 0);
+    layer_done.activation_bytes += li.kept_forward_bytes;
+    layer_done.kv_cache_bytes += li.kv_bytes;
+    layer_done.temporary_bytes += li.rng_state_bytes + li.autocast_bias_bytes + (ckpt == Checkpointing::kFull ? li.autocast_bytes : 0);
     if (i + 1 < L) push(layer_done);  // the last layer's end follows its attention scores, below
   }
   // -- forward: the last layer's eager attention scores (long sequences, small vocabularies).
@@ -315,8 +315,8 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
     const AttentionGeometry& g = last_kind.attention;
     const int64_t a = g.num_heads;
     int64_t before = cos_sin;
-    for (int64_t i = 0; i + 1 < L; ++i) before += layers[static_cast<size_t>(i)].kept_forward;
-    before += li.saved.before_scores;
+    for (int64_t i = 0; i + 1 < L; ++i) before += layers[static_cast<size_t>(i)].kept_forward_bytes;
+    before += li.saved.before_scores_bytes;
     int64_t locals = prec.matmul * T * g.num_kv_heads * g.head_dim;
     if (prec.autocast) locals += 4 * T * h + 4 * T * a * g.head_dim + 4 * T * g.num_kv_heads * g.head_dim;
     if (on_cpu && fw.cpu_kv_alive_at_scores) locals += T * g.num_kv_heads * g.head_dim * (prec.q_after_rope + prec.matmul);
@@ -326,10 +326,10 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
     if (!embeds_saved && !learned_positions) locals += prec.residual * T * h;
     const int64_t score_factor = prec.autocast ? (on_cpu ? 10 : 8) : (prec.half ? 10 : 8);
     Moment m = step(Phase::kForward, At::kAttentionScores, L - 1);
-    m.gradients = grads_resident;
-    m.activations = before;
-    m.kv_cache = kv_cache;
-    m.temporary = locals + mask_bytes + checked::Mul(score_factor, b, a, s, s);
+    m.gradient_bytes = grads_resident;
+    m.activation_bytes = before;
+    m.kv_cache_bytes = kv_cache;
+    m.temporary_bytes = locals + mask_bytes + checked::Mul(score_factor, b, a, s, s);
     push(m);
   }
   // -- forward under full checkpointing: the last layer runs its eager attention with nothing saved
@@ -339,9 +339,9 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
     const int64_t a = g.num_heads;
     const int64_t score_factor = prec.autocast ? (on_cpu ? 10 : 8) : (prec.half ? 10 : 8);
     Moment m = step(Phase::kForward, At::kCheckpointedScores, L - 1);
-    m.gradients = grads_resident;
-    m.activations = cos_sin + ckpt_shared + layers_kept;
-    m.temporary = prec.residual * T * h + 2 * prec.q_after_rope * T * a * g.head_dim + prec.matmul * T * a * g.v_head_dim +
+    m.gradient_bytes = grads_resident;
+    m.activation_bytes = cos_sin + ckpt_shared + layers_kept;
+    m.temporary_bytes = prec.residual * T * h + 2 * prec.q_after_rope * T * a * g.head_dim + prec.matmul * T * a * g.v_head_dim +
                   checked::Mul(score_factor, b, a, s, s) + rng_states + autocast_cache;
     push(m);
   }
@@ -349,11 +349,11 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
   // -- forward: the loss op (logits, fp32 upcast, log-probs) on top of everything saved.
   {
     Moment m = step(Phase::kForward, At::kCrossEntropy);
-    m.gradients = grads_resident;
-    m.activations = saved_total - loss.saved;
-    m.logits_and_loss = loss.saved + loss.forward_extra;
-    m.kv_cache = kv_cache;
-    m.temporary = norm_out_extra + rng_states + autocast_bias_cache + (ckpt == Checkpointing::kFull ? autocast_cache : 0);
+    m.gradient_bytes = grads_resident;
+    m.activation_bytes = saved_total - loss.saved_bytes;
+    m.logits_and_loss_bytes = loss.saved_bytes + loss.forward_extra_bytes;
+    m.kv_cache_bytes = kv_cache;
+    m.temporary_bytes = norm_out_extra + rng_states + autocast_bias_cache + (ckpt == Checkpointing::kFull ? autocast_cache : 0);
     push(m);
   }
   // -- CPU host quirk: oneDNN's bf16 matmul allocates an fp32 output buffer at the lm_head, in the
@@ -361,25 +361,25 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
   const bool onednn_buffers = on_cpu && fw.cpu_onednn_bf16_buffers && prec.half && plan.lm_head_trainable;
   if (onednn_buffers) {
     Moment fwd = step(Phase::kForward, At::kCrossEntropy);
-    fwd.activations = saved_total - loss.saved;
-    fwd.temporary = 2 * T * V + 4 * T * V + 128 + rng_states;
+    fwd.activation_bytes = saved_total - loss.saved_bytes;
+    fwd.temporary_bytes = 2 * T * V + 4 * T * V + 128 + rng_states;
     push(fwd);
   }
   // -- backward: the loss head (gradient of the log-probs and of the logits).
   {
     Moment m = step(Phase::kBackward, At::kCrossEntropyBackward);
-    m.gradients = grads_resident;
-    m.activations = saved_total - loss.saved;
-    m.logits_and_loss = loss.saved + loss.backward_extra + keep_outputs;
-    m.kv_cache = kv_cache;
-    m.temporary = rng_states;
+    m.gradient_bytes = grads_resident;
+    m.activation_bytes = saved_total - loss.saved_bytes;
+    m.logits_and_loss_bytes = loss.saved_bytes + loss.backward_extra_bytes + keep_outputs;
+    m.kv_cache_bytes = kv_cache;
+    m.temporary_bytes = rng_states;
     push(m);
   }
   if (onednn_buffers) {  // the lm_head's weight-gradient matmul (see the forward's oneDNN moment)
     const int64_t q = model.legacy_logits_upcast || prec.autocast ? 4 : prec.matmul;
     Moment bwd = step(Phase::kBackward, At::kCrossEntropyBackward);
-    bwd.activations = saved_total - loss.saved;
-    bwd.temporary = 2 * T * V + 6 * V * h + 128 + 2 * q + rng_states;
+    bwd.activation_bytes = saved_total - loss.saved_bytes;
+    bwd.temporary_bytes = 2 * T * V + 6 * V * h + 128 + 2 * q + rng_states;
     push(bwd);
   }
   // -- backward through the layers, last to first.
@@ -390,7 +390,7 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
     std::vector<int64_t> kept_before(static_cast<size_t>(L));
     for (int64_t i = 0; i < L; ++i) {
       kept_before[static_cast<size_t>(i)] = prefix_kept;
-      prefix_kept += layers[static_cast<size_t>(i)].kept_forward;
+      prefix_kept += layers[static_cast<size_t>(i)].kept_forward_bytes;
     }
     int64_t grads_so_far = head_grads;
     const int64_t carry = prec.residual * T * h;  // gradient of the residual stream
@@ -404,27 +404,27 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
       if (li.saved.output_requires_grad || li.grad_bytes > 0) {
         // MLP backward: the layer's saved tensors, gradients so far, and the MLP input/activation grads.
         Moment mlp = step(Phase::kBackward, At::kMlpBackward, i);
-        mlp.gradients = grads_live + (train.grad_accum_steps > 1 ? 0 : li.down_grad_bytes);
-        mlp.activations = saved_prev + li.saved.total;
-        mlp.temporary = carry + (li.gated ? 3 : 2) * prec.matmul * T * li.intermediate + rng_states + li.saved.max_dequant_bytes;
+        mlp.gradient_bytes = grads_live + (train.grad_accum_steps > 1 ? 0 : li.down_grad_bytes);
+        mlp.activation_bytes = saved_prev + li.saved.total_bytes;
+        mlp.temporary_bytes = carry + (li.gated ? 3 : 2) * prec.matmul * T * li.intermediate + rng_states + li.saved.max_dequant_bytes;
         push(mlp);
         if (prec.autocast && li.grad_bytes > 0 && li.gated) {
           // The bf16 weight gradient of up_proj and its fp32 conversion coexist (ToCopyBackward0).
           Moment cast = mlp;
-          cast.temporary += 4 * li.intermediate * h + 2 * T * h - 8 * T * li.intermediate;
+          cast.temporary_bytes += 4 * li.intermediate * h + 2 * T * h - 8 * T * li.intermediate;
           push(cast);
         }
         if (li.saved.qk_require_grad) {
           Moment att = step(Phase::kBackward, At::kAttentionBackward, i);
-          att.gradients = grads_live + (train.grad_accum_steps > 1 ? 0 : li.pre_attn_grad_bytes);
-          att.activations = saved_prev + li.saved.through_attention;
-          att.temporary = carry + prec.matmul * T * a * g.v_head_dim + rng_states + li.saved.max_dequant_bytes;
+          att.gradient_bytes = grads_live + (train.grad_accum_steps > 1 ? 0 : li.pre_attn_grad_bytes);
+          att.activation_bytes = saved_prev + li.saved.through_attention_bytes;
+          att.temporary_bytes = carry + prec.matmul * T * a * g.v_head_dim + rng_states + li.saved.max_dequant_bytes;
           if (eager) {
-            att.temporary += checked::Mul(8, b, a, s, s);  // grad of the probabilities and softmax backward output
+            att.temporary_bytes += checked::Mul(8, b, a, s, s);  // grad of the probabilities and softmax backward output
           } else {
             // dq, dk, dv (+ FlashAttention's fp32 dq accumulator)
             const int64_t kv_heads = train.attention == AttentionImpl::kFlash ? g.num_kv_heads : a;
-            att.temporary += prec.matmul * T * (a * g.head_dim + 2 * kv_heads * g.head_dim) + 4 * T * a * g.head_dim;
+            att.temporary_bytes += prec.matmul * T * (a * g.head_dim + 2 * kv_heads * g.head_dim) + 4 * T * a * g.head_dim;
           }
           push(att);
         }
@@ -435,16 +435,16 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
   // -- backward end: the embedding gradient (tied: lm_head's grad waits for the embedding's, then both are summed).
   if (plan.embedding_trainable) {
     Moment m = step(Phase::kBackward, At::kEmbeddingBackward);
-    m.gradients = grads_total;
-    m.fresh_gradients = prec.grad * V * h;  // the embedding's weight gradient, just produced
-    m.temporary = (model.tied_embeddings && plan.lm_head_trainable) ? 2 * V * h * prec.grad : prec.residual * T * h;
+    m.gradient_bytes = grads_total;
+    m.fresh_gradient_bytes = prec.grad * V * h;  // the embedding's weight gradient, just produced
+    m.temporary_bytes = (model.tied_embeddings && plan.lm_head_trainable) ? 2 * V * h * prec.grad : prec.residual * T * h;
     push(m);
   }
   // -- optimizer step
   {
     Moment m = step(Phase::kOptimizerStep, At::kOptimizerStep);
-    m.gradients = grads_total;
-    m.temporary = opt.step_temporary;
+    m.gradient_bytes = grads_total;
+    m.temporary_bytes = opt.step_temporary_bytes;
     push(m);
   }
   // -- zero_grad(set_to_none=True): the gradients are gone until the next backward.
@@ -467,19 +467,19 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
 
   // ---- breakdown at the peak
   std::vector<Term>& bd = r->gpu.breakdown;
-  bd.push_back(Term{"weights", peak->weights, ""});
-  bd.push_back(Term{"gradients", peak->gradients, ""});
-  bd.push_back(Term{"optimizer_states", peak->optimizer_states, ""});
-  bd.push_back(Term{"activations", peak->activations + peak->batch, ""});
-  bd.push_back(Term{"logits_and_loss", peak->logits_and_loss, ""});
-  bd.push_back(Term{"kv_cache", peak->kv_cache, ""});
-  bd.push_back(Term{"temporary", peak->temporary + peak->workspace + peak->persistent_buckets, ""});
+  bd.push_back(Term{"weights", peak->weight_bytes, ""});
+  bd.push_back(Term{"gradients", peak->gradient_bytes, ""});
+  bd.push_back(Term{"optimizer_states", peak->optimizer_state_bytes, ""});
+  bd.push_back(Term{"activations", peak->activation_bytes + peak->batch_bytes, ""});
+  bd.push_back(Term{"logits_and_loss", peak->logits_and_loss_bytes, ""});
+  bd.push_back(Term{"kv_cache", peak->kv_cache_bytes, ""});
+  bd.push_back(Term{"temporary", peak->temporary_bytes + peak->workspace_bytes + peak->persistent_bucket_bytes, ""});
   if (peak->phase == Phase::kLoad) {
     // The load holds torch.cuda.max_memory_allocated(). Reserved is what the caching allocator
     // holds at its fullest over the run: the segments the load reserved, or the step's peak plus
     // its reserve (gpu/device_overhead.h), whichever is larger; the step's figures are the same
     // whether or not the load is the allocated peak.
-    const int64_t step_static = step_peak->weights + step_peak->optimizer_states;
+    const int64_t step_static = step_peak->weight_bytes + step_peak->optimizer_state_bytes;
     const int64_t step_reserved = step_peak->Total() + AllocatorOverheadBytes(sc, step_static, step_peak->Total() - step_static);
     const int64_t reserved = std::max(load.reserved_bytes, step_reserved);
     bd.push_back(Term{"allocator_overhead", reserved - peak->Total(),
@@ -500,25 +500,25 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
                     (plan.lora_params > 0 ? ": adapters " + WithCommas(plan.lora_params) + " x " + std::to_string(plan.adapter_bytes_per_param) + " B" +
                                                 (plan.trainable_params > plan.lora_params ? ", others x " + std::to_string(prec.grad) + " B" : "")
                                           : " x " + std::to_string(prec.grad) + " B") +
-                    " = " + Gib(grads_total) + "; live at the peak: " + Gib(peak->gradients);
+                    " = " + Gib(grads_total) + "; live at the peak: " + Gib(peak->gradient_bytes);
     bd[2].explain = opt.explain_states + " = " + Gib(opt.state_bytes) +
                     (opt.paged_bytes > 0 ? " (+ " + Gib(opt.paged_bytes) + " paged in unified memory)" : "") +
                     (dp.offload_states ? "; offloaded to host RAM" : dp.shard_states ? "; sharded: / " + std::to_string(dp.dp) + " ranks = " + Gib(states_dev) : "") +
                     (peak->phase == Phase::kLoad ? "; not allocated yet at the load peak (created at the first optimizer step)" : "");
-    bd[3].explain = "saved for backward at the peak: " + Gib(peak->activations) + "; at the end of the forward the layers keep " +
-                    Gib(saved_total - loss.saved) + " (" + std::to_string(L) + " layers x ~" + Gib(L > 0 ? layers_kept / L : 0) + ", " +
+    bd[3].explain = "saved for backward at the peak: " + Gib(peak->activation_bytes) + "; at the end of the forward the layers keep " +
+                    Gib(saved_total - loss.saved_bytes) + " (" + std::to_string(L) + " layers x ~" + Gib(L > 0 ? layers_kept / L : 0) + ", " +
                     (ckpt == Checkpointing::kFull ? "checkpointed: each layer keeps its input; the layer recomputed in backward saves its tensors again"
                      : ckpt == Checkpointing::kSelective ? "selective recomputation of attention" : "no checkpointing") +
-                    ") + batch tensors " + WithCommas(peak->batch) + " B";
+                    ") + batch tensors " + WithCommas(peak->batch_bytes) + " B";
     bd[4].explain = loss.explain + ", b=" + std::to_string(b) + " s=" + std::to_string(s) + " V=" + WithCommas(V) + ": " +
-                    Gib(peak->logits_and_loss) + " at the peak";
+                    Gib(peak->logits_and_loss_bytes) + " at the peak";
     if (kv_cache > 0) bd[5].explain = "use_cache=True returns every layer's k and v during training";
     bd[6].explain = peak->phase == Phase::kLoad
-                        ? "transient at the peak (" + r->peak_at + "): " + Gib(peak->temporary) + "; " + load.explain
-                        : "transient at the peak (" + r->peak_at + "): " + Gib(peak->temporary) +
-                              (peak->workspace > 0 ? " + cuBLAS workspace " + WithCommas(peak->workspace) + " B" : "") +
+                        ? "transient at the peak (" + r->peak_at + "): " + Gib(peak->temporary_bytes) + "; " + load.explain
+                        : "transient at the peak (" + r->peak_at + "): " + Gib(peak->temporary_bytes) +
+                              (peak->workspace_bytes > 0 ? " + cuBLAS workspace " + WithCommas(peak->workspace_bytes) + " B" : "") +
                               (view.backward_bucket_bytes > 0 && peak->phase == Phase::kBackward ? "; includes DeepSpeed gradient buckets " + WithCommas(dp.backward_bucket_elements) + " x " + std::to_string(bucket_dtype) + " B" : "") +
-                              (peak->persistent_buckets > 0 ? " + DeepSpeed ZeRO-3 gradient bucket " + WithCommas(dp.persistent_bucket_elements) + " x " + std::to_string(bucket_dtype) + " B" : "") +
+                              (peak->persistent_bucket_bytes > 0 ? " + DeepSpeed ZeRO-3 gradient bucket " + WithCommas(dp.persistent_bucket_elements) + " x " + std::to_string(bucket_dtype) + " B" : "") +
                               (peak->phase == Phase::kOptimizerStep ? "; " + opt.explain_temporary : "");
 
     // ---- timeline: the moments themselves (allocated bytes; the CUDA context and the allocator
