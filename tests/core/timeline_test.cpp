@@ -9,6 +9,7 @@
 #include <iostream>
 #include <map>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -72,6 +73,15 @@ void CheckRanks(const std::string& json, const Scenario& s, const Result& r, Vio
   }
 }
 
+// The breakdown at the peak, term by term (the explain strings aside).
+bool SameBreakdownBytes(const std::vector<Term>& a, const std::vector<Term>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].key != b[i].key || a[i].bytes != b[i].bytes) return false;
+  }
+  return true;
+}
+
 void Check(const std::string& json, Violations* v) {
   auto s = ParseScenario(json);
   if (!s.ok()) {
@@ -90,7 +100,8 @@ void Check(const std::string& json, Violations* v) {
   const PhasePeaks& b = quiet.gpu.phase_peaks;
   if (quiet.gpu.peak_allocated_bytes != r.gpu.peak_allocated_bytes || quiet.gpu.reserved_bytes != r.gpu.reserved_bytes ||
       a.load != b.load || a.forward != b.forward || a.backward != b.backward || a.optimizer_step != b.optimizer_step ||
-      quiet.peak_at != r.peak_at || quiet.timeline.empty() != (s.value().mode == Mode::kTrain)) {  // inference engines always draw theirs
+      quiet.peak_at != r.peak_at || quiet.timeline.empty() != (s.value().mode == Mode::kTrain) ||  // inference engines always draw theirs
+      !SameBreakdownBytes(quiet.gpu.breakdown, r.gpu.breakdown)) {
     if (v->explain_off++ == 0 && v->first.empty()) v->first = json + ": explain off changes the figures";
   }
   CheckRanks(json, s.value(), r, v);

@@ -1,5 +1,6 @@
 #include "io/json_writer.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -57,10 +58,16 @@ JsonWriter& JsonWriter::String(std::string_view s) {
   return *this;
 }
 
+// Runs of bytes that need no escaping (printable ASCII other than '"' and '\\': nearly all of a
+// result, keys and explain strings alike) are appended in one piece; appending byte by byte was a
+// quarter of the full result's time.
 void JsonWriter::Escaped(std::string_view s) {
   out_ += '"';
+  size_t run = 0;  // start of the pending run of plain bytes
   for (size_t i = 0; i < s.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') continue;
+    out_.append(s.data() + run, i - run);
     switch (c) {
       case '"': out_ += "\\\""; break;
       case '\\': out_ += "\\\\"; break;
@@ -72,8 +79,6 @@ void JsonWriter::Escaped(std::string_view s) {
           char buf[8];
           std::snprintf(buf, sizeof buf, "\\u%04x", c);
           out_ += buf;
-        } else if (c < 0x80) {
-          out_ += static_cast<char>(c);
         } else {
           // Copy a well-formed UTF-8 sequence; replace anything else (user text may be arbitrary bytes).
           size_t len = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
@@ -87,13 +92,17 @@ void JsonWriter::Escaped(std::string_view s) {
           }
         }
     }
+    run = i + 1;
   }
+  out_.append(s.data() + run, s.size() - run);
   out_ += '"';
 }
 
 JsonWriter& JsonWriter::Int(int64_t v) {
   Separator();
-  out_ += std::to_string(v);
+  char buf[24];  // -9223372036854775808: 20 characters
+  const auto end = std::to_chars(buf, buf + sizeof buf, v).ptr;
+  out_.append(buf, static_cast<size_t>(end - buf));
   return *this;
 }
 

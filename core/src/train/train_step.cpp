@@ -301,13 +301,30 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
   push(layer_done);
   layer_done.activation_bytes = cos_sin + ckpt_shared;
   layer_done.at = At::kLayerForward;
+  // Each layer only adds (sizes are >= 0) and the rank view adds the same to every forward moment,
+  // so these moments never decrease: the highest of them, the first on a tie, is the end of the
+  // last layer (before the last one) that added anything, holding what the last of them holds.
+  // Without the timeline that one moment stands for them all (MomentLog keeps the maxima only).
+  int64_t last_growth = 0;  // the first layer whose end holds what the end of layer L - 2 holds
   for (int64_t i = 0; i < L; ++i) {
     const LayerInfo& li = layers[static_cast<size_t>(i)];
+    const int64_t temporary = li.rng_state_bytes + li.autocast_bias_bytes + (ckpt == Checkpointing::kFull ? li.autocast_bytes : 0);
     layer_done.layer = i;
     layer_done.activation_bytes += li.kept_forward_bytes;
     layer_done.kv_cache_bytes += li.kv_bytes;
-    layer_done.temporary_bytes += li.rng_state_bytes + li.autocast_bias_bytes + (ckpt == Checkpointing::kFull ? li.autocast_bytes : 0);
-    if (i + 1 < L) push(layer_done);  // the last layer's end follows its attention scores, below
+    layer_done.temporary_bytes += temporary;
+    const int64_t added = li.kept_forward_bytes + li.kv_bytes + temporary;
+    if (i + 1 == L) break;  // the last layer's end follows its attention scores, below
+    if (explain) {
+      push(layer_done);
+    } else {
+      if (added > 0) last_growth = i;
+      if (i + 2 == L) {
+        Moment highest = layer_done;
+        highest.layer = last_growth;
+        push(highest);
+      }
+    }
   }
   // -- forward: the last layer's eager attention scores (long sequences, small vocabularies).
   if (eager && ckpt != Checkpointing::kFull && L > 0) {
