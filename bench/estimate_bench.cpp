@@ -112,6 +112,18 @@ void BM_TargetSummaryJson(benchmark::State& state) {
 }
 BENCHMARK(BM_TargetSummaryJson)->DenseRange(0, 1);
 
+// The typed estimate with explain and the inverse searches: the full JSON result less the parse
+// and the serialization.
+void BM_TargetTypedFull(benchmark::State& state) {
+  auto scenario = vramplan::ParseScenario(kTargets[state.range(0)]);
+  if (!scenario.ok()) {
+    state.SkipWithError("scenario did not parse");
+    return;
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(vramplan::Estimate(scenario.value()));
+}
+BENCHMARK(BM_TargetTypedFull)->DenseRange(0, 1);
+
 // The full JSON result with the inverse searches.
 void BM_TargetFullJson(benchmark::State& state) {
   std::string scenario = kTargets[state.range(0)];

@@ -80,6 +80,12 @@ struct RankView {
   int64_t Gradients(int64_t bytes) const { return dp.shard_grads ? dp.Shard(bytes) : bytes; }
   // Turns moment `m`, built as one device holds it, into what one rank holds.
   void Apply(Moment* m) const;
+  // The least by which a backward moment's gradient bytes grow on this rank when, built as one
+  // device holds them, they grow by `bytes` >= 0 (they never grow by more than `bytes`). Apply
+  // keeps in full what is in flight and shards the rest: ceil(x / dp) grows by at least
+  // floor(bytes / dp), and moving bytes from in flight (whole) to reduced (sharded) never shrinks
+  // the growth below that. (The training walk skips the layers this proves cannot hold a peak.)
+  int64_t LeastGradientGrowth(int64_t bytes) const { return dp.shard_grads ? bytes / dp.dp : bytes; }
 };
 
 // `layer_weight_bytes`: one decoder layer's parameters (the unit ZeRO-3/FSDP gathers);

@@ -61,6 +61,7 @@ struct LayerInfo {
   int64_t autocast_bytes = 0;       // amp: cached 16-bit casts of its trainable weights
   int64_t autocast_bias_bytes = 0;  // ... and of its trainable biases
   int64_t rng_state_bytes = 0;      // checkpointing on the CPU: the RNG state its checkpoint stores
+  size_t kind = 0;                  // layers with the same `kind` are identical (their memo entry, below)
 };
 
 // torch.utils.checkpoint stores torch.get_rng_state() (5056 B, a CPU tensor: host memory on CUDA).
@@ -160,6 +161,7 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
         li.grad_bytes += prec.grad * extra;
         li.pre_attn_grad_bytes += prec.grad * extra / 2;  // the post-attention norm of two
       }
+      li.kind = memo.size();
       memo.push_back(Memo{k, lp, li});
       info = &memo.back().info;
     }
@@ -411,14 +413,35 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
     }
     int64_t grads_so_far = head_grads;
     const int64_t carry = prec.residual * T * h;  // gradient of the residual stream
+    // Without the timeline only the highest moments matter (MomentLog keeps the maxima), and in a
+    // run of identical layers (the same `kind`) one layer's moments are the next one's, less the
+    // saved tensors of the layer below (kept_forward_bytes) and plus the gradients this layer
+    // produced (grad_bytes, none under accumulation: all of them are resident), which the rank view
+    // turns into a growth of at least RankView::LeastGradientGrowth and at most grad_bytes. So when
+    // the gradients grow by no more than the saved tensors shrink, the moments never rise and the
+    // run's first layer (in backward order) holds its highest, the first on a tie; when they grow
+    // by more, its last layer does; otherwise every layer is simulated.
+    enum class RunKeeps { kAll, kFirst, kLast } run_keeps = RunKeeps::kAll;
+    int64_t run_first = L - 1, run_last = L - 1;  // the run of layer i: run_last <= i <= run_first
     for (int64_t i = L - 1; i >= 0; --i) {
       const LayerInfo& li = layers[static_cast<size_t>(i)];
+      if (!explain && (i == L - 1 || layers[static_cast<size_t>(i + 1)].kind != li.kind)) {  // a run starts
+        run_first = run_last = i;
+        while (run_last > 0 && layers[static_cast<size_t>(run_last - 1)].kind == li.kind) --run_last;
+        const int64_t grows = train.grad_accum_steps > 1 ? 0 : li.grad_bytes;
+        if (run_first == run_last) run_keeps = RunKeeps::kAll;
+        else if (grows <= li.kept_forward_bytes) run_keeps = RunKeeps::kFirst;
+        else if (view.LeastGradientGrowth(grows) > li.kept_forward_bytes) run_keeps = RunKeeps::kLast;
+        else run_keeps = RunKeeps::kAll;
+      }
+      const bool simulated = explain || run_keeps == RunKeeps::kAll || (run_keeps == RunKeeps::kFirst && i == run_first) ||
+                             (run_keeps == RunKeeps::kLast && i == run_last);
       const LayerKind& kind = model.kinds[model.layer_kind[static_cast<size_t>(i)]];
       const AttentionGeometry& g = kind.attention;
       const int64_t a = g.num_heads;
       const int64_t grads_live = train.grad_accum_steps > 1 ? grads_total : grads_so_far;
       const int64_t saved_prev = kept_before[static_cast<size_t>(i)];
-      if (li.saved.output_requires_grad || li.grad_bytes > 0) {
+      if (simulated && (li.saved.output_requires_grad || li.grad_bytes > 0)) {
         // MLP backward: the layer's saved tensors, gradients so far, and the MLP input/activation grads.
         Moment mlp = step(Phase::kBackward, At::kMlpBackward, i);
         mlp.gradient_bytes = grads_live + (train.grad_accum_steps > 1 ? 0 : li.down_grad_bytes);
