@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -45,6 +46,31 @@ TEST(JsonWriter, StringsAreEscaped) {
   EXPECT_EQ(Str("\xC3\xA9 \xE2\x80\x94 \xF0\x9F\x98\x80"), "\"\xC3\xA9 \xE2\x80\x94 \xF0\x9F\x98\x80\"");  // é, em dash, emoji kept
   EXPECT_EQ(Str("\xFF"), "\"\xEF\xBF\xBD\"");                  // not UTF-8 -> U+FFFD
   EXPECT_EQ(Str("\xE2\x80"), "\"\xEF\xBF\xBD\xEF\xBF\xBD\"");  // truncated sequence: each byte replaced
+}
+
+// Plain runs are scanned 8 bytes at a time: each byte that needs escaping is found at every
+// position of a long string, and nlohmann's dump (an independent writer) agrees on the text.
+TEST(JsonWriter, EscapesAreFoundAtEveryPosition) {
+  for (const std::string& special : std::vector<std::string>{"\"", "\\", "\n", "\x1f", "\x7f", "\xC3\xA9", std::string(1, '\0')}) {
+    for (size_t at = 0; at < 24; ++at) {
+      std::string s(24, 'a');
+      s.insert(at, special);
+      EXPECT_EQ(Str(s), nlohmann::json(s).dump()) << "at " << at;
+    }
+  }
+}
+
+// A result longer than the first buffer grows it and keeps every byte.
+TEST(JsonWriter, LongOutputIsKeptWhole) {
+  const std::string piece(1000, 'x');
+  JsonWriter w;
+  w.BeginArray();
+  for (int i = 0; i < 40; ++i) w.String(piece);
+  w.EndArray();
+  const std::string out = w.Take();
+  EXPECT_EQ(out.size(), 2 + 40 * 1002 + 39u);
+  EXPECT_EQ(out.substr(0, 3), "[\"x");
+  EXPECT_EQ(out.substr(out.size() - 3), "x\"]");
 }
 
 // Whatever bytes go in, a strict parser reads back a valid document with the same valid text.
