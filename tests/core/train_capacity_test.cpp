@@ -1,5 +1,6 @@
 // Training's inverse questions are exact: the answer fits and one more does not.
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -148,6 +149,36 @@ TEST(TrainCapacity, MinGpusSearchIsMonotoneAndMatchesALinearScan) {
       const int64_t answer = Estimate(s).training.min_gpus;
       if (scan > 0) EXPECT_EQ(answer, scan) << text;
       else EXPECT_TRUE(answer == 0 || answer > 64) << text << " -> " << answer;
+    }
+  }
+}
+
+// The GPU-count search guesses from the A + B / dp line through its last probes; whatever the
+// guesses, the answer is the linear scan's. Capacities are taken from the device totals themselves
+// (exactly at and one byte below the total at g GPUs) so the answers fall on every stretch of the
+// curve, and the scenario's own GPU count (whose total the search reads from the estimate) lies
+// inside the searched range.
+TEST(TrainCapacity, MinGpusMatchesALinearScanAtEveryCapacity) {
+  const char* parallel[] = {R"("zero":3)", R"("zero":2)", R"("fsdp":true)", R"("zero":3,"offload_optimizer":"cpu")"};
+  constexpr int64_t kScan = 256;
+  for (const char* p : parallel) {
+    const std::string head = std::string(R"({"model":"meta-llama/Llama-3.1-8B","train":{"method":"full","seq_len":1024},"parallel":{"gpus":8,)") + p +
+                             R"(},"gpu":{"name":"test","memory_bytes":)";
+    const Scenario probe = Parse((head + "85899345920}}").c_str());
+    std::vector<int64_t> totals(kScan + 1);
+    for (int64_t g = 1; g <= kScan; ++g) totals[static_cast<size_t>(g)] = DeviceTotal(probe, g);
+    for (int64_t at : {3, 5, 8, 9, 17, 33, 58, 100, 200}) {
+      for (int64_t below : {0, 1}) {
+        const int64_t capacity = totals[static_cast<size_t>(at)] - below;
+        int64_t scan = 0;
+        for (int64_t g = 1; g <= kScan && scan == 0; ++g) {
+          if (totals[static_cast<size_t>(g)] <= capacity) scan = g;
+        }
+        const Scenario s = Parse((head + std::to_string(capacity) + "}}").c_str());
+        const int64_t answer = Estimate(s).training.min_gpus;
+        if (scan > 0) EXPECT_EQ(answer, scan) << p << " capacity " << capacity;
+        else EXPECT_TRUE(answer == 0 || answer > kScan) << p << " capacity " << capacity << " -> " << answer;
+      }
     }
   }
 }

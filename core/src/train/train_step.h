@@ -16,8 +16,9 @@ struct Prepared;
 // (planner/prepared.h).
 void EstimateTraining(const Scenario& scenario, const RankShard& rank, const Prepared& prepared, Result* result, bool explain = true);
 
-// Largest micro-batch and sequence length that still fit the GPU (binary search over the same
-// simulation); fills result->training.
+// Largest micro-batch and sequence length that still fit the GPU, and the fewest GPUs (searches
+// over the same simulation); fills result->training. `result` holds the scenario's own estimate,
+// device overheads included (its device total answers the probe of the scenario itself).
 void SolveTrainingCapacity(const Scenario& scenario, const Prepared& prepared, Result* result);
 
 }  // namespace vramplan
