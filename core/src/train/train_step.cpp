@@ -405,12 +405,7 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
   const int64_t head_grads = (plan.lm_head_trainable && !model.tied_embeddings ? prec.grad * V * h : 0) +
                              (plan.final_norm_trainable ? prec.grad * model.final_norm.Params() : 0);
   {
-    int64_t prefix_kept = cos_sin + ckpt_shared;
-    std::vector<int64_t> kept_before(static_cast<size_t>(L));
-    for (int64_t i = 0; i < L; ++i) {
-      kept_before[static_cast<size_t>(i)] = prefix_kept;
-      prefix_kept += layers[static_cast<size_t>(i)].kept_forward_bytes;
-    }
+    int64_t kept_below = cos_sin + ckpt_shared + layers_kept;  // saved by the layers below layer i (and shared)
     int64_t grads_so_far = head_grads;
     const int64_t carry = prec.residual * T * h;  // gradient of the residual stream
     // Without the timeline only the highest moments matter (MomentLog keeps the maxima), and in a
@@ -440,7 +435,8 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
       const AttentionGeometry& g = kind.attention;
       const int64_t a = g.num_heads;
       const int64_t grads_live = train.grad_accum_steps > 1 ? grads_total : grads_so_far;
-      const int64_t saved_prev = kept_before[static_cast<size_t>(i)];
+      kept_below -= li.kept_forward_bytes;
+      const int64_t saved_prev = kept_below;
       if (simulated && (li.saved.output_requires_grad || li.grad_bytes > 0)) {
         // MLP backward: the layer's saved tensors, gradients so far, and the MLP input/activation grads.
         Moment mlp = step(Phase::kBackward, At::kMlpBackward, i);
