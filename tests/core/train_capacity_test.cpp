@@ -180,6 +180,12 @@ TEST(TrainCapacity, MinGpusMatchesALinearScanAtEveryCapacity) {
         else EXPECT_TRUE(answer == 0 || answer > kScan) << p << " capacity " << capacity << " -> " << answer;
       }
     }
+    // Below the total at the largest GPU count, nothing fits.
+    const int64_t floor_total = DeviceTotal(probe, int64_t{1} << 20);
+    for (int64_t capacity : {floor_total - 1, floor_total / 2}) {
+      EXPECT_EQ(Estimate(Parse((head + std::to_string(capacity) + "}}").c_str())).training.min_gpus, 0) << p << " capacity " << capacity;
+    }
+    EXPECT_EQ(Estimate(Parse((head + std::to_string(floor_total) + "}}").c_str())).training.min_gpus > kScan, true) << p;
   }
 }
 

@@ -100,8 +100,9 @@ int64_t LargestFitting(int64_t hi, int64_t x0, int64_t capacity, Total total) {
 // rank holds whole, B: what is divided, give or take the ceil() of each shard) and the peak is the
 // highest of them: the guesses are where the A + B / dp line through the last two probes meets the
 // capacity. Once two probes lie where one moment holds the peak the line is that moment's, and its
-// guess is off by the ceil() alone; two guesses in a row that fail to halve the bracket are
-// followed by a bisection step, which keeps the worst case logarithmic. ~5 step simulations instead of ~22.
+// guess is off by the ceil() alone; three guesses in a row that fail to halve the bracket are
+// followed by a gallop (nothing has fit yet) or a bisection step, which keeps the worst case
+// logarithmic. ~5 step simulations instead of ~22 (the dp = 1 and 2 probes included).
 // `own_gpus`/`own_total`: a GPU count whose device total is known already (the estimate's own), or 0.
 int64_t SmallestGpusFitting(Scenario work, const Prepared& prepared, int64_t capacity, int64_t own_gpus, int64_t own_total) {
   const int64_t mp = std::max<int64_t>(1, work.parallel.tp * work.parallel.pp * work.parallel.cp);
@@ -112,36 +113,38 @@ int64_t SmallestGpusFitting(Scenario work, const Prepared& prepared, int64_t cap
     return DeviceTotal(work, prepared);
   };
   if (max_dp < 1) return 0;
-  if (total(1) <= capacity) return mp;
+  const int64_t t1 = total(1);
+  if (t1 <= capacity) return mp;
   if (max_dp < 2) return 0;
   const int64_t t2 = total(2);
   if (t2 <= capacity) return 2 * mp;
   if (!DataParallelFor(work.parallel, 2).shard_states || max_dp < 3) return 0;
-  const int64_t tmax = total(max_dp);
-  if (tmax > capacity) return 0;
-  // invariant: !fits(bad), fits(good); (x0, t0) and (x1, t1): the last two probes
-  int64_t bad = 2, good = max_dp;
-  int64_t x0 = 2, t0 = t2, x1 = max_dp, t1 = tmax;
+  // invariant: !fits(bad); fits(good), or good == max_dp + 1 while no probe has fit (if the bracket
+  // closes there, no GPU count does). (x0, y0) and (x1, y1): the last two probes; the first line
+  // runs through dp = 1 and 2 (dp = 1 lacks the multi-GPU buffers: it only steers the first guess).
+  int64_t bad = 2, good = max_dp + 1;
+  int64_t x0 = 1, y0 = t1, x1 = 2, y1 = t2;
   int slow = 0;  // model guesses in a row that did not halve the bracket
   while (good - bad > 1) {
-    int64_t x = bad + (good - bad) / 2;
-    if (slow < 2) {
+    // The fallback: a gallop up while nothing has fit, a bisection once something has.
+    int64_t x = good > max_dp ? std::min(max_dp, 2 * bad) : bad + (good - bad) / 2;
+    if (slow < 3) {
       // The line A + B / dp through the last two probes, and the dp at which it meets the capacity.
-      const double b = (static_cast<double>(t0) - static_cast<double>(t1)) / (1.0 / static_cast<double>(x0) - 1.0 / static_cast<double>(x1));
-      const double a = static_cast<double>(t1) - b / static_cast<double>(x1);
+      const double b = (static_cast<double>(y0) - static_cast<double>(y1)) / (1.0 / static_cast<double>(x0) - 1.0 / static_cast<double>(x1));
+      const double a = static_cast<double>(y1) - b / static_cast<double>(x1);
       const double room = static_cast<double>(capacity) - a;
       if (b > 0 && room > 0) x = static_cast<int64_t>(std::min(std::ceil(b / room), static_cast<double>(max_dp)));
       else if (b > 0) x = good - 1;  // the line never meets the capacity: the largest candidate
       x = std::max(bad + 1, std::min(x, good - 1));
     }
     const int64_t width = good - bad;
-    const int64_t t = total(x);
-    if (t <= capacity) good = x;
+    const int64_t y = total(x);
+    if (y <= capacity) good = x;
     else bad = x;
-    x0 = x1, t0 = t1, x1 = x, t1 = t;
-    slow = slow < 2 && 2 * (good - bad) > width ? slow + 1 : 0;
+    x0 = x1, y0 = y1, x1 = x, y1 = y;
+    slow = slow < 3 && 2 * (good - bad) > width ? slow + 1 : 0;
   }
-  return good * mp;
+  return good > max_dp ? 0 : good * mp;
 }
 
 }  // namespace
