@@ -64,7 +64,10 @@ struct Moment {
 // alone.)
 class MomentLog {
  public:
-  explicit MomentLog(bool timeline) : timeline_(timeline) {}
+  // `expected_kept`: about how many moments will be marked for the timeline (room made at once).
+  MomentLog(bool timeline, size_t expected_kept) : timeline_(timeline) {
+    if (timeline_) kept_.reserve(expected_kept);
+  }
 
   void Add(const Moment& m, bool for_timeline) {
     const size_t index = count_++;
@@ -80,17 +83,27 @@ class MomentLog {
   int64_t PhasePeakBytes(Phase p) const { return std::max<int64_t>(0, phase_peak_[static_cast<size_t>(p)].total); }
 
   std::vector<Moment> Timeline() const {
-    std::vector<const Indexed*> points;
-    points.reserve(kept_.size() + phase_peak_.size());
-    for (const Indexed& k : kept_) points.push_back(&k);
+    // The kept moments are in time order already; the few phase maxima are sorted and merged in,
+    // each moment once (a phase maximum is often a kept moment too).
+    std::array<const Indexed*, 5> peaks{};
+    size_t n = 0;
     for (const Indexed& p : phase_peak_) {
-      if (p.total >= 0) points.push_back(&p);
+      if (p.total >= 0) peaks[n++] = &p;
     }
-    std::stable_sort(points.begin(), points.end(), [](const Indexed* a, const Indexed* b) { return a->index < b->index; });
+    for (size_t i = 1; i < n; ++i) {  // insertion sort by time: five at most
+      for (size_t j = i; j > 0 && peaks[j]->index < peaks[j - 1]->index; --j) std::swap(peaks[j], peaks[j - 1]);
+    }
     std::vector<Moment> out;
-    out.reserve(points.size());
-    for (size_t i = 0; i < points.size(); ++i) {
-      if (i == 0 || points[i]->index != points[i - 1]->index) out.push_back(points[i]->moment);
+    out.reserve(kept_.size() + n);
+    size_t last = SIZE_MAX;
+    auto add = [&out, &last](const Indexed& m) {
+      if (m.index != last) out.push_back(m.moment);
+      last = m.index;
+    };
+    size_t k = 0, p = 0;
+    while (k < kept_.size() || p < n) {
+      if (p == n || (k < kept_.size() && kept_[k].index <= peaks[p]->index)) add(kept_[k++]);
+      else add(*peaks[p++]);
     }
     return out;
   }

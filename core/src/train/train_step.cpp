@@ -264,8 +264,9 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
   // ---- the moments, in time order; each one is what the rank holds at that instant
   // The timeline keeps every moment outside the layers and about 16 layers per pass (plus, added by
   // the log, the peak and each phase's highest moment).
-  MomentLog moments(/*timeline=*/explain);
   const int64_t stride = std::max<int64_t>(1, L / 16);
+  // Marked moments: up to three per marked layer in backward, one in forward, and a few outside.
+  MomentLog moments(/*timeline=*/explain, /*expected_kept=*/static_cast<size_t>(4 * (L / stride + 2) + 16));
   auto push = [&moments, &view, stride, L, explain](Moment m) {
     view.Apply(&m);
     moments.Add(m, explain && (m.layer < 0 || m.layer % stride == 0 || m.layer == L - 1));
