@@ -88,6 +88,26 @@ TEST(WeightFormats, OrderingAndTensorParallel) {
   EXPECT_NEAR(static_cast<double>(tp2), bf16 / 2.0, bf16 * 0.001);
 }
 
+// Tensor parallelism divides column/row-parallel linears and the experts, but every rank holds the
+// router and MLA's low-rank projections whole (vLLM: ReplicatedLinear in mixtral.py MixtralMoE and
+// deepseek_v2.py DeepseekV2MoE / DeepseekV2MLAAttention). Sizes from the published configs.
+TEST(WeightFormats, TensorParallelReplicatesRoutersAndMlaLowRankProjections) {
+  // Mixtral-8x7B: hidden 4096, 8 experts; per layer a router of 8 x 4096 and two RMSNorms of 4096
+  // stay whole at tp = 2 (bf16: 65,536 B + 16,384 B); everything else in the layer halves.
+  const ModelSpec& mixtral = Preset("mistralai/Mixtral-8x7B-v0.1");
+  const WeightBytes w1 = ComputeWeightBytes(mixtral, WeightFormat::kBf16, 1);
+  const WeightBytes w2 = ComputeWeightBytes(mixtral, WeightFormat::kBf16, 2);
+  ASSERT_EQ(w1.layer_bytes.size(), 32u);
+  const int64_t whole = 8 * 4096 * 2 + 2 * 4096 * 2;
+  for (size_t i = 0; i < w1.layer_bytes.size(); ++i) EXPECT_EQ(w2.layer_bytes[i], (w1.layer_bytes[i] - whole) / 2 + whole) << "layer " << i;
+  // DeepSeek-V3: 61 MLA layers with q_a 7168 x 1536 and kv_a 7168 x (512 + 64); 58 MoE layers with a
+  // router of 256 x 7168: 1,029,898,240 parameters every rank holds whole.
+  const WeightBytes v3 = ComputeWeightBytes(Preset("deepseek-ai/DeepSeek-V3"), WeightFormat::kBf16, 8);
+  EXPECT_NE(v3.explain.find("1,029,898,240 params of routers / MLA q_a, kv_a replicated on every rank"), std::string::npos) << v3.explain;
+  // llama.cpp (GGUF) does not split tensors: tp changes nothing there.
+  EXPECT_EQ(ComputeWeightBytes(mixtral, WeightFormat::kGgufQ4_K_M, 2).total_bytes, ComputeWeightBytes(mixtral, WeightFormat::kGgufQ4_K_M, 1).total_bytes);
+}
+
 // Real GGUF model sizes as llama-bench prints them (sum of tensor bytes, GiB with 2 decimals).
 TEST(WeightFormats, RealGgufSizesWithinOnePercent) {
   struct Row { const char* model; WeightFormat f; double gib; const char* source; };

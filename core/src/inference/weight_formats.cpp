@@ -279,6 +279,7 @@ WeightBytes ComputeWeightBytes(const ModelSpec& spec, WeightFormat f, int64_t tp
     }
   }
   int64_t i_attn_v = 0, i_ffn_down = 0;
+  int64_t replicated_params = 0;  // linears every tp rank holds whole (routers, MLA q_a/kv_a)
   w.layer_bytes.reserve(spec.layer_kind.size());
   for (size_t layer = 0; layer < spec.layer_kind.size(); ++layer) {
     const LayerKind& k = spec.kinds[spec.layer_kind[layer]];
@@ -298,7 +299,16 @@ WeightBytes ComputeWeightBytes(const ModelSpec& spec, WeightFormat f, int64_t tp
         t = GgufTensorType(f, c, i, n, l.in_features, ctx);
       }
       LinearCost c = LinearBytes(l, f, t, spec.model_type);
-      bytes += gguf ? c.bytes : shard(c.bytes);
+      // Tensor parallelism splits a linear by its parallel style (set by the family builder):
+      // column/row-parallel layers and the experts' weights are divided over the tp ranks, while
+      // routers, MLA's low-rank q_a/kv_a projections and Qwen2-MoE's shared-expert gate are
+      // replicated on every rank (vLLM model_executor/models/deepseek_v2.py
+      // DeepseekV2MLAAttention: q_a_proj / kv_a_proj_with_mqa = ReplicatedLinear; mixtral.py
+      // MixtralMoE and deepseek_v2.py DeepseekV2MoE: gate = ReplicatedLinear). llama.cpp keeps
+      // every tensor whole (tp does not apply to it).
+      const bool replicated = l.parallel == ParallelStyle::kReplicated;
+      bytes += gguf || replicated ? c.bytes : shard(c.bytes);
+      if (replicated && !gguf && tp > 1) replicated_params += l.Params();
       (c.quantized ? quantized : unquantized) += l.Params();
     }
     int64_t extras = k.extra_attention_params + k.extra_router_params;
@@ -318,7 +328,10 @@ WeightBytes ComputeWeightBytes(const ModelSpec& spec, WeightFormat f, int64_t tp
     w.explain = WithCommas(quantized) + " params in " + fmt + " + " + WithCommas(unquantized) + " params kept in " +
                 (gguf ? "f16/f32" : "16-bit") + " (embeddings, norms" + (gguf ? "" : ", lm_head") + ")";
   }
-  if (tp > 1 && !gguf) w.explain += ", sharded over tp=" + std::to_string(tp);
+  if (tp > 1 && !gguf) {
+    w.explain += ", sharded over tp=" + std::to_string(tp);
+    if (replicated_params > 0) w.explain += " (" + WithCommas(replicated_params) + " params of routers / MLA q_a, kv_a replicated on every rank)";
+  }
   w.explain += " = " + BytesExplained(w.total_bytes);
   return w;
 }
