@@ -5,6 +5,7 @@
 // docs/accuracy.md (1% of weights + states, 10% of the rest; 25% with variable shapes; 2% with
 // expandable segments).
 #include "gpu/device_overhead.h"
+#include "parallel/topology.h"
 
 #include <cstdint>
 
@@ -19,8 +20,8 @@ constexpr int64_t kKiB = 1024, kMiBytes = 1024 * 1024;
 
 // The GPU's catalogue facts are looked up once per estimate (planner/prepared.h); here per call.
 int64_t Cublas(const Scenario& s) { return CublasWorkspaceBytes(s, DeviceTraitsFor(s.gpu.id)); }
-int64_t Context(const Scenario& s) { return CudaContextBytes(s, DeviceTraitsFor(s.gpu.id)); }
-void Apply(const Scenario& s, Result* r, bool explain) { ApplyDeviceOverheads(s, DeviceTraitsFor(s.gpu.id), r, explain); }
+int64_t Context(const Scenario& s) { return CudaContextBytes(s, DeviceTraitsFor(s.gpu.id), TopologyOf(s).communicator); }
+void Apply(const Scenario& s, Result* r, bool explain) { ApplyDeviceOverheads(s, DeviceTraitsFor(s.gpu.id), TopologyOf(s).communicator, r, explain); }
 
 Scenario OnGpu(const char* id, int64_t gpus = 1) {
   Scenario s;
@@ -47,6 +48,13 @@ TEST(DeviceOverhead, ContextIsLazyOrEagerPlusNcclWithMoreThanOneGpu) {
   EXPECT_EQ(Context(eager), 1343 * kMiBytes);
   eager.framework.device = Device::kCpu;
   EXPECT_EQ(Context(eager), 0);
+  // transformers' device_map="auto" (inference, tp = 1) is one process: no NCCL communicator;
+  // with tensor parallelism each GPU's process joins one.
+  Scenario split = OnGpu("a100-sxm-80gb", 4);
+  split.mode = Mode::kInference;
+  EXPECT_EQ(Context(split), 500 * kMiBytes);
+  split.parallel.tp = 4;
+  EXPECT_EQ(Context(split), (500 + 512) * kMiBytes);
 }
 
 TEST(DeviceOverhead, AllocatorReserveFractions) {

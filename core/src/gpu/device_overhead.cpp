@@ -51,12 +51,12 @@ int64_t CublasWorkspaceBytes(const Scenario& s, const DeviceTraits& device) {
   return device.hopper_or_newer ? 32 * kMiB : 8519680;
 }
 
-int64_t CudaContextBytes(const Scenario& s, const DeviceTraits& device) {
+int64_t CudaContextBytes(const Scenario& s, const DeviceTraits& device, bool communicator) {
   if (s.framework.device != Device::kCuda) return 0;
   if (device.apple) return 0;  // MPS has no separate context reservation
   // NCCL's communicator buffers are outside PyTorch's allocator too (nccl#964: 544-688 MB per
   // group on A100 NVLink with one all-reduce group).
-  const int64_t nccl = s.parallel.gpus > 1 ? kNcclMiB * kMiB : 0;
+  const int64_t nccl = communicator ? kNcclMiB * kMiB : 0;
   return (s.framework.cuda_lazy_loading ? kCudaContextMiB : kCudaContextEagerMiB) * kMiB + nccl;
 }
 
@@ -71,7 +71,7 @@ int64_t AllocatorOverheadBytes(const Scenario& s, int64_t static_bytes, int64_t 
                                            DynamicReserveFraction(s) * static_cast<double>(dynamic_bytes)));
 }
 
-void ApplyDeviceOverheads(const Scenario& scenario, const DeviceTraits& device, Result* result, bool explain) {
+void ApplyDeviceOverheads(const Scenario& scenario, const DeviceTraits& device, bool communicator, Result* result, bool explain) {
   GpuResult& g = result->gpu;
   // Where each key sits once the breakdown is in the fixed order (looked up once, not per call).
   static const size_t kWeights = KeyIndex("weights"), kStates = KeyIndex("optimizer_states"),
@@ -104,9 +104,9 @@ void ApplyDeviceOverheads(const Scenario& scenario, const DeviceTraits& device, 
   }
   if (!has_context) {
     Term* c = &g.breakdown[kContext];
-    c->bytes = CudaContextBytes(scenario, device);
+    c->bytes = CudaContextBytes(scenario, device, communicator);
     if (explain) c->explain = c->bytes == 0 ? "no CUDA context on this device"
-                               : "CUDA context + lazily loaded kernels" + std::string(scenario.parallel.gpus > 1 ? " + NCCL buffers" : "") +
+                               : "CUDA context + lazily loaded kernels" + std::string(communicator ? " + NCCL buffers" : "") +
                                      ", outside the allocator: " + Gib(c->bytes) + " (docs/training.md section 7)";
   }
   // Segments reserved while the model loaded stay reserved (nothing calls empty_cache): when the

@@ -31,11 +31,13 @@ DeviceTraits DeviceTraitsFor(const std::string& gpu_id);
 
 // cuBLAS workspace allocated through the caching allocator (counted in allocated bytes).
 int64_t CublasWorkspaceBytes(const Scenario& scenario, const DeviceTraits& device);
-int64_t CudaContextBytes(const Scenario& scenario, const DeviceTraits& device);
+// `communicator`: the rank's process joins a NCCL communicator (parallel/topology.h): its buffers
+// are added.
+int64_t CudaContextBytes(const Scenario& scenario, const DeviceTraits& device, bool communicator);
 int64_t AllocatorOverheadBytes(const Scenario& scenario, int64_t static_bytes, int64_t dynamic_bytes);
 double DynamicReserveFraction(const Scenario& scenario);
 
 // Fills cuda_context / allocator_overhead terms, reserved/device totals, headroom and fits.
-void ApplyDeviceOverheads(const Scenario& scenario, const DeviceTraits& device, Result* result, bool explain = true);
+void ApplyDeviceOverheads(const Scenario& scenario, const DeviceTraits& device, bool communicator, Result* result, bool explain = true);
 
 }  // namespace vramplan

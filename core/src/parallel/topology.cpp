@@ -65,6 +65,11 @@ Topology TopologyOf(const Scenario& s) {
   const bool one_process = inference && (s.inference.engine == Engine::kLlamaCpp || t.layer_split > 1 ||
                                          (s.inference.engine == Engine::kTransformers && t.tp == 1));
   t.host_processes_per_node = one_process ? 1 : t.RanksPerNode();
+  // accelerate's dispatch_model (big_modeling.py) places the layers and its hooks (hooks.py,
+  // AlignDevicesHook) move each layer's inputs with send_to_device: no torch.distributed process
+  // group, so no NCCL communicator. Everything else with more than one GPU communicates (llama.cpp
+  // and vLLM replicas are kept as before: counted).
+  t.communicator = t.gpus > 1 && t.layer_split == 1;
   t.roles.push_back(RankRole{"all", t.gpus, 0});
   return t;
 }

@@ -54,6 +54,10 @@ struct Topology {
   // the DeepSpeed launcher / vLLM's workers / transformers' tensor parallelism; one for all GPUs
   // with transformers' device_map="auto" and in llama.cpp.
   int64_t host_processes_per_node = 1;
+  // Whether a rank's process joins a NCCL communicator (and holds its buffers, outside PyTorch's
+  // allocator: gpu/device_overhead.h). Every multi-GPU job does, except transformers'
+  // device_map="auto", which is one process moving activations between GPUs with tensor copies.
+  bool communicator = false;
   std::vector<RankRole> roles;  // distinct rank roles; their counts sum to gpus
 
   int64_t RanksPerNode() const { return std::min(gpus, gpus_per_node); }

@@ -20,13 +20,13 @@ void Simulate(const Scenario& s, const Prepared& prepared, const SimulateOptions
   const RankShard shard = ShardFor(s, topology, role);
   if (s.mode == Mode::kTrain) {
     EstimateTraining(s, shard, prepared, r, options.explain);
-    ApplyDeviceOverheads(s, prepared.device, r, options.explain);
+    ApplyDeviceOverheads(s, prepared.device, topology.communicator, r, options.explain);
     // After the overheads: the searches read the estimate's own device total for the scenario
     // itself instead of probing it again.
     if (options.inverse) SolveTrainingCapacity(s, prepared, r);
   } else {
     EstimateInference(s, shard, prepared, r, options.explain || options.warnings, options.inverse);
-    ApplyDeviceOverheads(s, prepared.device, r, options.explain);
+    ApplyDeviceOverheads(s, prepared.device, topology.communicator, r, options.explain);
   }
   if (!options.ranks) return;
   r->ranks.push_back(RankResultOf(role, *r));  // gpu == WorstRank(r->ranks): the one role
