@@ -93,7 +93,7 @@ int64_t KernelScratch(const ModelSpec& m, WeightFormat f, int64_t prefill_rows, 
   for (const auto& k : m.kinds) {
     for (const auto& l : k.linears) {
       if (l.role == ModuleRole::kRouter) continue;
-      best = std::max(best, Mul(l.in_features, l.out_features, 2) / tp);
+      best = std::max(best, CeilDiv(Mul(l.in_features, l.out_features, 2), tp));  // the largest rank's shard
     }
   }
   return best;
@@ -141,7 +141,7 @@ void EstimateTransformersEngine(const Scenario& s, const RankShard& rank, const 
   const int64_t prefill_act = logits_peak ? 0 : layer.bytes;
   const int64_t prefill_peak = Add(w.total_bytes, kv_prompt, std::max(layer.bytes, prefill_logits), workspace, scratch);
   // Decode: one token per sequence; activations are negligible next to the cache.
-  const int64_t decode_act = Mul(b, 2 * h + 3 * std::max<int64_t>(m.kinds.empty() ? 0 : m.kinds[0].mlp.intermediate / tp, 1), dt);
+  const int64_t decode_act = Mul(b, 2 * h + 3 * std::max<int64_t>(m.kinds.empty() ? 0 : rank.Columns(m.kinds[0].mlp.intermediate), 1), dt);
   const int64_t decode_peak = Add(w.total_bytes, kv_final, cat_transient, last_logits, decode_act, workspace, scratch);
 
   const bool prefill_wins = prefill_peak >= decode_peak;
