@@ -126,7 +126,8 @@ function renderCapacity(r) {
     ] : []),
     ['Longest context that fits', i.max_context_fits != null ? `${int(i.max_context_fits)} tokens` : '—'],
     ['Largest batch that fits', i.max_batch_fits != null ? int(i.max_batch_fits) : '—'],
-    ['Smallest weight format that fits', i.smallest_format_fits || 'none'],
+    // smallest_format_fits: the format with the most stored bytes (the least quantized) that fits (docs/inference.md).
+    ['Highest-precision weight format that fits', i.smallest_format_fits || 'none'],
     ['GPUs needed (tensor parallel)', i.min_gpus != null ? int(i.min_gpus) : '—'],
   ]));
 }

@@ -172,3 +172,15 @@ test('the optimizer help on the page states the bytes per parameter per precisio
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('serving names the format answer for what it is: the highest-precision format that fits', async () => {
+  const { page, problems, context } = await openPage(chrome.browser, `${server.base}/?v=1&model=meta-llama/Llama-3.1-8B&mode=inference`);
+  const r = await pageResult(page);
+  const box = page.locator('#inference-box');
+  assert.equal(await box.locator('dt', { hasText: 'Smallest weight format' }).count(), 0);
+  const row = box.locator('dt', { hasText: 'Highest-precision weight format that fits' });
+  assert.equal(await row.count(), 1);
+  assert.equal(await row.locator('xpath=following-sibling::dd[1]').textContent(), r.inference.smallest_format_fits || 'none');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
