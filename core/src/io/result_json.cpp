@@ -3,7 +3,6 @@
 #include "io/result_json.h"
 
 #include "io/json_writer.h"
-#include "parallel/topology.h"
 #include "scenario/fields.h"
 #include "vramplan/estimate.h"
 
@@ -80,8 +79,8 @@ void WriteFields(JsonWriter& w, const fields::Field* object, const Scenario& s) 
         continue;
       default: break;
     }
-    if (f->path == "parallel.gpus_per_node") {  // unset (0) means min(gpus, 8): the echo writes what is used
-      w.Field(key, GpusPerNode(s.parallel));
+    if (f->resolved != nullptr) {  // a default computed from other fields: the value used
+      w.Field(key, f->resolved(s));
       continue;
     }
     const Slot slot = f->slot(at);

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "io/enum_names.h"
+#include "parallel/topology.h"
 
 namespace vramplan::fields {
 namespace {
@@ -246,7 +247,8 @@ std::vector<Field> BuildTable() {
   Int(&t, "parallel.gpus", AT(parallel.gpus), 1, int64_t{1} << 20, "1",
       "GPUs the job occupies, one rank each: gpus = dp x tp x pp x cp; results are per GPU");
   Int(&t, "parallel.gpus_per_node", AT(parallel.gpus_per_node), 1, int64_t{1} << 20, "",
-      "GPUs sharing one host, for host RAM per node (cpu.node_bytes); default min(gpus, 8)");
+      "GPUs sharing one host, for host RAM per node (cpu.node_bytes); default min(gpus, 8)")
+      .resolved = [](const Scenario& s) { return GpusPerNode(s.parallel); };
   Int(&t, "parallel.tp", AT(parallel.tp), 1, 65536, "1", "tensor-parallel degree; divides the attention heads");
   Int(&t, "parallel.pp", AT(parallel.pp), 1, 65536, "1", "pipeline-parallel degree; at most the layers");
   Int(&t, "parallel.cp", AT(parallel.cp), 1, 65536, "1", "context-parallel degree");

@@ -89,6 +89,9 @@ struct Field {
   bool required = false;
   bool echo_last = false;  // written after its siblings in the normalized echo (v1's byte layout)
   Slot (*slot)(Scenario&) = nullptr;  // the struct member; nullptr for objects and unions
+  // kInt whose unset value (0 in the struct) stands for a default computed from other fields: the
+  // value the estimate uses, which the normalized echo writes instead of the stored one.
+  int64_t (*resolved)(const Scenario&) = nullptr;
   std::string_view key_, parent_;     // split from `path` once, when the table is built
 
   std::string_view key() const { return key_; }        // the last path component: "rank"
