@@ -10,10 +10,14 @@ markdown table plus median / worst absolute error, overall and per source_group.
   metric device_total       -> gpu.device_total_bytes (nvidia-smi)
   rows with "score_phase": "load" (model-init figures) -> gpu.load_reserved_bytes / phase_peaks.load
 
-Usage: accuracy_training.py [VRAMPLAN] [--rows FILE] [--out FILE] [--json FILE|-] [--all]
+Usage: accuracy_training.py [VRAMPLAN] [--rows FILE] [--out FILE] [--json FILE|-] [--all] [--group-by KEYS]
   VRAMPLAN   path to the CLI (default build/bin/vramplan, relative to the repository root)
   --all      also run rows marked representable=false (listed separately, not in the statistics)
   --json     per-row numbers for regression tests ('-' = stdout instead of the markdown)
+  --group-by comma-separated row keys (e.g. framework,dimensions): adds one error-summary table per key;
+             a list-valued key (dimensions) counts a row once under each of its values
+Rows with "list": "underspecified" (tests/fixtures/gpu/multi_gpu_runs.json) are never run: their
+configuration is incomplete, they are kept for context only.
 Python 3 standard library only.
 """
 import argparse
@@ -63,7 +67,7 @@ def run_cli(cli, scenario):
     return out
 
 
-def score(cli, rows):
+def score(cli, rows, group_keys=()):
     results = []
     for row in rows:
         rec = {"id": row["id"], "source_group": row.get("source_group", ""), "model": model_label(row),
@@ -71,6 +75,7 @@ def score(cli, rows):
                else row["scenario"].get("gpu", {}).get("name", ""), "metric": row["metric"],
                "reliability": row.get("reliability", ""), "representable": row.get("representable", True),
                "multi_gpu": row.get("multi_gpu", False)}
+        rec.update({k: row.get(k, "") for k in group_keys})  # only with --group-by: the default records stay as they were
         measured = row.get("measured_bytes_per_gpu", row["measured_bytes"])
         rec["measured_bytes"] = measured
         try:
@@ -129,7 +134,33 @@ def fmt_stats(title, s):
         title, s["n"], s["median_abs_pct"], s["median_signed_pct"], s["worst_abs_pct"], s["worst_id"], s["within_10pct"], s["within_20pct"])
 
 
-def report(all_scored, extra):
+def group_values(rec, key):
+    """The group(s) a scored row falls in: one per element for a list-valued key (a TP+PP row is in both)."""
+    v = rec.get(key, "")
+    if isinstance(v, list):
+        return v if v else ["(none)"]
+    return [v if v != "" else "(none)"]
+
+
+def grouped_stats(recs, keys):
+    """{key: {value: stats}} over the rows that ran; keys as given to --group-by."""
+    out = {}
+    for key in keys:
+        values = sorted({g for r in recs for g in group_values(r, key)})
+        out[key] = {g: stats([r for r in recs if g in group_values(r, key)]) for g in values}
+    return out
+
+
+def fmt_grouped(title, grouped):
+    lines = []
+    for key, per_value in grouped.items():
+        lines += ["", "### %s by %s" % (title, key), "",
+                  "| %s | n | median | median signed | worst (id) | <=10%% | <=20%% |" % key, "|---|---:|---:|---:|---|---:|---:|"]
+        lines += [fmt_stats(value, s) for value, s in per_value.items()]
+    return lines
+
+
+def report(all_scored, extra, group_keys=None, skipped=0):
     scored = [r for r in all_scored if not r.get("multi_gpu")]
     multi = [r for r in all_scored if r.get("multi_gpu")]
     out = ["# vramplan training estimates vs published GPU measurements", "",
@@ -160,6 +191,15 @@ def report(all_scored, extra):
     if extra:
         out += ["", "## Not representable (information only, not in the statistics) (%d)" % len(extra), ""]
         out += fmt_table(extra)
+    if group_keys:
+        out += ["", "## Error summary by group (absolute %)"]
+        out += fmt_grouped("Representable rows", grouped_stats(scored, group_keys))
+        if multi:
+            out += fmt_grouped("Multi-GPU rows", grouped_stats(multi, group_keys))
+        if extra:
+            out += fmt_grouped("Not representable rows (--all)", grouped_stats(extra, group_keys))
+    if skipped:
+        out += ["", "%d underspecified row(s) not run (configuration incomplete, kept for context)." % skipped]
     return "\n".join(out) + "\n"
 
 
@@ -171,19 +211,25 @@ def main():
     ap.add_argument("--json", help="write per-row numbers as JSON to FILE ('-' = stdout)")
     ap.add_argument("--all", action="store_true", help="also run representable=false rows (reported separately)")
     ap.add_argument("--only", help="comma-separated ids or source_group names to run")
+    ap.add_argument("--group-by", help="comma-separated row keys for per-group error summaries, e.g. framework,dimensions")
     a = ap.parse_args()
+    group_keys = [k for k in a.group_by.split(",") if k] if a.group_by else []
     rows = json.load(open(a.rows))["rows"]
+    skipped = sum(1 for r in rows if r.get("list") == "underspecified")
+    rows = [r for r in rows if r.get("list") != "underspecified"]
     if a.only:
         keep = set(a.only.split(","))
         rows = [r for r in rows if r["id"] in keep or r.get("source_group") in keep]
     rep = [r for r in rows if r.get("representable", True)]
     non = [r for r in rows if not r.get("representable", True)]
-    scored = score(a.cli, rep)
-    extra = score(a.cli, non) if a.all else []
-    md = report(scored, extra)
+    scored = score(a.cli, rep, group_keys)
+    extra = score(a.cli, non, group_keys) if a.all else []
+    md = report(scored, extra, group_keys, skipped)
     payload = {"cli": a.cli, "rows_file": a.rows, "summary": stats(scored),
                "per_source_group": {g: stats([r for r in scored if r["source_group"] == g]) for g in sorted({r["source_group"] for r in scored})},
                "rows": scored, "not_representable": extra}
+    if group_keys:
+        payload["per_group"] = grouped_stats(scored, group_keys)
     if a.json == "-":
         json.dump(payload, sys.stdout, indent=1)
         sys.stdout.write("\n")
