@@ -36,6 +36,17 @@ const BadDegrees kBad[] = {
     {"meta-llama/Llama-3.1-8B", R"({"gpus":3,"tp":3})", "parallel.tp"},     // 32 heads
     {"meta-llama/Llama-3.1-8B", R"({"gpus":64,"pp":64})", "parallel.pp"},   // 32 layers
     {"mistralai/Mixtral-8x7B-v0.1", R"({"gpus":3,"ep":3})", "parallel.ep"},  // 8 experts
+    // Training-only combinations: pipelines need a trainer that runs a schedule; the split covers the layers.
+    {"meta-llama/Llama-3.1-8B", R"({"gpus":2,"pp":2})", "parallel.pp"},
+    {"meta-llama/Llama-3.1-8B", R"({"gpus":3,"pp":3},"framework":{"trainer":"megatron"})", "parallel.pp"},  // 3 does not divide 32
+    {"meta-llama/Llama-3.1-8B", R"({"gpus":2,"pp":2,"pp_layers":[16,15]},"framework":{"trainer":"megatron"})", "parallel.pp_layers"},
+    {"meta-llama/Llama-3.1-8B", R"({"gpus":2,"pp":2,"vpp":3},"framework":{"trainer":"megatron"})", "parallel.vpp"},  // 6 does not divide 32
+    {"meta-llama/Llama-3.1-8B", R"({"gpus":2,"cp":2},"train":{"attention":"eager"})", "train.attention"},
+    {"meta-llama/Llama-3.1-8B", R"({"gpus":2,"cp":2},"train":{"seq_len":2050})", "train.seq_len"},
+    {"meta-llama/Llama-3.1-8B", R"({"gpus":2,"ep":2})", "parallel.ep"},  // a dense model
+    {"meta-llama/Llama-3.1-8B", R"({"gpus":8,"zero":3},"framework":{"trainer":"megatron"})", "parallel.zero"},
+    {"mistralai/Mixtral-8x7B-v0.1", R"({"gpus":8,"tp":2,"ep":4},"framework":{"trainer":"megatron"})", "parallel.sequence_parallel"},
+    {"mistralai/Mixtral-8x7B-v0.1", R"({"gpus":4,"tp":2,"ep":4,"etp":2,"sequence_parallel":true})", "parallel.ep"},  // ep x etp = 8 > 4
 };
 
 TEST(Topology, BadDegreesAreRefusedNamingTheField) {
@@ -49,7 +60,9 @@ TEST(Topology, BadDegreesAreRefusedNamingTheField) {
 }
 
 TEST(Topology, GoodDegreesAreAccepted) {
-  for (const char* parallel : {R"({"gpus":16,"tp":2,"pp":2})", R"({"gpus":8,"tp":8})", R"({"gpus":8,"cp":2,"zero":3})",
+  for (const char* parallel : {R"({"gpus":16,"tp":2,"pp":2},"framework":{"trainer":"torchtitan"})",
+                               R"({"gpus":64,"tp":4,"pp":4,"vpp":2,"sequence_parallel":true,"zero":1},"framework":{"trainer":"megatron"})",
+                               R"({"gpus":8,"pp":2,"pp_layers":[15,17]},"framework":{"trainer":"megatron"})", R"({"gpus":8,"tp":8})", R"({"gpus":8,"cp":2,"zero":3})",
                                R"({"gpus":16,"gpus_per_node":4,"fsdp":true})", R"({"gpus":1,"gpus_per_node":8})"}) {
     const std::string json = std::string(R"({"model":"meta-llama/Llama-3.1-8B","parallel":)") + parallel + "}";
     auto s = ParseScenario(json);
@@ -83,16 +96,18 @@ Topology Of(const std::string& json) {
 }
 
 TEST(Topology, DegreesNodesAndRoles) {
-  // 16 GPUs, tp 2 x pp 2: dp = 16 / 4 = 4; two 8-GPU nodes; one role counting every GPU.
-  const Topology t = Of(R"({"model":"meta-llama/Llama-3.1-8B","parallel":{"gpus":16,"tp":2,"pp":2}})");
+  // 16 GPUs, tp 2 x pp 2: dp = 16 / 4 = 4; two 8-GPU nodes; one role per pipeline stage.
+  const Topology t = Of(R"({"model":"meta-llama/Llama-3.1-8B","parallel":{"gpus":16,"tp":2,"pp":2},"framework":{"trainer":"megatron"}})");
   EXPECT_EQ(t.dp, 4);
   EXPECT_EQ(t.gpus_per_node, 8);
   EXPECT_EQ(t.Nodes(), 2);
   EXPECT_EQ(t.RanksPerNode(), 8);
   EXPECT_EQ(t.host_processes_per_node, 8);  // torchrun: one process per GPU
-  ASSERT_EQ(t.roles.size(), 1u);
-  EXPECT_EQ(t.roles[0].name, "all");
-  EXPECT_EQ(t.roles[0].count, 16);
+  ASSERT_EQ(t.roles.size(), 2u);
+  EXPECT_EQ(t.roles[0].name, "stage 0");
+  EXPECT_EQ(t.roles[1].name, "stage 1");
+  EXPECT_EQ(t.roles[1].count, 8);
+  EXPECT_EQ(t.roles[1].pipeline_stage, 1);
 
   // Smaller than a node: the job's GPUs share one host.
   const Topology small = Of(R"({"model":"meta-llama/Llama-3.1-8B","parallel":{"gpus":4,"zero":2}})");

@@ -48,6 +48,16 @@ enum class Device { kCuda, kCpu };
 // (from_pretrained, meta-device init + load); torchtune 0.1.x recipes build one decoder layer on
 // the GPU, deepcopy it per layer, then load_state_dict (with torchao 0.1 NF4 for QLoRA).
 enum class ModelLoad { kDirect, kTorchtune01 };
+// Pipeline schedules (Megatron-LM megatron/core/pipeline_parallel/schedules.py; torchtitan's
+// pipeline_parallel_schedule): how many micro-batches a stage holds in flight (parallel/pipeline.h).
+enum class PipelineSchedule { k1F1B, kInterleaved1F1B, kGpipe };
+// Context parallelism: ring attention (K/V blocks passed around the ring: Megatron/TransformerEngine
+// cp_comm_type "p2p", torchtitan) or DeepSpeed-Ulysses (all-to-all over the heads: "a2a").
+enum class ContextParallelKind { kRing, kUlysses };
+// The code that runs the model, which decides what each layer saves and how model states are kept:
+// transformers models (HF Trainer / accelerate / TRL, with DeepSpeed or FSDP), Megatron-LM /
+// Megatron-core (NeMo) with TransformerEngine, torchtitan (FSDP2 / DTensor).
+enum class Trainer { kHf, kMegatron, kTorchtitan };
 
 struct LoraConfig {
   int64_t rank = 16;
@@ -131,6 +141,11 @@ struct ParallelConfig {
   Offload offload_optimizer = Offload::kNone;
   Offload offload_params = Offload::kNone;
   bool sequence_parallel = false;
+  int64_t etp = 0;  // expert tensor-parallel degree; 0: as tp (Megatron expert_tensor_parallel_size)
+  int64_t vpp = 1;  // virtual pipeline stages (model chunks) per pipeline rank
+  std::optional<PipelineSchedule> pp_schedule;  // default 1F1B, interleaved 1F1B when vpp > 1
+  std::vector<int64_t> pp_layers;               // layers per pipeline stage (uneven splits); empty: even
+  ContextParallelKind cp_kind = ContextParallelKind::kRing;
   // DeepSpeed ZeRO gradient buckets (ds_config zero_optimization keys; defaults from
   // deepspeed/runtime/zero/config.py): reduce_bucket_size elements per bucket, overlap_comm
   // (default: true for stage 3, false for 1-2), contiguous_gradients.
@@ -148,6 +163,10 @@ struct GpuChoice {
 // Version-dependent framework behaviour (measure/analysis.md section 7), as named switches.
 struct FrameworkConfig {
   FrameworkPreset preset = FrameworkPreset::kCurrent;
+  Trainer trainer = Trainer::kHf;
+  // Megatron: gradients accumulate and all-reduce in an fp32 main_grad buffer (default: on for bf16,
+  // megatron/training/arguments.py forces accumulate_allreduce_grads_in_fp32 with --bf16).
+  std::optional<bool> grad_reduce_in_fp32;
   Device device = Device::kCuda;
   bool rmsnorm_saves_squared_input = false;  // PyTorch <= 2.1 mean.dim saves its input (pytorch#109876)
   bool loss_shift_logits_copy = false;       // transformers <= 4.45 copies shift_logits (.contiguous())

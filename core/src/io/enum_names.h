@@ -46,6 +46,11 @@ inline constexpr EnumName<LogitsKept> kLogitsNames[] = {{"last", LogitsKept::kLa
 inline constexpr EnumName<Offload> kOffloadNames[] = {{"none", Offload::kNone}, {"cpu", Offload::kCpu}, {"nvme", Offload::kNvme}};
 inline constexpr EnumName<FrameworkPreset> kFrameworkPresetNames[] = {
     {"current", FrameworkPreset::kCurrent}, {"torch_1_13_hf_4_44", FrameworkPreset::kTorch113Hf444}};
+inline constexpr EnumName<PipelineSchedule> kPipelineScheduleNames[] = {
+    {"1f1b", PipelineSchedule::k1F1B}, {"interleaved_1f1b", PipelineSchedule::kInterleaved1F1B}, {"gpipe", PipelineSchedule::kGpipe}};
+inline constexpr EnumName<ContextParallelKind> kContextParallelKindNames[] = {
+    {"ring", ContextParallelKind::kRing}, {"ulysses", ContextParallelKind::kUlysses}};
+inline constexpr EnumName<Trainer> kTrainerNames[] = {{"hf", Trainer::kHf}, {"megatron", Trainer::kMegatron}, {"torchtitan", Trainer::kTorchtitan}};
 inline constexpr EnumName<Device> kDeviceNames[] = {{"cuda", Device::kCuda}, {"cpu", Device::kCpu}};
 
 }  // namespace vramplan::io

@@ -91,6 +91,14 @@ void WriteFields(JsonWriter& w, const fields::Field* object, const Scenario& s) 
       case Slot::Kind::kBool: w.Field(key, *static_cast<const bool*>(slot.p)); break;
       case Slot::Kind::kString: w.Field(key, *static_cast<const std::string*>(slot.p)); break;
       case Slot::Kind::kStringList: w.Field(key, *static_cast<const std::vector<std::string>*>(slot.p)); break;
+      case Slot::Kind::kIntList: {
+        const auto& items = *static_cast<const std::vector<int64_t>*>(slot.p);
+        if (items.empty()) break;  // unset: the default (an even split)
+        w.Key(key).BeginArray();
+        for (int64_t v : items) w.Int(v);
+        w.EndArray();
+        break;
+      }
       case Slot::Kind::kOptInt64:
         if (const auto& o = *static_cast<const std::optional<int64_t>*>(slot.p)) w.Field(key, *o);
         break;

@@ -187,6 +187,28 @@ void ReadField(ObjectReader& r, const fields::Field& f, Scenario* s, Issues* err
     case Type::kStringList:
       r.StringList(key, static_cast<std::vector<std::string>*>(slot.p), static_cast<size_t>(f.max));
       return;
+    case Type::kIntList: {
+      const Json* v = r.Raw(key);
+      if (v == nullptr) return;
+      const std::string path(f.path);
+      if (!v->is_array() || v->empty() || static_cast<int64_t>(v->size()) > f.max) {
+        io::AddError(errors, "wrong_type", path, path + " must be a list of 1.." + std::to_string(f.max) + " integers");
+        return;
+      }
+      std::vector<int64_t> items;
+      for (size_t i = 0; i < v->size(); ++i) {
+        const std::optional<int64_t> n = SmallInteger((*v)[i]);
+        if (!n || *n < f.min || *n > f.max_item) {
+          const std::string ipath = path + "[" + std::to_string(i) + "]";
+          io::AddError(errors, n ? "out_of_range" : "wrong_type", ipath,
+                       ipath + " must be an integer from " + std::to_string(f.min) + " to " + std::to_string(f.max_item));
+          return;
+        }
+        items.push_back(*n);
+      }
+      *static_cast<std::vector<int64_t>*>(slot.p) = std::move(items);
+      return;
+    }
     case Type::kEnum: {
       size_t i = 0;
       if (r.Choice(key, f.values, &i)) slot.set_enum(slot.p, f.enum_codes[i]);
@@ -332,6 +354,7 @@ void ValidateAgainstModel(const Scenario& s, Issues* errors) {
     }
   }
   ValidateTopologyForModel(s.parallel, s.model, errors);  // parallel/topology.h
+  if (s.mode == Mode::kTrain) ValidateTrainingTopology(s, errors);
 }
 
 }  // namespace

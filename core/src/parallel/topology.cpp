@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "parallel/pipeline.h"
+
 namespace vramplan {
 namespace {
 
@@ -23,6 +25,47 @@ void ValidateTopology(const ParallelConfig& p, Issues* errors) {
              "parallel.gpus (" + std::to_string(p.gpus) + ") must be a multiple of tp x pp x cp (" + std::to_string(model_parallel) + ")");
   }
   if (p.fsdp && p.zero > 0) AddError(errors, "parallel.fsdp", "choose either parallel.fsdp or parallel.zero, not both");
+}
+
+void ValidateTrainingTopology(const Scenario& s, Issues* errors) {
+  const ParallelConfig& p = s.parallel;
+  const int64_t etp = p.etp > 0 ? p.etp : p.tp;
+  if (s.framework.trainer == Trainer::kMegatron) {
+    if (p.zero > 1 || p.fsdp) {
+      AddError(errors, p.fsdp ? "parallel.fsdp" : "parallel.zero",
+               "framework.trainer \"megatron\" shards optimizer states with its distributed optimizer: parallel.zero 0 or 1 "
+               "(--use-distributed-optimizer), not ZeRO-2/3 or FSDP");
+    }
+  }
+  if (s.framework.trainer == Trainer::kHf && p.pp > 1) {
+    AddError(errors, "parallel.pp",
+             "pipeline parallelism needs framework.trainer \"megatron\" or \"torchtitan\" (HF Trainer / accelerate do not run pipeline schedules)");
+  }
+  if (p.cp > 1) {
+    if (s.train.attention == AttentionImpl::kEager) {
+      AddError(errors, "train.attention", "context parallelism runs fused attention (ring or all-to-all): train.attention \"sdpa\" or \"flash\"");
+    }
+    if (p.cp_kind == ContextParallelKind::kRing && s.train.seq_len % (2 * p.cp) != 0) {
+      AddError(errors, "train.seq_len",
+               "train.seq_len must be a multiple of 2 x parallel.cp (" + std::to_string(2 * p.cp) + "): ring attention splits each sequence into 2 x cp chunks for load balance");
+    }
+  }
+  if (p.pp <= s.model.num_layers) ValidatePipeline(p, s.model.num_layers, errors);
+  bool moe = false;
+  for (const auto& kind : s.model.kinds) moe = moe || kind.mlp.num_experts > 0;
+  if (!moe && p.ep > 1) AddError(errors, "parallel.ep", "parallel.ep > 1 needs a mixture-of-experts model; this one is dense");
+  const int64_t per_stage = p.gpus / std::max<int64_t>(1, p.pp);
+  if (p.ep > 1 || etp != p.tp) {
+    // Megatron: the expert grid etp x ep x edp covers the ranks of one stage (parallel_state.py
+    // initialize_model_parallel, expert_tensor_model_pipeline_parallel_size).
+    if (per_stage % (etp * p.ep) != 0) {
+      AddError(errors, "parallel.ep",
+               "parallel.gpus / pp (" + std::to_string(per_stage) + ") must be a multiple of ep x etp (" + std::to_string(etp * p.ep) + ")");
+    }
+    if (p.tp > 1 && !p.sequence_parallel && s.framework.trainer == Trainer::kMegatron) {
+      AddError(errors, "parallel.sequence_parallel", "Megatron runs MoE layers with tp > 1 only with sequence parallelism (parallel.sequence_parallel true)");
+    }
+  }
 }
 
 void ValidateTopologyForModel(const ParallelConfig& p, const ModelSpec& model, Issues* errors) {
@@ -70,7 +113,13 @@ Topology TopologyOf(const Scenario& s) {
   // group, so no NCCL communicator. Everything else with more than one GPU communicates (llama.cpp
   // and vLLM replicas are kept as before: counted).
   t.communicator = t.gpus > 1 && t.layer_split == 1;
-  t.roles.push_back(RankRole{"all", t.gpus, 0});
+  if (!inference && t.pp > 1) {
+    // One role per pipeline stage: the stages hold different layers (embedding first, output layer
+    // and loss last) and different numbers of micro-batches in flight.
+    for (int64_t i = 0; i < t.pp; ++i) t.roles.push_back(RankRole{"stage " + std::to_string(i), t.gpus / t.pp, i});
+  } else {
+    t.roles.push_back(RankRole{"all", t.gpus, 0});
+  }
   return t;
 }
 

@@ -18,8 +18,9 @@
 // More than one GPU adds the communicator buffers to each GPU's context (gpu/device_overhead.h).
 //
 // Rank roles: ranks that hold the same bytes form one role, estimated once and reported with its
-// count. Today every rank of a job is alike (one role, count = gpus); pipeline stages (first stage:
-// embeddings, last stage: lm_head and the loss) and expert-parallel ranks will add roles.
+// count. A training job with pipeline parallelism has one role per stage (first stage: embeddings,
+// last stage: output layer and loss, each with its own micro-batches in flight); every other job
+// has one role (tensor, context and expert-parallel ranks hold equal shares).
 #pragma once
 
 #include <algorithm>
@@ -39,9 +40,9 @@ namespace vramplan {
 inline constexpr int64_t kDefaultGpusPerNode = 8;
 
 struct RankRole {
-  std::string name = "all";  // "all" while every rank is alike; later "stage 0", "expert", ...
+  std::string name = "all";  // "all" while every rank is alike; "stage 0", "stage 1", ... under pipeline parallelism
   int64_t count = 1;         // GPUs (ranks) in this role
-  int64_t pipeline_stage = 0;  // the stage this role runs (0 while pp is not modeled)
+  int64_t pipeline_stage = 0;  // the pipeline stage this role runs
 };
 
 struct Topology {
@@ -70,6 +71,8 @@ int64_t GpusPerNode(const ParallelConfig& parallel);
 // The degrees alone: gpus a multiple of tp x pp x cp, ZeRO or FSDP (not both). Errors name the
 // field (parallel.gpus, parallel.fsdp). Ranges of each field are the scenario reader's.
 void ValidateTopology(const ParallelConfig& parallel, Issues* errors);
+// The training-only combinations (the trainer, pipeline, context and expert parallelism).
+void ValidateTrainingTopology(const Scenario& scenario, Issues* errors);
 // The degrees against the model: tp divides the attention heads, ep the experts, pp at most the layers.
 void ValidateTopologyForModel(const ParallelConfig& parallel, const ModelSpec& model, Issues* errors);
 

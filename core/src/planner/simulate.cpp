@@ -4,18 +4,55 @@
 #include "inference/inference.h"
 #include "parallel/shard.h"
 #include "parallel/topology.h"
+#include "parallel/pipeline.h"
+#include "train/parallel_step.h"
 #include "train/train_step.h"
 #include "util/checked_math.h"
 #include "util/size_limits.h"
 
 namespace vramplan {
+namespace {
+
+// A model-parallel training job: every rank role (pipeline stage) is estimated on its own; `gpu`,
+// `cpu` and `timeline` are the worst role's (the first on a tie), `ranks` lists them all.
+void SimulateRanks(const Scenario& s, const Topology& topology, const Prepared& prepared, const SimulateOptions& options, Result* r) {
+  const std::vector<PipelineStage> stages = PipelineStages(s.parallel, s.model.num_layers, s.train.grad_accum_steps);
+  const Result before = *r;
+  std::vector<RankResult> ranks;
+  ranks.reserve(topology.roles.size());
+  bool first = true;
+  for (const RankRole& role : topology.roles) {
+    Result e = before;
+    const RankShard shard = ShardFor(s, topology, role);
+    EstimateParallelTraining(s, topology, stages[static_cast<size_t>(role.pipeline_stage)], shard, prepared, &e, options.explain);
+    ApplyDeviceOverheads(s, prepared.device, topology.communicator, &e, options.explain);
+    if (options.ranks) ranks.push_back(RankResultOf(role, e));
+    if (first || e.gpu.device_total_bytes > r->gpu.device_total_bytes) {
+      Issues warnings = std::move(r->warnings);
+      *r = std::move(e);
+      if (!first) r->warnings = std::move(warnings);  // the first role's warnings stand for the job
+    }
+    first = false;
+  }
+  if (options.inverse) SolveTrainingCapacity(s, prepared, r);
+  if (!options.ranks) return;
+  r->ranks = std::move(ranks);
+  r->cpu.node_processes = topology.host_processes_per_node;
+  r->cpu.node_bytes = HostBytesPerNode(topology, r->ranks);
+}
+
+}  // namespace
+
 
 void Simulate(const Scenario& s, const Prepared& prepared, const SimulateOptions& options, Result* r) {
   // The topology, validated by the reader, gives the distinct rank roles (parallel/topology.h).
-  // Every rank of a job is alike today: its one role is estimated once, and that estimate is
-  // `gpu`, `cpu` and `timeline`. Roles that differ (pipeline stages, expert ranks) will each be
-  // estimated through their own shard, and `gpu` will be the worst of them (WorstRank).
   const Topology topology = TopologyOf(s);
+  if (s.mode == Mode::kTrain && UsesModelParallelStep(s)) {
+    SimulateRanks(s, topology, prepared, options, r);
+    return;
+  }
+  // Every rank of a single-replica job is alike: its one role is estimated once, and that estimate
+  // is `gpu`, `cpu` and `timeline`.
   const RankRole& role = topology.roles.front();
   const RankShard shard = ShardFor(s, topology, role);
   if (s.mode == Mode::kTrain) {

@@ -98,6 +98,11 @@ std::vector<Field> BuildTable() {
        "sets the fields below (explicit ones override it): `current` = PyTorch >= 2.2 on CUDA, transformers >= 4.46; "
        "`torch_1_13_hf_4_44` = the measured fixtures' PyTorch 1.13 on CPU, transformers 4.44 (`device` `cpu`, "
        "`rmsnorm_saves_squared_input`, `loss_shift_logits_copy` and `adamw_foreach_denom_copy` `true`)");
+  Enum(&t, "framework.trainer", AT(framework.trainer), io::kTrainerNames, "\"hf\"",
+       "the training code: `hf` (transformers models under HF Trainer / accelerate / TRL, DeepSpeed or FSDP), "
+       "`megatron` (Megatron-LM / Megatron-core / NeMo with TransformerEngine), `torchtitan`");
+  Bool(&t, "framework.grad_reduce_in_fp32", AT(framework.grad_reduce_in_fp32), "",
+       "megatron: gradients accumulate in an fp32 main_grad buffer; default true with bf16 (Megatron forces it), false otherwise");
   Enum(&t, "framework.device", AT(framework.device), io::kDeviceNames, "\"cuda\"",
        "`cpu` drops the CUDA context, cuBLAS workspace and allocator reserve (the measured fixtures)");
   Bool(&t, "framework.rmsnorm_saves_squared_input", AT(framework.rmsnorm_saves_squared_input), "false",
@@ -250,9 +255,26 @@ std::vector<Field> BuildTable() {
       "GPUs sharing one host, for host RAM per node (cpu.node_bytes); default min(gpus, 8)")
       .resolved = [](const Scenario& s) { return GpusPerNode(s.parallel); };
   Int(&t, "parallel.tp", AT(parallel.tp), 1, 65536, "1", "tensor-parallel degree; divides the attention heads");
-  Int(&t, "parallel.pp", AT(parallel.pp), 1, 65536, "1", "pipeline-parallel degree; at most the layers");
-  Int(&t, "parallel.cp", AT(parallel.cp), 1, 65536, "1", "context-parallel degree");
+  Int(&t, "parallel.pp", AT(parallel.pp), 1, 65536, "1",
+      "pipeline-parallel degree (stages); divides the layers unless `pp_layers` gives the split");
+  Int(&t, "parallel.vpp", AT(parallel.vpp), 1, 4096, "1",
+      "virtual pipeline stages (model chunks) per pipeline rank: interleaved 1F1B; divides each stage's layers");
+  Enum(&t, "parallel.pp_schedule", AT(parallel.pp_schedule), io::kPipelineScheduleNames, "",
+       "pipeline schedule; default `1f1b`, `interleaved_1f1b` when `vpp` > 1 (sets the micro-batches each stage holds)");
+  {
+    Field& f = Add(&t, "parallel.pp_layers", Type::kIntList, AT(parallel.pp_layers), "",
+                   "layers of each pipeline stage, first to last (uneven splits); default an even split");
+    f.min = 0;
+    f.max = 65536;
+    f.max_item = 65536;
+  }
+  Int(&t, "parallel.cp", AT(parallel.cp), 1, 65536, "1", "context-parallel degree: the sequence is split cp ways");
+  Enum(&t, "parallel.cp_kind", AT(parallel.cp_kind), io::kContextParallelKindNames, "\"ring\"",
+       "context parallelism: `ring` attention (K/V passed around the ring) or `ulysses` (all-to-all over the heads)");
   Int(&t, "parallel.ep", AT(parallel.ep), 1, 65536, "1", "expert-parallel degree; divides the experts");
+  Int(&t, "parallel.etp", AT(parallel.etp), 1, 65536, "",
+      "expert tensor-parallel degree (each expert's width split etp ways); default `tp`")
+      .resolved = [](const Scenario& s) { return s.parallel.etp > 0 ? s.parallel.etp : s.parallel.tp; };
   Int(&t, "parallel.zero", AT(parallel.zero), 0, 3, "0",
       "DeepSpeed ZeRO stage: 1 shards optimizer states, 2 also gradients, 3 also parameters");
   Bool(&t, "parallel.fsdp", AT(parallel.fsdp), "false",

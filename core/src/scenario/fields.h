@@ -29,6 +29,7 @@ enum class Type {
   kEnum,         // one of the strings in `values`
   kIntChoice,    // one of the integers in `int_values`
   kStringList,   // a list of at most `max` non-empty names (at most 100 characters each)
+  kIntList,      // a list of at most `max` integers, each in [min, max_item]
   kBoolOrEnum,   // true, false, or one of the strings in `values` other than "true"/"false"
   kListOrConst,  // a kStringList of at least one name, or the string values[0] (LoRA targets)
   kModel,        // union: a preset id, or a Hugging Face config.json object
@@ -38,7 +39,7 @@ enum class Type {
 // Where a field's value lives in a Scenario, type-erased: the reader writes through it, the echo
 // reads through it. Enums go through their underlying value (set_enum / get_enum know the type).
 struct Slot {
-  enum class Kind { kNone, kInt64, kInt, kDouble, kBool, kString, kStringList, kEnum, kOptInt64, kOptBool, kOptEnum };
+  enum class Kind { kNone, kInt64, kInt, kDouble, kBool, kString, kStringList, kIntList, kEnum, kOptInt64, kOptBool, kOptEnum };
   Kind kind = Kind::kNone;
   void* p = nullptr;
   int (*get_enum)(const void*) = nullptr;  // the enum's value; -1 for an unset optional
@@ -51,6 +52,7 @@ struct Slot {
   Slot(bool& v) : kind(Kind::kBool), p(&v) {}
   Slot(std::string& v) : kind(Kind::kString), p(&v) {}
   Slot(std::vector<std::string>& v) : kind(Kind::kStringList), p(&v) {}
+  Slot(std::vector<int64_t>& v) : kind(Kind::kIntList), p(&v) {}
   Slot(std::optional<int64_t>& v) : kind(Kind::kOptInt64), p(&v) {}
   Slot(std::optional<bool>& v) : kind(Kind::kOptBool), p(&v) {}
   template <typename E, std::enable_if_t<std::is_enum_v<E>, int> = 0>
@@ -76,6 +78,7 @@ struct Field {
   // that depends on other fields (the doc says which).
   std::string_view default_json;
   int64_t min = 0, max = 0;       // kInt: the range; kString / kStringList / kListOrConst: `max` characters / items
+  int64_t max_item = 0;           // kIntList: the largest item (items are at least `min`)
   int64_t gap_min = 0, gap_max = -1;  // kInt: refused inside the range too (empty when gap_max < gap_min)
   double min_number = 0, max_number = 0;  // kNumber
   std::vector<std::string_view> values;   // kEnum, kBoolOrEnum, kListOrConst: the allowed strings

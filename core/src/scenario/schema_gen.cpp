@@ -68,6 +68,10 @@ void Node(JsonWriter& w, const Field& f) {
       for (auto v : f.int_values) w.Int(v);
       w.EndArray();
       break;
+    case Type::kIntList:
+      w.Key("type").String("array").Key("items").BeginObject().Key("type").String("integer").Key("minimum").Int(f.min);
+      w.Key("maximum").Int(f.max_item).EndObject().Key("minItems").Int(1).Key("maxItems").Int(f.max);
+      break;
     case Type::kStringList:
       w.Key("type").String("array").Key("items");
       if (f.item_values.empty()) {
@@ -192,6 +196,7 @@ std::string TypeWord(const Field& f) {
     case Type::kEnum: return "string";
     case Type::kIntChoice: return "integer";
     case Type::kStringList: return "list of strings";
+    case Type::kIntList: return "list of integers";
     case Type::kBoolOrEnum: return "bool or string";
     case Type::kListOrConst: return "list or string";
     case Type::kModel: return "string or object";
@@ -215,6 +220,7 @@ std::string Allowed(const Field& f) {
       for (auto v : f.int_values) out += (out.empty() ? "" : ", ") + Code(std::to_string(v));
       return out;
     }
+    case Type::kIntList: return "1.." + Num(f.max) + " integers, each " + Range(f.min, f.max_item);
     case Type::kStringList:
       return (f.item_values.empty() ? "names" : CodeList(f.item_values)) + "; at most " + Num(f.max) + " entries";
     case Type::kBoolOrEnum: {

@@ -572,8 +572,8 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
 
   // ---- fields whose effect is not modeled yet are said, never silently ignored
   const ParallelConfig& p = sc.parallel;
-  if (p.tp > 1 || p.pp > 1 || p.cp > 1 || p.ep > 1 || p.sequence_parallel) {
-    r->warnings.push_back(MakeWarning(WarningCode::kNotModeled, "parallel", "tensor/pipeline/context/expert parallelism is not modeled yet for training: only data parallelism (ZeRO, FSDP, offload) shards the result"));
+  if (p.sequence_parallel) {  // with tp > 1 the model-parallel step runs instead (train/parallel_step.h)
+    r->warnings.push_back(MakeWarning(WarningCode::kNoEffect, "parallel.sequence_parallel", "sequence parallelism splits the norm and dropout regions over the tensor-parallel ranks: it needs parallel.tp > 1"));
   }
   if ((p.reduce_bucket_size || p.overlap_comm || p.contiguous_gradients) && (p.zero == 0 || p.fsdp)) {
     r->warnings.push_back(MakeWarning(WarningCode::kNoEffect, "parallel.reduce_bucket_size", "reduce_bucket_size, overlap_comm and contiguous_gradients are DeepSpeed ZeRO settings: they need parallel.zero 1-3"));

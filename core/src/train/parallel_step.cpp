@@ -1,0 +1,450 @@
+#include "train/parallel_step.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "diagnostics/warning_codes.h"
+#include "format.h"
+#include "gpu/device_overhead.h"
+#include "parallel/model_shard.h"
+#include "planner/prepared.h"
+#include "train/activations.h"
+#include "train/logits_loss.h"
+#include "train/moment.h"
+#include "train/optimizer.h"
+#include "train/precision.h"
+#include "train/train_plan.h"
+#include "train/weights.h"
+#include "units.h"
+#include "util/checked_math.h"
+
+namespace vramplan {
+namespace {
+
+// What one layer of the rank holds for one micro-batch.
+struct LayerBytes {
+  int64_t saved = 0;          // saved for backward by its forward (no recomputation)
+  int64_t kept = 0;           // what stays after its forward (recomputation: its checkpointed input)
+  int64_t forward_temp = 0;   // buffers alive inside its forward (all-gather, K/V exchange, token dispatch)
+  int64_t mlp_temp = 0;       // backward temporaries at its MLP / experts
+  int64_t attention_temp = 0; // backward temporaries at its attention
+  int64_t grad_bytes = 0;     // gradients of its trainable parameters
+};
+
+// The shape of one rank's work: tokens, sequence-parallel split, widths.
+struct RankGeometry {
+  int64_t b = 1;       // micro-batch
+  int64_t s = 1;       // sequence on this rank (seq_len / cp)
+  int64_t T = 1;       // tokens on this rank, b x s
+  int64_t u = 1;       // sequence-parallel divisor of the norm / residual regions (tp with SP, else 1)
+  int64_t Tu = 1;      // ceil(T / u)
+  int64_t h = 0;
+  int64_t etp = 1;
+  int64_t ep = 1;
+  int64_t cp = 1;
+  ContextParallelKind cp_kind = ContextParallelKind::kRing;
+};
+
+// Megatron-core's transformer layer with TransformerEngine modules (TELayerNormColumnParallelLinear
+// for the fused norm + QKV / fc1, TEDotProductAttention, TERowParallelLinear), per micro-batch in
+// the activation dtype `a` (bf16: 2 B). Sequence parallelism shards the norm inputs and outputs
+// (TE gathers the norm output again in backward for the weight gradient) and the residual stream:
+// Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer Models",
+// table 2: 34 sbh / t per layer with SP (ffn = 4h, no attention dropout, flash attention).
+LayerBytes MegatronLayer(const LayerKind& k, const RankGeometry& g, int64_t a, bool flash, bool selective, double hidden_dropout,
+                         double attention_dropout, NormKind norm_kind) {
+  LayerBytes out;
+  const AttentionGeometry& at = k.attention;
+  const int64_t heads = at.num_heads, kv = at.num_kv_heads;
+  const int64_t stats = (norm_kind == NormKind::kRmsNorm ? 4 : 8) * g.Tu;  // rstd (and mean), fp32 per row
+  const int64_t norm_pair = 2 * a * g.Tu * g.h + stats;                      // the norm's input and its output
+  const int64_t mask = hidden_dropout > 0 ? g.Tu * g.h : 0;                   // bias-dropout-add mask (bool)
+  // ---- attention
+  int64_t attention = norm_pair + mask;
+  const int64_t qkv = a * g.T * (heads * at.head_dim + kv * (at.head_dim + at.v_head_dim));  // q, k after RoPE, v
+  const int64_t core_out = a * g.T * heads * at.v_head_dim;  // the kernel's output = linear_proj's input
+  attention += qkv + core_out;
+  if (at.mla) attention += a * g.T * (at.q_lora_rank + at.kv_lora_rank + at.qk_rope_head_dim);  // low-rank q / kv and their norms' inputs
+  int64_t core_own = 0;  // what recomputing the attention core (selective) drops
+  if (flash) {
+    core_own = 4 * g.T * heads;  // softmax_lse (fp32)
+  } else {
+    // Unfused attention (FusedScaleMaskSoftmax): the softmax output, the dropout mask.
+    const int64_t sk = g.s;  // keys of the same sequence (unfused attention does not run with cp > 1)
+    core_own = checked::Mul(a, g.b, heads, g.s, sk) + (attention_dropout > 0 ? checked::Mul(g.b, heads, g.s, sk) : 0);
+  }
+  attention += core_own;
+  // ---- MLP or experts
+  int64_t mlp = norm_pair + mask;
+  const MlpGeometry& m = k.mlp;
+  const int64_t gate_factor = m.kind == MlpKind::kGated ? 2 : 1;
+  if (m.num_experts > 0) {
+    // Routed tokens on this rank: each of its Tu tokens goes to top_k experts and, with expert
+    // tensor parallelism, the etp group gathers its tokens (Megatron requires SP with tp > 1 for
+    // MoE); with balanced routing a rank's experts receive as many rows as its tokens send.
+    const int64_t routed = g.Tu * m.experts_per_token * g.etp;
+    const int64_t experts_total = m.num_experts * g.ep;
+    mlp += 4 * g.Tu * experts_total * 2;           // router logits and probabilities (fp32)
+    mlp += a * routed * g.h;                        // the permuted tokens (fc1's input)
+    mlp += a * routed * m.intermediate * (gate_factor + 1);  // fc1 output (the activation's input) + the activation output (fc2's input)
+    mlp += a * routed * g.h;                        // expert outputs, saved by the unpermute's probability weighting
+    if (m.shared_intermediate > 0) mlp += a * g.T * (g.h + m.shared_intermediate * (gate_factor + 1));
+    out.forward_temp = std::max(out.forward_temp, 2 * a * routed * g.h);  // all-to-all send and receive
+    out.mlp_temp = (gate_factor + 1) * a * routed * m.intermediate + 2 * a * routed * g.h;
+  } else {
+    mlp += a * g.T * m.intermediate * (gate_factor + 1);
+    out.mlp_temp = (gate_factor + 1) * a * g.T * m.intermediate;
+  }
+  out.saved = attention + mlp;
+  out.kept = selective ? out.saved - core_own : out.saved;
+  // ---- buffers
+  if (g.u > 1) out.forward_temp = std::max(out.forward_temp, a * g.T * g.h);  // the sequence-parallel all-gather of the norm output
+  const int64_t kv_block = a * g.T * kv * (at.head_dim + at.v_head_dim);
+  if (g.cp > 1) {
+    // Ring (TE AttnFuncWithCPAndKVP2P): two K/V blocks in flight (send and receive); Ulysses
+    // (all-to-all): q, k, v re-laid out over the heads.
+    out.forward_temp = std::max(out.forward_temp, g.cp_kind == ContextParallelKind::kRing ? 2 * kv_block : qkv);
+  }
+  out.attention_temp = a * g.T * (heads * at.head_dim + kv * (at.head_dim + at.v_head_dim)) + 4 * g.T * heads * at.head_dim +
+                       (g.cp > 1 ? (g.cp_kind == ContextParallelKind::kRing ? 4 * kv_block : qkv) : 0);
+  out.mlp_temp += a * g.Tu * g.h;    // the residual stream's gradient
+  out.attention_temp += a * g.Tu * g.h;
+  return out;
+}
+
+int64_t LinearGradBytes(const LinearSpec& l, const LayerPlan& lp, const TrainConfig& train, const TrainPlan& plan, int64_t grad) {
+  if (lp.weights_trainable) return grad * l.Params();
+  if (lp.lora && IsLoraTarget(l, train.lora)) return plan.adapter_bytes_per_param * l.copies * train.lora.rank * (l.in_features + l.out_features);
+  return 0;
+}
+
+std::string DescribeAt(At at, int64_t layer) {
+  switch (at) {
+    case At::kModelLoadPeak: case At::kModelLoaded: return "model loaded";
+    case At::kStepStart: return "weights + optimizer states + micro-batches in flight";
+    case At::kLayerForward: return "layer " + std::to_string(layer);
+    case At::kCrossEntropy: return "cross_entropy";
+    case At::kCrossEntropyBackward: return "cross_entropy backward";
+    case At::kMlpBackward: return "layer " + std::to_string(layer) + " MLP backward";
+    case At::kAttentionBackward: return "layer " + std::to_string(layer) + " attention backward";
+    case At::kEmbeddingBackward: return "embedding backward";
+    case At::kOptimizerStep: return "optimizer.step";
+    case At::kZeroGrad: return "zero_grad";
+    default: return "";
+  }
+}
+
+}  // namespace
+
+bool UsesModelParallelStep(const Scenario& s) {
+  const ParallelConfig& p = s.parallel;
+  return s.mode == Mode::kTrain && (p.tp > 1 || p.pp > 1 || p.cp > 1 || p.ep > 1 || s.framework.trainer == Trainer::kMegatron);
+}
+
+void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const PipelineStage& stage, const RankShard& rank,
+                              const Prepared& prepared, Result* r, bool explain) {
+  const FrameworkConfig& fw = sc.framework;
+  const bool megatron = fw.trainer == Trainer::kMegatron;
+  const ModelSplit split{topo.tp, sc.parallel.etp > 0 ? sc.parallel.etp : topo.tp, topo.ep, topo.pp, megatron ? 128 : 1};
+  const ModelSpec local = RankLocalModel(sc.model, split, stage);
+  // The rank's slice of the sequence (context parallelism) in a copy of the job's settings.
+  TrainConfig train = sc.train;
+  train.seq_len = CeilDiv(train.seq_len, topo.cp);
+  if (megatron) train.optimizer_impl = OptimizerImpl::kFused;  // TE / Apex FusedAdam: multi-tensor, in place
+  const PrecisionModel prec = PrecisionFor(train.precision, train.autocast);
+  const TrainPlan plan = MakeTrainPlan(local, train, prec);
+  const ParamCounts counts = CountParams(local);
+
+  RankGeometry g;
+  g.b = train.micro_batch_size;
+  g.s = train.seq_len;
+  g.T = g.b * g.s;
+  g.u = sc.parallel.sequence_parallel ? topo.tp : 1;
+  g.Tu = CeilDiv(g.T, g.u);
+  g.h = local.hidden_size;
+  g.etp = split.etp;
+  g.ep = split.ep;
+  g.cp = topo.cp;
+  g.cp_kind = sc.parallel.cp_kind;
+  const int64_t act = megatron ? std::max<int64_t>(2, prec.matmul) : prec.matmul;  // activation dtype
+  const bool flash = train.attention != AttentionImpl::kEager;
+  const Checkpointing ckpt = train.gradient_checkpointing;
+  const int64_t microbatches = train.grad_accum_steps;
+
+  // ---- model states of the rank
+  const int64_t trainable = plan.trainable_params;
+  const int64_t expert_trainable = trainable == counts.total ? counts.experts : 0;  // full training: the experts' share
+  const int64_t grad_dtype = megatron ? (fw.grad_reduce_in_fp32.value_or(train.precision == Precision::kMixedBf16 || train.precision == Precision::kBf16) ? 4 : prec.grad)
+                                      : prec.grad;
+  const int64_t grads_total = (trainable - plan.lora_params) * grad_dtype + plan.lora_params * plan.adapter_bytes_per_param;
+  WeightMemory weights = ComputeWeightMemory(local, train, plan, prec, false, ModelLoad::kDirect, &counts, explain);
+  const OptimizerMemory opt = ComputeOptimizerMemory(train, prec, plan.trainable_tensors, false, false, fw.device, explain);
+  // Megatron's distributed optimizer (parallel.zero 1): master weights and moments sharded over the
+  // data-parallel group with the context-parallel ranks (DDP's intra_dp_cp group:
+  // megatron/core/process_groups_config.py), the experts' over the expert-data-parallel group
+  // (megatron/core/optimizer/distrib_optimizer.py; expert_data_parallel_size = world / (ep x etp x pp)).
+  int64_t states_dev = opt.state_bytes;
+  const int64_t dp = topo.dp * topo.cp;
+  const int64_t edp = std::max<int64_t>(1, topo.gpus / (split.ep * split.etp * topo.pp));
+  if (megatron && sc.parallel.zero >= 1 && trainable > 0) {
+    // The experts' share of the states (the same bytes per parameter; a ratio, not a product that
+    // could leave int64).
+    const int64_t expert_states = static_cast<int64_t>(static_cast<double>(opt.state_bytes) *
+                                                       (static_cast<double>(expert_trainable) / static_cast<double>(trainable)));
+    states_dev = CeilDiv(opt.state_bytes - expert_states, dp) + CeilDiv(expert_states, edp);
+  }
+  // Other trainers: ZeRO / FSDP through the data-parallel view (parallel/data_parallel.h).
+  RankView view;
+  if (!megatron) {
+    const int64_t root = (local.vocab_size * local.hidden_size * (local.tied_embeddings ? 1 : 2) + local.final_norm.Params()) * prec.weight;
+    const int64_t layer_bytes = local.num_layers > 0 ? std::max<int64_t>(0, weights.bytes - root) / local.num_layers : 0;
+    view = rank.StatesView(layer_bytes, root, 0, prec.grad, prec.grad);
+    states_dev = view.States(opt.state_bytes);
+  }
+  const int64_t weights_dev = megatron ? weights.bytes : view.Weights(weights.bytes);
+  const int64_t grads_dev = megatron ? grads_total : view.Gradients(grads_total);
+
+  // ---- activations per layer (memoized per layer kind)
+  ActivationContext ctx;
+  ctx.batch = g.b;
+  ctx.seq = g.s;
+  ctx.prec = prec;
+  ctx.attention = train.attention;
+  ctx.lora = &train.lora;
+  ctx.adapter_bytes = plan.adapter_bytes_per_param;
+  ctx.hidden_dropout = sc.model.hidden_dropout;
+  ctx.attention_dropout = flash ? 0.0 : sc.model.attention_dropout;
+  ctx.softmax_fp32 = sc.model.softmax_fp32;
+  ctx.norm_kind = sc.model.norm_kind;
+  ctx.quantized_base = train.method == TrainMethod::kQlora;
+  ctx.qlora_bits = train.qlora_bits;
+  std::vector<LayerBytes> kinds(local.kinds.size());
+  std::vector<bool> done(local.kinds.size(), false);
+  std::vector<LayerBytes> layers;
+  layers.reserve(static_cast<size_t>(local.num_layers));
+  int64_t stage_kept = 0;
+  for (int64_t i = 0; i < local.num_layers; ++i) {
+    const size_t k = local.layer_kind[static_cast<size_t>(i)];
+    const LayerPlan& lp = plan.layers[static_cast<size_t>(i)];
+    if (!done[k]) {
+      const LayerKind& kind = local.kinds[k];
+      LayerBytes lb;
+      if (megatron) {
+        lb = MegatronLayer(kind, g, act, flash, ckpt == Checkpointing::kSelective, sc.model.hidden_dropout, sc.model.attention_dropout, sc.model.norm_kind);
+      } else {
+        const LayerSaved saved = ComputeLayerSaved(kind, lp, ctx);
+        lb.saved = saved.total_bytes;
+        // Sequence parallelism (torchtitan SequenceParallel on the norms; DTensor): the norms work on
+        // T / tp rows.
+        if (g.u > 1) {
+          for (const NormSpec& n : kind.norms) {
+            if (n.slot != NormSlot::kPreAttention && n.slot != NormSlot::kPreMlp) continue;
+            const int64_t full = NormSavedBytes(n, sc.model.norm_kind, lp.input_requires_grad, lp.weights_trainable, g.T, ctx);
+            lb.saved -= full - CeilDiv(full, g.u);
+          }
+        }
+        lb.kept = ckpt == Checkpointing::kSelective && !flash ? saved.total_bytes - saved.attention_core_bytes + saved.core_input_bytes : lb.saved;
+        const int64_t gate = kind.mlp.kind == MlpKind::kGated ? 3 : 2;
+        const int64_t width = kind.mlp.num_experts > 0 ? kind.mlp.intermediate * kind.mlp.experts_per_token : kind.mlp.intermediate;
+        lb.mlp_temp = prec.residual * g.T * g.h + gate * prec.matmul * g.T * width;
+        lb.attention_temp = prec.residual * g.T * g.h + prec.matmul * g.T * (kind.attention.num_heads * kind.attention.head_dim +
+                                                                             2 * kind.attention.num_kv_heads * kind.attention.head_dim) +
+                            4 * g.T * kind.attention.num_heads * kind.attention.head_dim;
+        const int64_t kv_block = prec.matmul * g.T * kind.attention.num_kv_heads * (kind.attention.head_dim + kind.attention.v_head_dim);
+        if (g.cp > 1) lb.forward_temp = 2 * kv_block;
+        if (g.u > 1) lb.forward_temp = std::max(lb.forward_temp, prec.matmul * g.T * g.h);
+      }
+      for (const LinearSpec& l : kind.linears) lb.grad_bytes += LinearGradBytes(l, lp, train, plan, grad_dtype);
+      if (lp.weights_trainable) {
+        int64_t extra = kind.extra_attention_params + kind.extra_router_params;
+        for (const NormSpec& n : kind.norms) extra += n.Params();
+        lb.grad_bytes += grad_dtype * extra;
+      }
+      kinds[k] = lb;
+      done[k] = true;
+    }
+    LayerBytes lb = kinds[k];
+    if (ckpt == Checkpointing::kFull) lb.kept = (megatron ? act : prec.residual) * g.Tu * g.h;  // the checkpointed input
+    layers.push_back(lb);
+    stage_kept += lb.kept;
+  }
+  // ---- the embedding and the loss head on the end stages
+  const int64_t V = local.vocab_size, h = g.h;
+  // The token ids the embedding's backward indexes, and its dropout mask (on the sequence-parallel
+  // shard: the embedding's output is scattered over the tensor-parallel ranks).
+  const int64_t embedding_saved = !stage.embedding ? 0 : 8 * g.T + (local.embedding_dropout > 0 ? g.Tu * h : 0);
+  // Micro-batches in flight beyond the one simulated: whole-stage equivalents of the chunk-forwards
+  // the schedule holds (parallel/pipeline.h); each keeps its layers' and its embedding's saves.
+  const int64_t in_flight = stage.in_flight_chunks > stage.vpp
+                                ? checked::Mul(stage_kept + embedding_saved, stage.in_flight_chunks - stage.vpp) / stage.vpp : 0;
+  int64_t head_saved = 0, loss_forward = 0, loss_backward = 0;
+  std::string loss_explain;
+  if (stage.head) {
+    const int64_t norm_saved = act * g.Tu * h + 4 * g.Tu;  // final norm input (+ rstd)
+    if (megatron) {
+      // Output layer (ColumnParallelLinear over vocab / tp) saves its input; vocab-parallel cross
+      // entropy (megatron/core/tensor_parallel/cross_entropy.py) runs on logits.float(): the bf16
+      // logits and their fp32 copy coexist at the cast, then exp() works in place on the copy,
+      // which is saved; in backward the fp32 gradient is made in place and cast back to bf16.
+      head_saved = norm_saved + act * g.Tu * h + checked::Mul(4, g.T, V);
+      loss_forward = checked::Mul(act, g.T, V);
+      loss_backward = checked::Mul(act, g.T, V);
+      if (explain) loss_explain = "vocab-parallel cross entropy on " + WithCommas(V) + " vocabulary rows per rank: bf16 logits + their fp32 copy (saved as exp_logits)";
+    } else {
+      const bool upcast = fw.loss_upcast_logits && sc.model.loss_upcasts_logits;
+      const LossHead loss = ComputeLossHead(train, fw, prec, V, h, plan.lm_head_trainable, upcast, explain);
+      head_saved = norm_saved + (plan.lm_head_trainable ? prec.matmul * g.T * h : 0) + loss.saved_bytes;
+      loss_forward = loss.forward_extra_bytes;
+      loss_backward = loss.backward_extra_bytes;
+      loss_explain = loss.explain;
+    }
+  }
+
+  // ---- the moments
+  const int64_t workspace = CublasWorkspaceBytes(sc, prepared.device);
+  // Gradients resident through the step: Megatron's main_grad buffer always; otherwise every
+  // micro-batch after the first accumulates into them.
+  const bool accumulating = megatron || microbatches > 1;
+  MomentLog moments(/*timeline=*/explain, static_cast<size_t>(2 * local.num_layers + 16));
+  auto push = [&](Moment m) {
+    if (!megatron) view.Apply(&m);
+    moments.Add(m, explain);
+  };
+  auto step = [&](Phase phase, At at, int64_t layer = -1) {
+    Moment m;
+    m.phase = phase;
+    m.at = at;
+    m.layer = layer;
+    m.weight_bytes = megatron ? weights_dev : weights.bytes;
+    m.optimizer_state_bytes = megatron ? states_dev : opt.state_bytes;
+    m.gradient_bytes = accumulating ? grads_total : 0;
+    m.workspace_bytes = workspace;
+    m.batch_bytes = stage.embedding || stage.head ? 16 * g.T : 0;  // token ids and labels (int64)
+    return m;
+  };
+  {
+    Moment m;
+    m.phase = Phase::kLoad;
+    m.at = At::kModelLoaded;
+    m.weight_bytes = megatron ? weights_dev : weights.bytes;
+    m.gradient_bytes = megatron ? grads_total : 0;  // DistributedDataParallel allocates the grad buffer with the model
+    push(m);
+  }
+  Moment fwd = step(Phase::kForward, At::kStepStart);
+  fwd.activation_bytes = in_flight + embedding_saved;
+  push(fwd);
+  int64_t kept_sum = 0, forward_temp = 0;
+  for (const LayerBytes& lb : layers) {
+    kept_sum += lb.kept;
+    forward_temp = std::max(forward_temp, lb.forward_temp);
+  }
+  {
+    // The end of the stage's forward, inside its last layer (its buffers at their largest).
+    Moment m = step(Phase::kForward, At::kLayerForward, local.num_layers - 1);
+    m.activation_bytes = in_flight + embedding_saved + kept_sum - (layers.empty() ? 0 : layers.back().kept) +
+                         (layers.empty() ? 0 : layers.back().saved);
+    m.temporary_bytes = forward_temp;
+    push(m);
+  }
+  if (stage.head) {
+    Moment m = step(Phase::kForward, At::kCrossEntropy);
+    m.activation_bytes = in_flight + embedding_saved + kept_sum;
+    m.logits_and_loss_bytes = head_saved + loss_forward;
+    push(m);
+    Moment b = step(Phase::kBackward, At::kCrossEntropyBackward);
+    b.activation_bytes = in_flight + embedding_saved + kept_sum;
+    b.logits_and_loss_bytes = head_saved + loss_backward;
+    push(b);
+  }
+  {
+    int64_t below = kept_sum;
+    int64_t grads_so_far = 0;
+    for (int64_t i = local.num_layers - 1; i >= 0; --i) {
+      const LayerBytes& lb = layers[static_cast<size_t>(i)];
+      below -= lb.kept;
+      const int64_t live = in_flight + embedding_saved + below + lb.saved;  // a recomputed layer saves everything again
+      Moment m = step(Phase::kBackward, At::kMlpBackward, i);
+      m.activation_bytes = live;
+      m.temporary_bytes = lb.mlp_temp;
+      if (!accumulating) m.gradient_bytes = grads_so_far;
+      push(m);
+      Moment a = step(Phase::kBackward, At::kAttentionBackward, i);
+      a.activation_bytes = live;
+      a.temporary_bytes = lb.attention_temp;
+      if (!accumulating) a.gradient_bytes = grads_so_far + lb.grad_bytes;
+      push(a);
+      grads_so_far += lb.grad_bytes;
+    }
+  }
+  if (stage.embedding && plan.embedding_trainable) {
+    Moment m = step(Phase::kBackward, At::kEmbeddingBackward);
+    m.gradient_bytes = grads_total;
+    m.temporary_bytes = act * g.Tu * h;
+    push(m);
+  }
+  {
+    Moment m = step(Phase::kOptimizerStep, At::kOptimizerStep);
+    m.gradient_bytes = grads_total;
+    m.temporary_bytes = megatron ? 0 : opt.step_temporary_bytes;
+    push(m);
+  }
+  push(step(Phase::kZeroGrad, At::kZeroGrad));
+
+  // ---- results
+  r->trainable_params = trainable;
+  r->gpu.gradient_bytes = grads_dev;
+  r->gpu.optimizer_state_bytes = states_dev;
+  r->gpu.paged_bytes = opt.paged_bytes;
+  r->gpu.saved_activation_bytes = in_flight + embedding_saved + kept_sum + head_saved;
+  const Moment* peak = &moments.Peak();
+  r->gpu.phase_peaks.load = moments.PhasePeakBytes(Phase::kLoad);
+  r->gpu.phase_peaks.forward = moments.PhasePeakBytes(Phase::kForward);
+  r->gpu.phase_peaks.backward = moments.PhasePeakBytes(Phase::kBackward);
+  r->gpu.phase_peaks.optimizer_step = moments.PhasePeakBytes(Phase::kOptimizerStep);
+  r->peak_phase = PhaseName(peak->phase);
+  r->peak_at = DescribeAt(peak->at, peak->layer);
+  std::vector<Term>& bd = r->gpu.breakdown;
+  bd.push_back(Term{"weights", peak->weight_bytes, ""});
+  bd.push_back(Term{"gradients", peak->gradient_bytes, ""});
+  bd.push_back(Term{"optimizer_states", peak->optimizer_state_bytes, ""});
+  bd.push_back(Term{"activations", peak->activation_bytes + peak->batch_bytes, ""});
+  bd.push_back(Term{"logits_and_loss", peak->logits_and_loss_bytes, ""});
+  bd.push_back(Term{"kv_cache", 0, ""});
+  bd.push_back(Term{"temporary", peak->temporary_bytes + peak->workspace_bytes + peak->persistent_bucket_bytes, ""});
+  if (explain) {
+    const std::string where = "pipeline stage " + std::to_string(stage.index) + " of " + std::to_string(topo.pp) + " (" +
+                              std::to_string(local.num_layers) + " layers" + (stage.embedding ? ", embedding" : "") +
+                              (stage.head ? ", output layer + loss" : "") + ")";
+    bd[0].explain = WithCommas(counts.total) + " params on this rank (" + where + "; tp=" + std::to_string(topo.tp) +
+                    (topo.ep > 1 ? ", ep=" + std::to_string(topo.ep) : "") + ") x " + std::to_string(prec.weight) + " B = " + Gib(peak->weight_bytes);
+    bd[1].explain = WithCommas(trainable) + " trainable params x " + std::to_string(grad_dtype) + " B" +
+                    (megatron ? " (Megatron main_grad buffer, allocated with the model)" : "") + " = " + Gib(grads_total) +
+                    "; live at the peak: " + Gib(peak->gradient_bytes);
+    bd[2].explain = opt.explain_states + " = " + Gib(opt.state_bytes) +
+                    (megatron && sc.parallel.zero >= 1 ? "; distributed optimizer: dense / " + std::to_string(dp) + " data-parallel ranks, experts / " + std::to_string(edp) + " = " + Gib(states_dev)
+                     : states_dev != opt.state_bytes ? "; sharded: " + Gib(states_dev) : "");
+    bd[3].explain = "saved for backward at the peak: " + Gib(peak->activation_bytes) + " (" + std::to_string(local.num_layers) + " layers x ~" +
+                    Gib(local.num_layers > 0 ? kept_sum / local.num_layers : 0) + " per micro-batch of " + WithCommas(g.T) + " tokens" +
+                    (g.u > 1 ? ", sequence parallel / " + std::to_string(g.u) : "") + (g.cp > 1 ? ", sequence / cp " + std::to_string(g.cp) : "") +
+                    (in_flight > 0 ? "; + " + Gib(in_flight) + " of " + std::to_string(stage.in_flight_chunks) + " chunk-forwards in flight (pipeline schedule)" : "") + ")";
+    bd[4].explain = stage.head ? loss_explain + ": " + Gib(peak->logits_and_loss_bytes) + " at the peak" : "no loss on this pipeline stage";
+    bd[6].explain = "transient at the peak (" + r->peak_at + "): " + Gib(peak->temporary_bytes) +
+                    (forward_temp > 0 ? "; communication buffers up to " + Gib(forward_temp) + " per layer" : "") +
+                    (peak->workspace_bytes > 0 ? " + cuBLAS workspace " + WithCommas(peak->workspace_bytes) + " B" : "");
+    const std::vector<Moment> points = moments.Timeline();
+    r->timeline.reserve(points.size());
+    for (const Moment& m : points) r->timeline.push_back(TimelinePoint{PhaseName(m.phase), DescribeAt(m.at, m.layer), m.Total()});
+  }
+  rank.AddOffloadedHostTerms(opt.state_bytes, trainable, weights.bytes, explain, &r->cpu.breakdown);
+  if (opt.paged_bytes > 0) r->cpu.breakdown.push_back(Term{"paged_optimizer_states", opt.paged_bytes, "paged 8-bit optimizer states in CUDA unified memory"});
+  for (const Term& t : r->cpu.breakdown) r->cpu.bytes += t.bytes;
+  if (stage.index == 0) {
+    if (train.method == TrainMethod::kLora || train.method == TrainMethod::kQlora || train.method == TrainMethod::kFreeze) {
+      r->warnings.push_back(MakeWarning(WarningCode::kApproximate, "train.method",
+                                        "adapters and frozen layers under tensor/pipeline/context/expert parallelism follow the same per-rank split, but no multi-GPU measurement checks them yet"));
+    }
+  }
+}
+
+}  // namespace vramplan

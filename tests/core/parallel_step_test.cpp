@@ -1,0 +1,153 @@
+// The model-parallel training step against Megatron-LM's own memory formula
+// (tests/fixtures/frameworks/megatron_theoretical_memory.json: the outputs of
+// megatron/training/theoretical_memory_usage.py at commit d98e8a64, run on each case's arguments)
+// and the structure of a pipeline (per-stage roles, micro-batches in flight).
+#include "train/parallel_step.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "test_support.h"
+
+namespace vramplan {
+namespace {
+
+using nlohmann::json;
+
+// The presets with the shapes of the fixture's models (hidden, layers, heads, KV heads, ffn, vocab).
+const std::map<std::string, std::string> kPresetOf = {
+    {"llama2_7b", "meta-llama/Llama-2-7b-hf"},   {"llama2_70b", "meta-llama/Llama-2-70b-hf"},
+    {"llama3_8b", "meta-llama/Llama-3.1-8B"},    {"llama3_70b", "meta-llama/Meta-Llama-3-70B"},
+    {"llama3_405b", "meta-llama/Llama-3.1-405B"}, {"mixtral_8x7b", "mistralai/Mixtral-8x7B-v0.1"}};
+
+// GPT-3 shapes (LayerNorm, GELU, ffn = 4h, biases, dropout 0.1, tied) as GPT-2 configs: the
+// architecture Megatron's activation formula assumes.
+json Gpt3Config(const json& args, int64_t vocab) {
+  return json{{"model_type", "gpt2"}, {"n_embd", args["hidden_size"]}, {"n_layer", args["num_layers"]},
+              {"n_head", args["num_attention_heads"]}, {"n_positions", 2048}, {"vocab_size", vocab},
+              {"resid_pdrop", 0.1}, {"embd_pdrop", 0.1}, {"attn_pdrop", 0.1}, {"tie_word_embeddings", true}};
+}
+
+// recompute_granularity: "selective", "full" or null (none).
+std::string Recompute(const json& args) {
+  const json& g = args["recompute_granularity"];
+  return g.is_string() ? g.get<std::string>() : "none";
+}
+
+json ScenarioOf(const json& c, const json& model) {
+  const json& a = c["args"];
+  const int64_t tp = a["tensor_model_parallel_size"], pp = a["pipeline_model_parallel_size"], dp = a["data_parallel_size"];
+  json parallel = {{"gpus", tp * pp * dp}, {"tp", tp}, {"pp", pp}, {"sequence_parallel", a["sequence_parallel"].get<bool>()},
+                   {"zero", a["use_distributed_optimizer"].get<bool>() ? 1 : 0}};
+  if (!a["virtual_pipeline_model_parallel_size"].is_null()) parallel["vpp"] = a["virtual_pipeline_model_parallel_size"];
+  if (a.contains("expert_model_parallel_size") && a["expert_model_parallel_size"].get<int64_t>() > 1) parallel["ep"] = a["expert_model_parallel_size"];
+  if (a.contains("expert_tensor_parallel_size") && a["expert_tensor_parallel_size"].is_number()) parallel["etp"] = a["expert_tensor_parallel_size"];
+  const std::string recompute = Recompute(a);
+  return json{{"mode", "train"}, {"model", model}, {"gpu", {{"name", "big"}, {"memory_bytes", int64_t{1} << 48}}},
+              {"parallel", parallel},
+              {"train", {{"method", "full"}, {"precision", "mixed_bf16"}, {"micro_batch_size", a["micro_batch_size"]},
+                         {"seq_len", a["seq_length"]}, {"grad_accum_steps", c["num_microbatches"].is_null() ? 1 : c["num_microbatches"].get<int64_t>()},
+                         {"gradient_checkpointing", recompute == "full" ? json(true) : recompute == "selective" ? json("selective") : json(false)},
+                         {"attention", "flash"}}},
+              {"framework", {{"trainer", "megatron"}}}};
+}
+
+const RankResult& FirstStage(const Result& r) { return r.ranks.front(); }
+
+TEST(ParallelStep, ModelStatesMatchMegatronsFormula) {
+  const json doc = testing_support::LoadFixture("frameworks/megatron_theoretical_memory.json");
+  ASSERT_TRUE(doc.is_object());
+  int checked = 0;
+  for (const json& c : doc["cases"]) {
+    const std::string model = c["model"];
+    if (kPresetOf.count(model) == 0 || c["num_microbatches"].is_null()) continue;
+    const json& a = c["args"];
+    const Result r = testing_support::EstimateText(ScenarioOf(c, kPresetOf.at(model)).dump());
+    ASSERT_FALSE(r.ranks.empty()) << c.dump();
+    const RankResult& first = FirstStage(r);
+    const double ours = static_cast<double>(testing_support::TermBytes(first.breakdown, "weights") +
+                                            testing_support::TermBytes(first.breakdown, "gradients") +
+                                            testing_support::TermBytes(first.breakdown, "optimizer_states"));
+    const double theirs = c["weight_and_optimizer_bytes"].get<double>();
+    // Megatron counts the norms as split over tp (they are whole on every rank) and our weights
+    // include the RoPE inv_freq buffer: both far below 0.5%.
+    EXPECT_NEAR(ours / theirs, 1.0, 0.005) << model << " " << a.dump();
+    ++checked;
+  }
+  EXPECT_GE(checked, 100);
+}
+
+TEST(ParallelStep, ActivationsMatchMegatronsFormulaWhereItsAssumptionsHold) {
+  // compute_activation_memory: Korthikanti et al.'s 34 sbh / t per layer (sequence parallel,
+  // selective recompute, flash attention, GELU MLP of 4h, dropout masks), the first stage's
+  // micro-batches in flight, the embedding's ids and dropout mask, and with pp = 1 the output
+  // layer's input and the fp32 logits. Our extra terms (norm statistics, the softmax LSE, the
+  // final norm's input) stay within 1%.
+  const json doc = testing_support::LoadFixture("frameworks/megatron_theoretical_memory.json");
+  int checked = 0;
+  for (const json& c : doc["cases"]) {
+    const std::string model = c["model"];
+    if (model != "gpt3_13b" && model != "gpt3_175b") continue;
+    if (c["report_activation_function"] != "compute_activation_memory" || c["num_microbatches"].is_null()) continue;
+    const json& a = c["args"];
+    const Result r = testing_support::EstimateText(ScenarioOf(c, Gpt3Config(doc["models"][model]["args"], a["padded_vocab_size"])).dump());
+    ASSERT_FALSE(r.ranks.empty());
+    // The first stage's saved total: the gpu result is the worst stage, which is the first here.
+    ASSERT_EQ(r.gpu.peak_allocated_bytes, FirstStage(r).peak_allocated_bytes) << a.dump();
+    const double ours = static_cast<double>(r.gpu.saved_activation_bytes);
+    const double theirs = c["compute_activation_memory_bytes"].get<double>();
+    EXPECT_NEAR(ours / theirs, 1.0, 0.01) << model << " " << a.dump();
+    ++checked;
+  }
+  EXPECT_GE(checked, 20);
+}
+
+json Llama70b(int64_t tp, int64_t pp, int64_t cp, bool sp, int64_t microbatches) {
+  return json{{"mode", "train"}, {"model", "meta-llama/Llama-2-70b-hf"}, {"gpu", "h100-sxm-80gb"},
+              {"parallel", {{"gpus", tp * pp * cp * 2}, {"tp", tp}, {"pp", pp}, {"cp", cp}, {"sequence_parallel", sp}, {"zero", 1}}},
+              {"train", {{"method", "full"}, {"precision", "mixed_bf16"}, {"micro_batch_size", 1}, {"seq_len", 4096},
+                         {"grad_accum_steps", microbatches}, {"gradient_checkpointing", false}, {"attention", "flash"}}},
+              {"framework", {{"trainer", "megatron"}}}};
+}
+
+TEST(ParallelStep, EveryPipelineStageIsItsOwnRankRole) {
+  const Result r = testing_support::EstimateText(Llama70b(4, 4, 1, true, 32).dump());
+  ASSERT_EQ(r.ranks.size(), 4u);
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(r.ranks[i].role, "stage " + std::to_string(i));
+    EXPECT_EQ(r.ranks[i].count, 8);
+  }
+  // 1F1B: the first stage holds 4 micro-batches, the last one; the first is the worst here.
+  EXPECT_GT(testing_support::TermBytes(r.ranks[0].breakdown, "activations"), 3 * testing_support::TermBytes(r.ranks[3].breakdown, "activations"));
+  EXPECT_EQ(r.gpu.device_total_bytes, WorstRank(r.ranks).device_total_bytes);
+  EXPECT_GT(testing_support::TermBytes(r.ranks[3].breakdown, "logits_and_loss"), 0);
+  EXPECT_EQ(testing_support::TermBytes(r.ranks[0].breakdown, "logits_and_loss"), 0);
+}
+
+TEST(ParallelStep, SequenceAndContextParallelismShrinkActivations) {
+  const auto saved = [](const json& s) { return testing_support::EstimateText(s.dump()).gpu.saved_activation_bytes; };
+  const int64_t plain = saved(Llama70b(8, 1, 1, false, 1));
+  const int64_t sp = saved(Llama70b(8, 1, 1, true, 1));
+  const int64_t cp = saved(Llama70b(8, 1, 2, true, 1));
+  EXPECT_LT(sp, plain);  // the norm regions / 8
+  EXPECT_NEAR(static_cast<double>(cp) / static_cast<double>(sp), 0.5, 0.01);  // half the sequence per rank
+}
+
+TEST(ParallelStep, SingleGpuJobsKeepTheSingleReplicaStep) {
+  Scenario s;
+  s.mode = Mode::kTrain;
+  EXPECT_FALSE(UsesModelParallelStep(s));
+  s.parallel.tp = 2;
+  EXPECT_TRUE(UsesModelParallelStep(s));
+  s.parallel.tp = 1;
+  s.framework.trainer = Trainer::kMegatron;
+  EXPECT_TRUE(UsesModelParallelStep(s));
+}
+
+}  // namespace
+}  // namespace vramplan
