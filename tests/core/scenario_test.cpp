@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "test_support.h"
 #include "vramplan/estimate.h"
 
 namespace vramplan {
@@ -75,9 +76,14 @@ TEST(Scenario, ErrorsNameThePathAndWhatIsAllowed) {
   EXPECT_EQ(e.field_path, "gpu.memory_bytes");
 }
 
-TEST(Scenario, ParallelFieldsAreValidatedAndWarnedNotIgnored) {
-  std::string out = EstimateJson(R"({"model":"meta-llama/Llama-3.1-8B","train":{"method":"full"},"parallel":{"gpus":8,"tp":2}})");
-  EXPECT_NE(out.find("\"not_modeled\""), std::string::npos);
+TEST(Scenario, ParallelFieldsAreModeledOrWarnedNotIgnored) {
+  // Tensor parallelism shards the weights (train/parallel_step.h); sequence parallelism without it
+  // has nothing to split and says so.
+  const Result one = testing_support::EstimateText(R"({"model":"meta-llama/Llama-3.1-8B","train":{"method":"full"}})");
+  const Result tp2 = testing_support::EstimateText(R"({"model":"meta-llama/Llama-3.1-8B","train":{"method":"full"},"parallel":{"gpus":8,"tp":2}})");
+  EXPECT_LT(testing_support::GpuTerm(tp2, "weights"), testing_support::GpuTerm(one, "weights") * 6 / 10);
+  const Result sp = testing_support::EstimateText(R"({"model":"meta-llama/Llama-3.1-8B","parallel":{"sequence_parallel":true}})");
+  EXPECT_TRUE(testing_support::HasWarning(sp, "no_effect", "parallel.sequence_parallel"));
 }
 
 }  // namespace

@@ -261,9 +261,21 @@ add("full_mixtral_8x7b_16gpu_zero3", train(MIXTRAL_8X7B, method="full", parallel
 add("full_gpt2_4gpu_fsdp_fp32", train(GPT2, method="full", precision="fp32", parallel={"gpus": 4, "fsdp": True}))
 add("full_llama31_8b_8gpu_zero3_amp", train(LLAMA31_8B, method="full", precision="amp_bf16", parallel={"gpus": 8, "zero": 3}))
 add("full_llama31_8b_8gpu_fsdp_8bit_adam", train(LLAMA31_8B, method="full", optimizer="adamw_8bit", parallel={"gpus": 8, "fsdp": True}))
-add("full_llama31_8b_8gpu_tp2_warned", train(LLAMA31_8B, method="full", parallel={"gpus": 8, "tp": 2, "zero": 1}), "warning")
-add("full_llama31_70b_16gpu_pp4_warned", train(LLAMA31_70B, method="full", parallel={"gpus": 16, "pp": 4, "zero": 1}), "warning")
-add("full_mixtral_8gpu_ep8_warned", train(MIXTRAL_8X7B, method="full", parallel={"gpus": 8, "ep": 8, "zero": 3}), "warning")
+# Model parallelism (train/parallel_step.h): tensor, pipeline, expert and context parallel ranks.
+add("full_llama31_8b_8gpu_tp2", train(LLAMA31_8B, method="full", parallel={"gpus": 8, "tp": 2, "zero": 1}))
+add("full_llama31_70b_16gpu_pp4_megatron", train(LLAMA31_70B, method="full", precision="mixed_bf16", attention="flash",
+                                                 gradient_checkpointing=False, grad_accum_steps=8,
+                                                 parallel={"gpus": 16, "pp": 4, "zero": 1}, framework={"trainer": "megatron"}))
+add("full_llama31_70b_64gpu_tp4_sp_pp4_vpp2_megatron", train(LLAMA31_70B, method="full", precision="mixed_bf16", attention="flash",
+                                                            gradient_checkpointing="selective", grad_accum_steps=16, seq_len=4096,
+                                                            parallel={"gpus": 64, "tp": 4, "pp": 4, "vpp": 2, "sequence_parallel": True, "zero": 1},
+                                                            framework={"trainer": "megatron"}))
+add("full_mixtral_8gpu_ep8", train(MIXTRAL_8X7B, method="full", parallel={"gpus": 8, "ep": 8, "zero": 3}))
+add("full_mixtral_64gpu_tp2_sp_ep8_megatron", train(MIXTRAL_8X7B, method="full", precision="mixed_bf16", attention="flash",
+                                                    gradient_checkpointing="selective", grad_accum_steps=8, seq_len=4096,
+                                                    parallel={"gpus": 64, "tp": 2, "ep": 8, "etp": 1, "sequence_parallel": True, "zero": 1},
+                                                    framework={"trainer": "megatron"}))
+add("full_llama31_8b_4gpu_cp2_ring", train(LLAMA31_8B, method="full", seq_len=16384, parallel={"gpus": 4, "cp": 2}))
 add("full_llama31_8b_4gpu_cp2_sequence_parallel_warned", train(LLAMA31_8B, method="full", seq_len=16384,
                                                                parallel={"gpus": 4, "cp": 2, "sequence_parallel": True}), "warning")
 

@@ -191,8 +191,8 @@ void ReadField(ObjectReader& r, const fields::Field& f, Scenario* s, Issues* err
       const Json* v = r.Raw(key);
       if (v == nullptr) return;
       const std::string path(f.path);
-      if (!v->is_array() || v->empty() || static_cast<int64_t>(v->size()) > f.max) {
-        io::AddError(errors, "wrong_type", path, path + " must be a list of 1.." + std::to_string(f.max) + " integers");
+      if (!v->is_array() || static_cast<int64_t>(v->size()) > f.max) {
+        io::AddError(errors, "wrong_type", path, path + " must be a list of at most " + std::to_string(f.max) + " integers");
         return;
       }
       std::vector<int64_t> items;

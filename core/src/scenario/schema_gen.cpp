@@ -70,7 +70,7 @@ void Node(JsonWriter& w, const Field& f) {
       break;
     case Type::kIntList:
       w.Key("type").String("array").Key("items").BeginObject().Key("type").String("integer").Key("minimum").Int(f.min);
-      w.Key("maximum").Int(f.max_item).EndObject().Key("minItems").Int(1).Key("maxItems").Int(f.max);
+      w.Key("maximum").Int(f.max_item).EndObject().Key("maxItems").Int(f.max);
       break;
     case Type::kStringList:
       w.Key("type").String("array").Key("items");
@@ -220,7 +220,7 @@ std::string Allowed(const Field& f) {
       for (auto v : f.int_values) out += (out.empty() ? "" : ", ") + Code(std::to_string(v));
       return out;
     }
-    case Type::kIntList: return "1.." + Num(f.max) + " integers, each " + Range(f.min, f.max_item);
+    case Type::kIntList: return "at most " + Num(f.max) + " integers, each " + Range(f.min, f.max_item) + " (empty: the default)";
     case Type::kStringList:
       return (f.item_values.empty() ? "names" : CodeList(f.item_values)) + "; at most " + Num(f.max) + " entries";
     case Type::kBoolOrEnum: {

@@ -440,6 +440,10 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
   if (opt.paged_bytes > 0) r->cpu.breakdown.push_back(Term{"paged_optimizer_states", opt.paged_bytes, "paged 8-bit optimizer states in CUDA unified memory"});
   for (const Term& t : r->cpu.breakdown) r->cpu.bytes += t.bytes;
   if (stage.index == 0) {
+    if (sc.parallel.sequence_parallel && topo.tp == 1) {
+      r->warnings.push_back(MakeWarning(WarningCode::kNoEffect, "parallel.sequence_parallel",
+                                        "sequence parallelism splits the norm and dropout regions over the tensor-parallel ranks: it needs parallel.tp > 1"));
+    }
     if (train.method == TrainMethod::kLora || train.method == TrainMethod::kQlora || train.method == TrainMethod::kFreeze) {
       r->warnings.push_back(MakeWarning(WarningCode::kApproximate, "train.method",
                                         "adapters and frozen layers under tensor/pipeline/context/expert parallelism follow the same per-rank split, but no multi-GPU measurement checks them yet"));
