@@ -87,6 +87,11 @@ def score(cli, rows, group_keys=()):
         g = out["gpu"]
         field = PREDICTED_FIELD[row["metric"]]
         pred = g[field]
+        # A figure logged by one rank (Megatron's functional tests log the last pipeline stage):
+        # compare that rank's estimate (ranks[] is in pipeline order), not the worst rank's.
+        if row.get("measured_rank") == "last" and out.get("ranks"):
+            pred = out["ranks"][-1][field]
+            field = "ranks[-1]." + field
         if row.get("score_phase") == "load":  # "model init" figures: the load phase of the training run
             field = "load_reserved_bytes" if field != "peak_allocated_bytes" else "phase_peaks.load"
             pred = g["load_reserved_bytes"] if field == "load_reserved_bytes" else g["phase_peaks"]["load"]

@@ -70,9 +70,14 @@ LayerBytes MegatronLayer(const LayerKind& k, const RankGeometry& g, int64_t a, b
   if (flash) {
     core_own = 4 * g.T * heads;  // softmax_lse (fp32)
   } else {
-    // Unfused attention (FusedScaleMaskSoftmax): the softmax output, the dropout mask.
+    // Unfused attention (megatron/core/transformer/dot_product_attention.py DotProductAttention with
+    // FusedScaleMaskSoftmax): the softmax output and, with attention dropout, its mask and the
+    // dropped probabilities (the bmm with V saves them): Korthikanti et al.'s 5as^2b.
     const int64_t sk = g.s;  // keys of the same sequence (unfused attention does not run with cp > 1)
-    core_own = checked::Mul(a, g.b, heads, g.s, sk) + (attention_dropout > 0 ? checked::Mul(g.b, heads, g.s, sk) : 0);
+    const int64_t scores = checked::Mul(a, g.b, heads, g.s, sk);
+    core_own = scores + (attention_dropout > 0 ? checked::Mul(g.b, heads, g.s, sk) + scores : 0);
+    out.forward_temp = std::max(out.forward_temp, scores);  // the raw scores, alive at the softmax
+    out.attention_temp += 2 * scores;                          // the probabilities' gradient and the softmax backward's output
   }
   attention += core_own;
   // ---- MLP or experts
@@ -106,7 +111,7 @@ LayerBytes MegatronLayer(const LayerKind& k, const RankGeometry& g, int64_t a, b
     // (all-to-all): q, k, v re-laid out over the heads.
     out.forward_temp = std::max(out.forward_temp, g.cp_kind == ContextParallelKind::kRing ? 2 * kv_block : qkv);
   }
-  out.attention_temp = a * g.T * (heads * at.head_dim + kv * (at.head_dim + at.v_head_dim)) + 4 * g.T * heads * at.head_dim +
+  out.attention_temp += a * g.T * (heads * at.head_dim + kv * (at.head_dim + at.v_head_dim)) + 4 * g.T * heads * at.head_dim +
                        (g.cp > 1 ? (g.cp_kind == ContextParallelKind::kRing ? 4 * kv_block : qkv) : 0);
   out.mlp_temp += a * g.Tu * g.h;    // the residual stream's gradient
   out.attention_temp += a * g.Tu * g.h;
