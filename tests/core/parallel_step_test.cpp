@@ -138,6 +138,42 @@ TEST(ParallelStep, SequenceAndContextParallelismShrinkActivations) {
   EXPECT_NEAR(static_cast<double>(cp) / static_cast<double>(sp), 0.5, 0.01);  // half the sequence per rank
 }
 
+json Titan8b(const json& checkpointing, int64_t accumulation, const json& no_sync) {
+  json s = {{"mode", "train"}, {"model", "meta-llama/Llama-3.1-8B"}, {"gpu", "h100-sxm-80gb"},
+            {"parallel", {{"gpus", 8}, {"fsdp", true}}},
+            {"train", {{"method", "full"}, {"precision", "amp_bf16"}, {"micro_batch_size", 1}, {"seq_len", 8192},
+                       {"grad_accum_steps", accumulation}, {"gradient_checkpointing", checkpointing}, {"attention", "flash"}}},
+            {"framework", {{"trainer", "torchtitan"}}}};
+  if (!no_sync.is_null()) s["parallel"]["fsdp_no_sync"] = no_sync;
+  return s;
+}
+
+TEST(ParallelStep, TorchtitanOpLevelCheckpointingKeepsEveryOtherMatmul) {
+  // Per Llama block: the input, q, v, gate, down (the 1st, 3rd, 5th, 7th mm) and the attention
+  // output with its logsumexp, in bf16 (torchtitan activation_checkpoint.py _get_custom_policy).
+  const int64_t T = 8192, h = 4096, q = 4096, v = 1024, gate = 14336, down = 4096, attn = 4096, heads = 32;
+  const int64_t per_layer = 2 * T * (h + q + v + gate + down + attn) + 4 * T * heads;
+  const Result sac = testing_support::EstimateText(Titan8b("selective", 1, nullptr).dump());
+  const Result full = testing_support::EstimateText(Titan8b(true, 1, nullptr).dump());
+  const Result none = testing_support::EstimateText(Titan8b(false, 1, nullptr).dump());
+  // Saved totals differ by the layers' share only (the loss head and embedding are the same).
+  EXPECT_EQ(sac.gpu.saved_activation_bytes - full.gpu.saved_activation_bytes, 32 * (per_layer - 2 * T * h));
+  EXPECT_LT(sac.gpu.saved_activation_bytes, none.gpu.saved_activation_bytes / 2);
+}
+
+TEST(ParallelStep, FsdpNoSyncKeepsFullGradientsThroughAccumulation) {
+  // FSDP1 under accelerate (trainer hf): no_sync() accumulates unsharded gradients; torchtitan and
+  // sync_each_batch reduce-scatter every micro-batch.
+  auto backward_grads = [](json s) {
+    s["framework"]["trainer"] = "hf";
+    const Result r = testing_support::EstimateText(s.dump());
+    return testing_support::GpuTerm(r, "gradients");
+  };
+  const int64_t synced = backward_grads(Titan8b(true, 4, false));
+  const int64_t no_sync = backward_grads(Titan8b(true, 4, nullptr));
+  EXPECT_GT(no_sync, 6 * synced);  // 8 ranks: the full gradients instead of a 1/8 shard
+}
+
 TEST(ParallelStep, SingleGpuJobsKeepTheSingleReplicaStep) {
   Scenario s;
   s.mode = Mode::kTrain;

@@ -146,6 +146,10 @@ struct ParallelConfig {
   std::optional<PipelineSchedule> pp_schedule;  // default 1F1B, interleaved 1F1B when vpp > 1
   std::vector<int64_t> pp_layers;               // layers per pipeline stage (uneven splits); empty: even
   ContextParallelKind cp_kind = ContextParallelKind::kRing;
+  // FSDP under gradient accumulation: no_sync() keeps each rank's gradients unsharded (full size)
+  // until the last micro-batch; default: on for the HF trainer (accelerate's accumulate() calls
+  // model.no_sync() unless GradientAccumulationPlugin(sync_each_batch=True)), off for torchtitan.
+  std::optional<bool> fsdp_no_sync;
   // DeepSpeed ZeRO gradient buckets (ds_config zero_optimization keys; defaults from
   // deepspeed/runtime/zero/config.py): reduce_bucket_size elements per bucket, overlap_comm
   // (default: true for stage 3, false for 1-2), contiguous_gradients.

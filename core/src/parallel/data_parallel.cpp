@@ -4,7 +4,7 @@
 
 namespace vramplan {
 
-DataParallel DataParallelFor(const ParallelConfig& p, int64_t dp) {
+DataParallel DataParallelFor(const ParallelConfig& p, int64_t dp, Trainer trainer, int64_t grad_accum_steps) {
   DataParallel d;
   d.dp = std::max<int64_t>(1, dp);
   if ((d.dp & (d.dp - 1)) == 0) {
@@ -13,6 +13,11 @@ DataParallel DataParallelFor(const ParallelConfig& p, int64_t dp) {
   }
   const int stage = p.fsdp ? 3 : p.zero;
   d.fsdp = p.fsdp;
+  // FSDP1 FlatParameter no_sync(): "gradients are accumulated in unsharded form" until the context
+  // exits (torch/distributed/fsdp/fully_sharded_data_parallel.py no_sync); accelerate's
+  // Accelerator.accumulate() enters it on every micro-batch but the last (accelerator.py
+  // _do_sync / no_sync; GradientAccumulationPlugin.sync_each_batch turns it off).
+  d.unsharded_grads_until_step = p.fsdp && grad_accum_steps > 1 && p.fsdp_no_sync.value_or(trainer == Trainer::kHf);
   d.shard_states = stage >= 1;
   d.shard_grads = stage >= 2;
   d.shard_params = stage >= 3;

@@ -53,6 +53,9 @@ struct DataParallel {
   bool offload_states = false;
   bool offload_params = false;
   bool fsdp = false;
+  // FSDP no_sync() under gradient accumulation: full gradients on every rank through the forward
+  // and backward of the micro-batches; sharded after the last reduce-scatter (optimizer step).
+  bool unsharded_grads_until_step = false;
   bool contiguous_gradients = false;       // DeepSpeed ZeRO 1-3: gradients are copied into the ipg buckets
   int64_t reduce_bucket_elements = 0;      // DeepSpeed ZeRO 1-3: reduce_bucket_size
   int64_t backward_bucket_elements = 0;    // ZeRO-1/2 ipg buffers, alive during backward
@@ -64,8 +67,9 @@ struct DataParallel {
   }
 };
 
-// `dp`: the data-parallel degree (parallel/topology.h).
-DataParallel DataParallelFor(const ParallelConfig& parallel, int64_t dp);
+// `dp`: the data-parallel degree (parallel/topology.h); the scenario's trainer and micro-batches
+// decide FSDP's no_sync accumulation.
+DataParallel DataParallelFor(const ParallelConfig& parallel, int64_t dp, Trainer trainer = Trainer::kHf, int64_t grad_accum_steps = 1);
 
 struct RankView {
   DataParallel dp;
@@ -100,7 +104,8 @@ inline void RankView::Apply(Moment* moment) const {
   Moment& m = *moment;
   m.weight_bytes = Weights(m.weight_bytes);
   m.optimizer_state_bytes = States(m.optimizer_state_bytes);
-  if (dp.shard_grads) {
+  const bool unsharded = dp.unsharded_grads_until_step && (m.phase == Phase::kForward || m.phase == Phase::kBackward);
+  if (dp.shard_grads && !unsharded) {
     // The rank's shard of what has been reduced and, in a DeepSpeed backward, in full what is
     // still in flight: the gradient being produced, or (without contiguous buckets) up to a
     // bucket's worth. (FSDP: the unit's flat gradient, unit_grad_bytes, below.)

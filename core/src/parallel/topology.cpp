@@ -37,6 +37,9 @@ void ValidateTrainingTopology(const Scenario& s, Issues* errors) {
                "(--use-distributed-optimizer), not ZeRO-2/3 or FSDP");
     }
   }
+  if (s.framework.trainer == Trainer::kTorchtitan && p.zero > 0) {
+    AddError(errors, "parallel.zero", "framework.trainer \"torchtitan\" shards with FSDP2 (parallel.fsdp true), not DeepSpeed ZeRO");
+  }
   if (s.framework.trainer == Trainer::kHf && p.pp > 1) {
     AddError(errors, "parallel.pp",
              "pipeline parallelism needs framework.trainer \"megatron\" or \"torchtitan\" (HF Trainer / accelerate do not run pipeline schedules)");

@@ -285,6 +285,9 @@ std::vector<Field> BuildTable() {
        "parameters to host RAM (`cpu`) or `nvme` (ZeRO-3 / FSDP)");
   Bool(&t, "parallel.sequence_parallel", AT(parallel.sequence_parallel), "false",
        "with tensor parallelism: shard the norm and dropout activations along the sequence");
+  Bool(&t, "parallel.fsdp_no_sync", AT(parallel.fsdp_no_sync), "",
+       "FSDP with `grad_accum_steps` > 1: gradients stay unsharded (full size) on every rank until the last micro-batch "
+       "(`no_sync()`); default true with trainer `hf` (accelerate), false with `torchtitan`; `false` = accelerate's `sync_each_batch`");
   Int(&t, "parallel.reduce_bucket_size", AT(parallel.reduce_bucket_size), 0, int64_t{1} << 40, "",
       "DeepSpeed `zero_optimization.reduce_bucket_size` (elements); default 500000000 (HF's `\"auto\"` is hidden_size²)");
   Bool(&t, "parallel.overlap_comm", AT(parallel.overlap_comm), "",

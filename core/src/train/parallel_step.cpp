@@ -118,6 +118,25 @@ LayerBytes MegatronLayer(const LayerKind& k, const RankGeometry& g, int64_t a, b
   return out;
 }
 
+// torchtitan's op-level selective activation checkpointing (torchtitan/distributed/
+// activation_checkpoint.py, _get_custom_policy, commit b5bcd76c): inside each checkpointed block the
+// outputs of the compute-intensive ops are saved, the attention kernel's (output and logsumexp) and
+// every other mm / linear (the first, third, ...; the count restarts in each block, and the MoE
+// router's gate is always recomputed), and everything else is recomputed from them and the block's
+// input in backward.
+int64_t TorchtitanOpSacKept(const LayerKind& k, const RankGeometry& g, int64_t a) {
+  int64_t kept = a * g.Tu * g.h;  // the block's input (the checkpoint's argument)
+  int64_t mm = 0;
+  for (const LinearSpec& l : k.linears) {
+    if (l.slot == LinearSlot::kRouter) continue;
+    const bool expert = l.parallel == ParallelStyle::kExpert;
+    const int64_t rows = expert ? g.T * std::max<int64_t>(1, k.mlp.experts_per_token) : g.T;
+    if (++mm % 2 == 1) kept += a * rows * l.out_features;
+  }
+  kept += a * g.T * k.attention.num_heads * k.attention.v_head_dim + 4 * g.T * k.attention.num_heads;
+  return kept;
+}
+
 int64_t LinearGradBytes(const LinearSpec& l, const LayerPlan& lp, const TrainConfig& train, const TrainPlan& plan, int64_t grad) {
   if (lp.weights_trainable) return grad * l.Params();
   if (lp.lora && IsLoraTarget(l, train.lora)) return plan.adapter_bytes_per_param * l.copies * train.lora.rank * (l.in_features + l.out_features);
@@ -144,13 +163,17 @@ std::string DescribeAt(At at, int64_t layer) {
 
 bool UsesModelParallelStep(const Scenario& s) {
   const ParallelConfig& p = s.parallel;
-  return s.mode == Mode::kTrain && (p.tp > 1 || p.pp > 1 || p.cp > 1 || p.ep > 1 || s.framework.trainer == Trainer::kMegatron);
+  return s.mode == Mode::kTrain && (p.tp > 1 || p.pp > 1 || p.cp > 1 || p.ep > 1 || s.framework.trainer != Trainer::kHf);
 }
 
 void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const PipelineStage& stage, const RankShard& rank,
                               const Prepared& prepared, Result* r, bool explain) {
   const FrameworkConfig& fw = sc.framework;
   const bool megatron = fw.trainer == Trainer::kMegatron;
+  // torchtitan runs FSDP2 with MixedPrecisionPolicy(param_dtype=bf16): the parameters (and their
+  // states) stay in the model's dtype, every block computes on bf16 copies, and the activations
+  // are bf16 (torchtitan/distributed/fsdp.py; config mixed_precision_param).
+  const bool titan = fw.trainer == Trainer::kTorchtitan;
   const ModelSplit split{topo.tp, sc.parallel.etp > 0 ? sc.parallel.etp : topo.tp, topo.ep, topo.pp, megatron ? 128 : 1};
   const ModelSpec local = RankLocalModel(sc.model, split, stage);
   // The rank's slice of the sequence (context parallelism) in a copy of the job's settings.
@@ -172,7 +195,8 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
   g.ep = split.ep;
   g.cp = topo.cp;
   g.cp_kind = sc.parallel.cp_kind;
-  const int64_t act = megatron ? std::max<int64_t>(2, prec.matmul) : prec.matmul;  // activation dtype
+  const bool half = prec.half || prec.autocast;
+  const int64_t act = megatron || (titan && half) ? 2 : prec.matmul;  // activation dtype
   const bool flash = train.attention != AttentionImpl::kEager;
   const Checkpointing ckpt = train.gradient_checkpointing;
   const int64_t microbatches = train.grad_accum_steps;
@@ -202,9 +226,11 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
   // Other trainers: ZeRO / FSDP through the data-parallel view (parallel/data_parallel.h).
   RankView view;
   if (!megatron) {
-    const int64_t root = (local.vocab_size * local.hidden_size * (local.tied_embeddings ? 1 : 2) + local.final_norm.Params()) * prec.weight;
-    const int64_t layer_bytes = local.num_layers > 0 ? std::max<int64_t>(0, weights.bytes - root) / local.num_layers : 0;
-    view = rank.StatesView(layer_bytes, root, 0, prec.grad, prec.grad);
+    // FSDP2 (torchtitan) gathers bf16 copies of the units; FSDP1 / ZeRO-3 the stored dtype.
+    const int64_t unit_dtype = titan && half ? 2 : prec.weight;
+    const int64_t root_params = local.vocab_size * local.hidden_size * (local.tied_embeddings ? 1 : 2) + local.final_norm.Params();
+    const int64_t layer_params = local.num_layers > 0 ? std::max<int64_t>(0, counts.total - root_params) / local.num_layers : 0;
+    view = rank.StatesView(layer_params * unit_dtype, root_params * unit_dtype, layer_params * grad_dtype, prec.grad, prec.grad);
     states_dev = view.States(opt.state_bytes);
   }
   const int64_t weights_dev = megatron ? weights.bytes : view.Weights(weights.bytes);
@@ -214,7 +240,8 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
   ActivationContext ctx;
   ctx.batch = g.b;
   ctx.seq = g.s;
-  ctx.prec = prec;
+  // torchtitan's blocks compute in bf16 (no autocast caches): the activation rules of pure bf16.
+  ctx.prec = titan && half ? PrecisionFor(Precision::kBf16) : prec;
   ctx.attention = train.attention;
   ctx.lora = &train.lora;
   ctx.adapter_bytes = plan.adapter_bytes_per_param;
@@ -249,16 +276,18 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
             lb.saved -= full - CeilDiv(full, g.u);
           }
         }
-        lb.kept = ckpt == Checkpointing::kSelective && !flash ? saved.total_bytes - saved.attention_core_bytes + saved.core_input_bytes : lb.saved;
+        lb.kept = ckpt == Checkpointing::kSelective && titan  ? TorchtitanOpSacKept(kind, g, act)
+                  : ckpt == Checkpointing::kSelective && !flash ? saved.total_bytes - saved.attention_core_bytes + saved.core_input_bytes
+                                                                : lb.saved;
         const int64_t gate = kind.mlp.kind == MlpKind::kGated ? 3 : 2;
         const int64_t width = kind.mlp.num_experts > 0 ? kind.mlp.intermediate * kind.mlp.experts_per_token : kind.mlp.intermediate;
-        lb.mlp_temp = prec.residual * g.T * g.h + gate * prec.matmul * g.T * width;
-        lb.attention_temp = prec.residual * g.T * g.h + prec.matmul * g.T * (kind.attention.num_heads * kind.attention.head_dim +
+        lb.mlp_temp = ctx.prec.residual * g.T * g.h + gate * ctx.prec.matmul * g.T * width;
+        lb.attention_temp = ctx.prec.residual * g.T * g.h + ctx.prec.matmul * g.T * (kind.attention.num_heads * kind.attention.head_dim +
                                                                              2 * kind.attention.num_kv_heads * kind.attention.head_dim) +
                             4 * g.T * kind.attention.num_heads * kind.attention.head_dim;
-        const int64_t kv_block = prec.matmul * g.T * kind.attention.num_kv_heads * (kind.attention.head_dim + kind.attention.v_head_dim);
+        const int64_t kv_block = ctx.prec.matmul * g.T * kind.attention.num_kv_heads * (kind.attention.head_dim + kind.attention.v_head_dim);
         if (g.cp > 1) lb.forward_temp = 2 * kv_block;
-        if (g.u > 1) lb.forward_temp = std::max(lb.forward_temp, prec.matmul * g.T * g.h);
+        if (g.u > 1) lb.forward_temp = std::max(lb.forward_temp, ctx.prec.matmul * g.T * g.h);
       }
       for (const LinearSpec& l : kind.linears) lb.grad_bytes += LinearGradBytes(l, lp, train, plan, grad_dtype);
       if (lp.weights_trainable) {
@@ -270,7 +299,7 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
       done[k] = true;
     }
     LayerBytes lb = kinds[k];
-    if (ckpt == Checkpointing::kFull) lb.kept = (megatron ? act : prec.residual) * g.Tu * g.h;  // the checkpointed input
+    if (ckpt == Checkpointing::kFull) lb.kept = (megatron || titan ? act : prec.residual) * g.Tu * g.h;  // the checkpointed input
     layers.push_back(lb);
     stage_kept += lb.kept;
   }
@@ -298,8 +327,8 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
       if (explain) loss_explain = "vocab-parallel cross entropy on " + WithCommas(V) + " vocabulary rows per rank: bf16 logits + their fp32 copy (saved as exp_logits)";
     } else {
       const bool upcast = fw.loss_upcast_logits && sc.model.loss_upcasts_logits;
-      const LossHead loss = ComputeLossHead(train, fw, prec, V, h, plan.lm_head_trainable, upcast, explain);
-      head_saved = norm_saved + (plan.lm_head_trainable ? prec.matmul * g.T * h : 0) + loss.saved_bytes;
+      const LossHead loss = ComputeLossHead(train, fw, ctx.prec, V, h, plan.lm_head_trainable, upcast, explain);
+      head_saved = norm_saved + (plan.lm_head_trainable ? act * g.T * h : 0) + loss.saved_bytes;
       loss_forward = loss.forward_extra_bytes;
       loss_backward = loss.backward_extra_bytes;
       loss_explain = loss.explain;
