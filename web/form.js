@@ -36,6 +36,9 @@ function buildControl(f, node) {
   } else if (isTargets) {
     kind = 'list-or-const';
     control = el('input', { id, type: 'text', autocomplete: 'off', spellcheck: 'false', placeholder: 'all-linear or q_proj,v_proj' });
+  } else if (node.type === 'array' && node.items?.type === 'integer') {
+    kind = 'int-list';  // parallel.pp_layers: comma-separated integers, empty = the core's default
+    control = el('input', { id, type: 'text', inputmode: 'numeric', autocomplete: 'off', spellcheck: 'false', placeholder: f.placeholder });
   } else if (node.type === 'array' && node.items?.enum) {
     kind = 'enum-set';
     control = el('div', { id, class: 'checks', role: 'group', 'aria-labelledby': `${id}-label` });
@@ -85,6 +88,11 @@ function readControl(schema, c) {
     case 'list-or-const': {
       const t = c.value.trim();
       return t === 'all-linear' ? t : t.split(',').map((s) => s.trim()).filter(Boolean);
+    }
+    case 'int-list': {
+      // Whole numbers become numbers; anything else is passed on as text for the core to name.
+      const t = c.value.trim();
+      return t === '' ? undefined : t.split(',').map((x) => x.trim()).map((x) => (/^-?\d+$/.test(x) ? Number(x) : x));
     }
     case 'enum': {
       if (c.value === '') return undefined;
@@ -176,7 +184,7 @@ export function createForm({ schema }) {
         if (c === active && c.dataset.kind !== 'bool' && c.tagName !== 'SELECT') continue;
         switch (c.dataset.kind) {
           case 'bool': c.checked = !!v; break;
-          case 'list-or-const': c.value = Array.isArray(v) ? v.join(',') : (v ?? ''); break;
+          case 'list-or-const': case 'int-list': c.value = Array.isArray(v) ? v.join(',') : (v ?? ''); break;
           case 'number': if (c.value === '' || Number(c.value) !== v) c.value = v ?? ''; break;
           case 'bool-auto': c.value = v === undefined ? '' : String(v); break;
           default: c.value = v === undefined ? '' : String(v);
