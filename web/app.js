@@ -119,8 +119,7 @@ async function start() {
     const cand = picker.gpuCandidate(choices, e.target) ?? form.candidate(choices, e.target);
     if (!cand) return;
     if (sameChoices(cand, choices)) {
-      // Set back to the shown scenario after a rejected edit (e.g. a select returned to its
-      // value): the errors no longer apply, and no control should keep a rejected value.
+      // back to the shown scenario after a rejected edit
       if (store.get().errors.length) { store.set({ errors: EMPTY_STATE.errors }); form.sync(store.get().scenario); }
       return;
     }

@@ -42,18 +42,6 @@ export function stackedBar(gpu, width) {
   return root;
 }
 
-// A small bar of one rank's device total against the GPU's capacity (the per-rank table),
-// scaled like the stacked bar: max(total, capacity) spans the width, a tick marks the capacity.
-export function usageBar(total, cap, width = 90) {
-  const h = 10;
-  const scale = Math.max(total, cap, 1);
-  const root = svg('svg', { viewBox: `0 0 ${width} ${h}`, width, height: h, class: 'usage', 'aria-hidden': 'true' });
-  root.append(svg('rect', { x: 0, y: 0, width, height: h, rx: 2, class: 'bar-bg' }));
-  root.append(svg('rect', { x: 0, y: 0, width: Math.max(0.5, (total / scale) * width).toFixed(2), height: h, rx: 2, class: total > cap ? 'used over' : 'used' }));
-  if (cap > 0) { const cx = Math.min(width - 1, (cap / scale) * width).toFixed(2); root.append(svg('line', { x1: cx, x2: cx, y1: 0, y2: h, class: 'cap-line thin' })); }
-  return root;
-}
-
 // Area chart of timeline[].allocated_bytes over the step, phases shaded, peak marked.
 export function timelineChart(timeline, width, { capacity } = {}) {
   const w = Math.max(280, width);

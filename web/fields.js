@@ -1,6 +1,7 @@
 // Form metadata: which scenario fields the calculator shows, grouped the way users think, with a
-// label and a one-line note on what the option does to memory. Types, allowed values and ranges
-// are NOT repeated here: they come from the core's JSON Schema (core.schema()) at run time.
+// label and a one-line note on what the option does to memory (without one: the schema's
+// description). Types, allowed values and ranges are NOT repeated here: they come from the core's
+// JSON Schema (core.schema()) at run time.
 
 // The model a scenario gets when it names none (the calculator and the embed widget alike).
 export const DEFAULT_MODEL = 'meta-llama/Llama-3.1-8B';
@@ -9,8 +10,7 @@ const train = (s) => s.mode !== 'inference';
 const infer = (s) => s.mode === 'inference';
 const adapters = (s) => train(s) && (s.train?.method === 'lora' || s.train?.method === 'qlora');
 const vllm = (s) => infer(s) && s.inference?.engine === 'vllm';
-// Pipeline knobs: training with more than one stage.
-const pipeline = (s) => train(s) && (s.parallel?.pp ?? 1) > 1;
+const over1 = (key) => (s) => train(s) && s.parallel?.[key] > 1;
 const llamacpp = (s) => infer(s) && s.inference?.engine === 'llama_cpp';
 
 export const GROUPS = [
@@ -38,9 +38,6 @@ export const OPTION_LABELS = {
   },
   'train.gradient_checkpointing': { false: 'off', true: 'full', selective: 'selective' },
   'train.qlora_bits': { 2: '2-bit', 4: '4-bit (NF4)', 8: '8-bit (LLM.int8)' },
-  'framework.trainer': { hf: 'HF Trainer / accelerate / TRL', megatron: 'Megatron-LM / NeMo', torchtitan: 'torchtitan' },
-  'parallel.pp_schedule': { '1f1b': '1F1B', interleaved_1f1b: 'interleaved 1F1B', gpipe: 'GPipe (all forwards, then all backwards)' },
-  'parallel.cp_kind': { ring: 'ring attention (K/V around the ring)', ulysses: 'Ulysses (all-to-all over the heads)' },
   'parallel.zero': { 0: 'off', 1: 'ZeRO-1 (optimizer)', 2: 'ZeRO-2 (+ gradients)', 3: 'ZeRO-3 (+ weights)' },
   'mode': { train: 'Training / fine-tuning', inference: 'Inference / serving' },
 };
@@ -90,23 +87,23 @@ export const FIELDS = [
   // Parallelism
   { path: 'parallel.gpus', group: 'parallel', label: 'GPUs', help: 'Total GPUs; memory is shown per GPU.' },
   { path: 'parallel.gpus_per_node', group: 'parallel', show: (s) => (s.parallel?.gpus ?? 1) > 1, label: 'GPUs per node', help: 'GPUs sharing one host: host RAM per node is one rank\'s times the processes on the node.', placeholder: 'min(GPUs, 8)' },
-  { path: 'framework.trainer', group: 'parallel', show: train, label: 'Training framework', help: 'Megatron (and Megatron-core, NeMo): fp32 main_grad buffer, vocabulary padded for TP, ZeRO-1 = its distributed optimizer. Pipeline stages are listed under the breakdown.' },
+  { path: 'framework.trainer', group: 'parallel', show: train, label: 'Training framework' },
   { path: 'parallel.tp', group: 'parallel', label: 'Tensor parallel', help: 'Splits each layer\'s weights across GPUs.' },
   { path: 'parallel.pp', group: 'parallel', label: 'Pipeline parallel', help: 'Splits layers across GPUs; the first stage holds more in-flight activations.' },
-  { path: 'parallel.vpp', group: 'parallel', show: pipeline, label: 'Virtual pipeline stages', help: 'Model chunks per pipeline rank (interleaved 1F1B): each stage holds more micro-batches in flight, each a smaller chunk.' },
-  { path: 'parallel.pp_schedule', group: 'parallel', show: pipeline, label: 'Pipeline schedule', help: 'Micro-batches a stage keeps in flight: 1F1B up to pp (the first stage most), GPipe every micro-batch of the step.', auto: 'auto (1F1B; interleaved when VPP > 1)' },
-  { path: 'parallel.pp_layers', group: 'parallel', show: pipeline, label: 'Layers per stage', help: 'Uneven split, first stage to last (comma-separated); empty for an even split.', placeholder: 'even split, e.g. 9,8,8,7' },
+  { path: 'parallel.vpp', group: 'parallel', show: over1('pp'), label: 'Virtual pipeline stages' },
+  { path: 'parallel.pp_schedule', group: 'parallel', show: over1('pp'), label: 'Pipeline schedule', auto: 'auto' },
+  { path: 'parallel.pp_layers', group: 'parallel', show: over1('pp'), label: 'Layers per stage', placeholder: '9,8,8,7' },
   { path: 'parallel.cp', group: 'parallel', label: 'Context parallel', help: 'Splits the sequence: activations per GPU shrink.' },
-  { path: 'parallel.cp_kind', group: 'parallel', show: (s) => train(s) && (s.parallel?.cp ?? 1) > 1, label: 'Context-parallel kind', help: 'Ring passes K/V blocks around the ring; Ulysses exchanges heads all-to-all (the heads must divide by cp).' },
+  { path: 'parallel.cp_kind', group: 'parallel', show: over1('cp'), label: 'Context-parallel kind' },
   { path: 'parallel.ep', group: 'parallel', label: 'Expert parallel', help: 'Splits MoE experts across GPUs.' },
-  { path: 'parallel.etp', group: 'parallel', show: (s) => train(s) && (s.parallel?.ep ?? 1) > 1, label: 'Expert tensor parallel', help: 'Splits each expert\'s width; defaults to the tensor-parallel degree.', placeholder: '= tensor parallel' },
+  { path: 'parallel.etp', group: 'parallel', show: over1('ep'), label: 'Expert tensor parallel', placeholder: '= tp' },
   { path: 'parallel.zero', group: 'parallel', show: train, label: 'DeepSpeed ZeRO', help: 'Shards optimizer states (1), + gradients (2), + weights (3) across data-parallel GPUs.' },
   { path: 'parallel.fsdp', group: 'parallel', show: train, label: 'FSDP full shard', help: 'Like ZeRO-3: weights, gradients and states are sharded.' },
   { path: 'parallel.offload_optimizer', group: 'parallel', show: train, label: 'Offload optimizer', help: 'Moves optimizer states to CPU RAM or NVMe.' },
   { path: 'parallel.offload_params', group: 'parallel', show: train, label: 'Offload parameters', help: 'Moves weights to CPU RAM or NVMe (ZeRO-3).' },
   { path: 'parallel.reduce_bucket_size', group: 'parallel', show: (s) => train(s) && s.parallel?.zero > 0, label: 'ZeRO reduce bucket (elements)', help: 'DeepSpeed gradient buckets: ZeRO-1/2 hold one (two with overlap_comm) during backward, ZeRO-3 one all along.', placeholder: '500000000 (DeepSpeed default)' },
   { path: 'parallel.overlap_comm', group: 'parallel', show: (s) => train(s) && s.parallel?.zero > 0, label: 'ZeRO overlap_comm', help: 'Doubles the ZeRO-1/2 gradient buckets (double buffering).', auto: 'auto (on for ZeRO-3 only)' },
-  { path: 'framework.grad_reduce_in_fp32', group: 'parallel', show: (s) => train(s) && s.framework?.trainer === 'megatron', label: 'Reduce gradients in fp32', help: 'Megatron\'s main_grad buffer: 4 B per parameter instead of the 16-bit gradient\'s 2 B.', auto: 'auto (on with bf16)' },
+  { path: 'framework.grad_reduce_in_fp32', group: 'parallel', show: (s) => train(s) && s.framework?.trainer === 'megatron', label: 'Reduce gradients in fp32', auto: 'auto' },
   { path: 'parallel.sequence_parallel', group: 'parallel', show: train, label: 'Sequence parallel', help: 'With TP: shards norm/dropout activations along the sequence.' },
 
   // Serving engine

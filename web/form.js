@@ -4,6 +4,7 @@ import { FIELDS, GROUPS, OPTION_LABELS, schemaNode, getPath, setPath } from './f
 import { el } from './format.js';
 import { clip } from './limits.js';
 import { issueItem } from './notices.js';
+import { convert } from './state.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -36,9 +37,6 @@ function buildControl(f, node) {
   } else if (isTargets) {
     kind = 'list-or-const';
     control = el('input', { id, type: 'text', autocomplete: 'off', spellcheck: 'false', placeholder: 'all-linear or q_proj,v_proj' });
-  } else if (node.type === 'array' && node.items?.type === 'integer') {
-    kind = 'int-list';  // parallel.pp_layers: comma-separated integers, empty = the core's default
-    control = el('input', { id, type: 'text', inputmode: 'numeric', autocomplete: 'off', spellcheck: 'false', placeholder: f.placeholder });
   } else if (node.type === 'array' && node.items?.enum) {
     kind = 'enum-set';
     control = el('div', { id, class: 'checks', role: 'group', 'aria-labelledby': `${id}-label` });
@@ -68,7 +66,7 @@ function buildControl(f, node) {
     });
   } else {
     kind = 'text';
-    control = el('input', { id, type: 'text' });
+    control = el('input', { id, type: 'text', placeholder: f.placeholder });
   }
   if (kind !== 'enum-set') {
     control.dataset.path = f.path;
@@ -89,11 +87,6 @@ function readControl(schema, c) {
       const t = c.value.trim();
       return t === 'all-linear' ? t : t.split(',').map((s) => s.trim()).filter(Boolean);
     }
-    case 'int-list': {
-      // Whole numbers become numbers; anything else is passed on as text for the core to name.
-      const t = c.value.trim();
-      return t === '' ? undefined : t.split(',').map((x) => x.trim()).map((x) => (/^-?\d+$/.test(x) ? Number(x) : x));
-    }
     case 'enum': {
       if (c.value === '') return undefined;
       const values = node.enum ?? Object.keys(OPTION_LABELS[c.dataset.path]).map(Number);
@@ -103,7 +96,8 @@ function readControl(schema, c) {
       if (c.value.trim() === '') return c.validity.badInput ? c.value : null;
       return Number(c.value);
     }
-    default: return c.value;
+    // parallel.pp_layers "9,8,8,7" as a link reads it
+    default: return node.items ? (c.value.trim() ? convert(node, c.value.replace(/\s/g, '')) : undefined) : c.value;
   }
 }
 
@@ -147,7 +141,7 @@ export function createForm({ schema }) {
         for (const v of f.list) dl.append(el('option', { value: v }));
         wrap.append(dl);
       }
-      wrap.append(el('small', { class: 'help', id: `${id}-help`, text: f.help }));
+      wrap.append(el('small', { class: 'help', id: `${id}-help`, text: f.help ?? node.description?.replace(/`/g, '') }));
       grid.append(wrap);
     }
     host.append(fs);
@@ -184,7 +178,7 @@ export function createForm({ schema }) {
         if (c === active && c.dataset.kind !== 'bool' && c.tagName !== 'SELECT') continue;
         switch (c.dataset.kind) {
           case 'bool': c.checked = !!v; break;
-          case 'list-or-const': case 'int-list': c.value = Array.isArray(v) ? v.join(',') : (v ?? ''); break;
+          case 'list-or-const': c.value = Array.isArray(v) ? v.join(',') : (v ?? ''); break;
           case 'number': if (c.value === '' || Number(c.value) !== v) c.value = v ?? ''; break;
           case 'bool-auto': c.value = v === undefined ? '' : String(v); break;
           default: c.value = v === undefined ? '' : String(v);

@@ -1,7 +1,6 @@
 // The results view: verdict, model facts, breakdown, "what fits", host RAM, warnings. Formatting
 // only: every number is the core's.
 import { gib, gibNumber, exactBytes, int, count, percent, termLabel, orderedTerms, el } from './format.js';
-import { usageBar } from './charts.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -133,43 +132,7 @@ function renderCapacity(r) {
   ]));
 }
 
-// The rank the core reports as gpu (the invariant gpu_is_worst_rank: the largest device total;
-// docs/testing.md): the first rank whose device total is gpu's.
-export function worstRankIndex(r) {
-  const ranks = r.ranks ?? [];
-  const i = ranks.findIndex((k) => k.device_total_bytes === r.gpu.device_total_bytes);
-  return i >= 0 ? i : 0;
-}
-
-// One row per rank role (pipeline stages, ...) when the ranks of the job differ; the worst one,
-// which the verdict and the breakdown above describe, highlighted. Hidden for a single role.
-function renderRanks(r) {
-  const box = $('ranks-box');
-  const ranks = Array.isArray(r.ranks) ? r.ranks : [];
-  box.hidden = ranks.length < 2;
-  if (box.hidden) { box.replaceChildren(); return; }
-  const cap = r.gpu.capacity_bytes;
-  const worst = worstRankIndex(r);
-  const rows = ranks.map((k, i) => {
-    // The core's per-rank headroom when it gives one; else capacity - device total, the same
-    // relation it states for gpu (the invariant fits_matches_headroom).
-    const headroom = typeof k.headroom_bytes === 'number' ? k.headroom_bytes : cap - k.device_total_bytes;
-    return el('tr', { class: i === worst ? 'worst' : undefined, 'data-role': k.role, 'aria-current': i === worst ? 'true' : undefined },
-      el('th', { scope: 'row' }, k.role, i === worst ? el('span', { class: 'tag', text: 'worst' }) : null),
-      el('td', { class: 'num', text: int(k.count) }),
-      el('td', { class: 'num', title: exactBytes(k.device_total_bytes), text: gibNumber(k.device_total_bytes) }),
-      el('td', { class: `num ${headroom < 0 ? 'bad' : ''}`, title: exactBytes(Math.abs(headroom)), text: headroom < 0 ? `${gibNumber(-headroom)} short` : gibNumber(headroom) }),
-      el('td', { class: 'bar-cell' }, usageBar(k.device_total_bytes, cap)));
-  });
-  const table = el('table', { class: 'breakdown ranks', id: 'ranks' },
-    el('caption', { text: 'Per rank (the numbers above are the worst rank\'s)' }),
-    el('thead', {}, el('tr', {},
-      el('th', { scope: 'col', text: 'Rank' }), el('th', { scope: 'col', class: 'num', text: 'GPUs' }),
-      el('th', { scope: 'col', class: 'num', text: 'Device total (GiB)' }), el('th', { scope: 'col', class: 'num', text: 'Headroom (GiB)' }),
-      el('th', { scope: 'col', class: 'bar-cell', text: 'of the GPU' }))),
-    el('tbody', {}, ...rows));
-  box.replaceChildren(table);
-}
+let latest; // for ranks.js
 
 // Host RAM on the fullest node (core: cpu.node_bytes = cpu.bytes x cpu.node_processes, the
 // processes one host runs; docs/schema.md, "Ranks"). null when the result has none.
@@ -212,7 +175,10 @@ export function renderResults(r) {
   renderVerdict(r);
   renderModelInfo(r);
   renderBreakdown(r);
-  renderRanks(r);
+  // several rank roles (pipeline stages): ranks.js, loaded on first use
+  $('ranks-box').hidden = true;
+  latest = r;
+  if (r.ranks?.length > 1) import('./ranks.js').then((m) => m.renderRanks($('ranks-box'), latest));
   renderCapacity(r);
   renderCpu(r);
   renderWarnings(r);

@@ -121,11 +121,7 @@ export function convert(node, text) {
       if (text === 'true' || text === '1') return true;
       if (text === 'false' || text === '0') return false;
       return text;
-    case 'array': {
-      const items = text === '' ? [] : text.split(',');
-      // Integer lists (parallel.pp_layers): numbers where they convert, the text otherwise.
-      return node.items?.type === 'integer' ? items.map((x) => convert(node.items, x)) : items;
-    }
+    case 'array': return text === '' ? [] : text.split(',').map((x) => convert(node.items, x));
     default: return text;
   }
 }
