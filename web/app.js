@@ -117,7 +117,12 @@ async function start() {
   const onInput = (e) => {
     const { choices } = store.get();
     const cand = picker.gpuCandidate(choices, e.target) ?? form.candidate(choices, e.target);
-    if (!cand || sameChoices(cand, choices)) return;
+    if (!cand) return;
+    if (sameChoices(cand, choices)) {
+      // back to the shown scenario after a rejected edit
+      if (store.get().errors.length) { store.set({ errors: EMPTY_STATE.errors }); form.sync(store.get().scenario); }
+      return;
+    }
     const r = commit(cand, { history: gestureOpen ? 'replace' : 'push', started: e.timeStamp });
     if (r.ok) gestureOpen = true;
   };

@@ -4,6 +4,7 @@ import { FIELDS, GROUPS, OPTION_LABELS, schemaNode, getPath, setPath } from './f
 import { el } from './format.js';
 import { clip } from './limits.js';
 import { issueItem } from './notices.js';
+import { convert } from './state.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -65,7 +66,7 @@ function buildControl(f, node) {
     });
   } else {
     kind = 'text';
-    control = el('input', { id, type: 'text' });
+    control = el('input', { id, type: 'text', placeholder: f.placeholder });
   }
   if (kind !== 'enum-set') {
     control.dataset.path = f.path;
@@ -95,7 +96,8 @@ function readControl(schema, c) {
       if (c.value.trim() === '') return c.validity.badInput ? c.value : null;
       return Number(c.value);
     }
-    default: return c.value;
+    // parallel.pp_layers "9,8,8,7" as a link reads it
+    default: return node.items ? (c.value.trim() ? convert(node, c.value.replace(/\s/g, '')) : undefined) : c.value;
   }
 }
 
@@ -139,7 +141,7 @@ export function createForm({ schema }) {
         for (const v of f.list) dl.append(el('option', { value: v }));
         wrap.append(dl);
       }
-      wrap.append(el('small', { class: 'help', id: `${id}-help`, text: f.help }));
+      wrap.append(el('small', { class: 'help', id: `${id}-help`, text: f.help ?? node.description?.replace(/`/g, '') }));
       grid.append(wrap);
     }
     host.append(fs);

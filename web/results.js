@@ -132,6 +132,8 @@ function renderCapacity(r) {
   ]));
 }
 
+let latest; // for ranks.js
+
 // Host RAM on the fullest node (core: cpu.node_bytes = cpu.bytes x cpu.node_processes, the
 // processes one host runs; docs/schema.md, "Ranks"). null when the result has none.
 export function hostPerNode(r) {
@@ -173,6 +175,10 @@ export function renderResults(r) {
   renderVerdict(r);
   renderModelInfo(r);
   renderBreakdown(r);
+  // several rank roles (pipeline stages): ranks.js, loaded on first use
+  $('ranks-box').hidden = true;
+  latest = r;
+  if (r.ranks?.length > 1) import('./ranks.js').then((m) => m.renderRanks($('ranks-box'), latest));
   renderCapacity(r);
   renderCpu(r);
   renderWarnings(r);

@@ -121,7 +121,7 @@ export function convert(node, text) {
       if (text === 'true' || text === '1') return true;
       if (text === 'false' || text === '0') return false;
       return text;
-    case 'array': return text === '' ? [] : text.split(',');
+    case 'array': return text === '' ? [] : text.split(',').map((x) => convert(node.items, x));
     default: return text;
   }
 }

@@ -109,3 +109,20 @@ test('scenarioJson is JSON.stringify with the inline config spliced in once', ()
   ]) assert.deepEqual(JSON.parse(scenarioJson(s)), JSON.parse(JSON.stringify(s)));
   assert.equal(scenarioJson('{"model":"x"}'), '{"model":"x"}', 'text is passed through');
 });
+
+test('integer lists (parallel.pp_layers) and the model-parallel fields round-trip typed', async () => {
+  // The schema the page reads at run time (the CLI's), which has every field of the core it was built from.
+  const { execFileSync } = await import('node:child_process');
+  const { CLI } = await import('./harness.mjs');
+  const live = JSON.parse(execFileSync(CLI, ['schema'], { encoding: 'utf8' }));
+  const q = 'v=1&model=x&framework.trainer=megatron&parallel.pp=4&parallel.vpp=2&parallel.pp_schedule=gpipe&parallel.pp_layers=9,8,8,7&parallel.cp_kind=ulysses&parallel.etp=1';
+  const back = await decodeScenario(`?${q}`, live);
+  assert.deepEqual(back.problems, []);
+  assert.deepEqual(back.scenario, {
+    model: 'x', framework: { trainer: 'megatron' },
+    parallel: { pp: 4, vpp: 2, pp_schedule: 'gpipe', pp_layers: [9, 8, 8, 7], cp_kind: 'ulysses', etp: 1 },
+  });
+  assert.equal(await encodeScenario(back.scenario, null), q);
+  // An item that is not a number is passed on as text, for the core to name (parallel.pp_layers[1]).
+  assert.deepEqual((await decodeScenario('?parallel.pp_layers=9,x', live)).scenario.parallel.pp_layers, [9, 'x']);
+});
