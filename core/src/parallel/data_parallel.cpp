@@ -23,6 +23,7 @@ DataParallel DataParallelFor(const ParallelConfig& p, int64_t dp, Trainer traine
   d.shard_params = stage >= 3;
   d.offload_states = p.offload_optimizer != Offload::kNone;
   d.offload_params = p.offload_params != Offload::kNone && stage >= 3;
+  d.grads_on_host = d.shard_grads && (d.offload_states || (p.fsdp && d.offload_params));
   // stage_1_and_2.py: contiguous_gradients = contiguous_gradients or cpu_offload.
   const bool contiguous = p.contiguous_gradients.value_or(true) || (p.zero <= 2 && p.offload_optimizer != Offload::kNone);
   if (!p.fsdp && p.zero >= 1) {

@@ -56,6 +56,11 @@ struct DataParallel {
   // FSDP no_sync() under gradient accumulation: full gradients on every rank through the forward
   // and backward of the micro-batches; sharded after the last reduce-scatter (optimizer step).
   bool unsharded_grads_until_step = false;
+  // Reduced gradient partitions live in host RAM: ZeRO-Offload copies each reduced partition into
+  // the host fp32 buffer and keeps none on the GPU (stage_1_and_2.py copy_grads_in_partition;
+  // stage3.py grad_partitions_flat_buffer on self.device, the CPU); FSDP's CPUOffload moves the
+  // sharded gradients with the parameters (torch/distributed/fsdp _offload_grad / cpu_offload).
+  bool grads_on_host = false;
   bool contiguous_gradients = false;       // DeepSpeed ZeRO 1-3: gradients are copied into the ipg buckets
   int64_t reduce_bucket_elements = 0;      // DeepSpeed ZeRO 1-3: reduce_bucket_size
   int64_t backward_bucket_elements = 0;    // ZeRO-1/2 ipg buffers, alive during backward
@@ -81,7 +86,7 @@ struct RankView {
 
   int64_t Weights(int64_t bytes) const { return dp.shard_params ? (dp.offload_params ? 0 : dp.Shard(bytes)) : bytes; }
   int64_t States(int64_t bytes) const { return dp.offload_states ? 0 : dp.shard_states ? dp.Shard(bytes) : bytes; }
-  int64_t Gradients(int64_t bytes) const { return dp.shard_grads ? dp.Shard(bytes) : bytes; }
+  int64_t Gradients(int64_t bytes) const { return dp.grads_on_host ? 0 : dp.shard_grads ? dp.Shard(bytes) : bytes; }
   // Turns moment `m`, built as one device holds it, into what one rank holds.
   void Apply(Moment* m) const;
   // The least by which a backward moment's gradient bytes grow on this rank when, built as one
@@ -111,7 +116,7 @@ inline void RankView::Apply(Moment* moment) const {
     // bucket's worth. (FSDP: the unit's flat gradient, unit_grad_bytes, below.)
     const bool deepspeed_backward = m.phase == Phase::kBackward && !dp.fsdp;
     const int64_t in_flight = deepspeed_backward ? std::min(m.gradient_bytes, std::max(m.fresh_gradient_bytes, pending_grad_bytes)) : 0;
-    m.gradient_bytes = dp.Shard(m.gradient_bytes - in_flight) + in_flight;
+    m.gradient_bytes = (dp.grads_on_host ? 0 : dp.Shard(m.gradient_bytes - in_flight)) + in_flight;
   }
   switch (m.phase) {
     case Phase::kLoad:  // before the engine starts: no buckets, nothing gathered
