@@ -14,25 +14,54 @@ namespace vramplan {
 namespace {
 
 // A model-parallel training job: every rank role (pipeline stage) is estimated on its own; `gpu`,
-// `cpu` and `timeline` are the worst role's (the first on a tie), `ranks` lists them all.
+// `cpu` and `timeline` are the worst role's (the first on a tie), `ranks` lists them all. The
+// roles are estimated without explanations first; only the worst one is estimated again with
+// them (its breakdown's explain strings and its timeline: the other ranks' entries carry none).
 void SimulateRanks(const Scenario& s, const Topology& topology, const Prepared& prepared, const SimulateOptions& options, Result* r) {
   const std::vector<PipelineStage> stages = PipelineStages(s.parallel, s.model.num_layers, s.train.grad_accum_steps);
   const Result before = *r;
   std::vector<RankResult> ranks;
   ranks.reserve(topology.roles.size());
-  bool first = true;
-  for (const RankRole& role : topology.roles) {
-    Result e = before;
+  StagePrep prep;
+  const PipelineStage* prepared_for = nullptr;  // the stage `prep` was made for
+  // A uniform model's middle stages share one preparation (only their micro-batches in flight
+  // differ); a heterogeneous one (dense first layers, interleaved kinds) is prepared per stage.
+  const bool uniform = s.model.kinds.size() == 1;
+  auto estimate = [&](const RankRole& role, bool explain, Result* e) {
     const RankShard shard = ShardFor(s, topology, role);
-    EstimateParallelTraining(s, topology, stages[static_cast<size_t>(role.pipeline_stage)], shard, prepared, &e, options.explain);
-    ApplyDeviceOverheads(s, prepared.device, topology.communicator, &e, options.explain);
-    if (options.ranks) ranks.push_back(RankResultOf(role, e));
-    if (first || e.gpu.device_total_bytes > r->gpu.device_total_bytes) {
-      Issues warnings = std::move(r->warnings);
-      *r = std::move(e);
-      if (!first) r->warnings = std::move(warnings);  // the first role's warnings stand for the job
+    const PipelineStage& stage = stages[static_cast<size_t>(role.pipeline_stage)];
+    if (prepared_for == nullptr || !uniform || !SameStageShape(*prepared_for, stage) || explain) {
+      prep = PrepareStage(s, topology, stage, shard, explain);
+      prepared_for = explain ? nullptr : &stage;
     }
-    first = false;
+    EstimateParallelTraining(s, topology, stage, shard, prepared, prep, e, explain);
+    ApplyDeviceOverheads(s, prepared.device, topology.communicator, e, explain);
+  };
+  size_t worst = 0;
+  int64_t worst_total = -1;
+  for (size_t i = 0; i < topology.roles.size(); ++i) {
+    Result e = before;
+    estimate(topology.roles[i], /*explain=*/false, &e);
+    if (e.gpu.device_total_bytes > worst_total) {
+      worst = i;
+      worst_total = e.gpu.device_total_bytes;
+      if (!options.explain) {
+        Issues warnings = std::move(r->warnings);
+        *r = std::move(e);
+        if (i > 0) r->warnings = std::move(warnings);  // the first role's warnings stand for the job
+        if (options.ranks) ranks.push_back(RankResultOf(topology.roles[i], *r));
+        continue;
+      }
+    }
+    if (options.ranks) ranks.push_back(RankResultOf(topology.roles[i], e));
+    if (i == 0 && options.explain) r->warnings = e.warnings;
+  }
+  if (options.explain) {
+    Issues warnings = std::move(r->warnings);
+    *r = before;
+    estimate(topology.roles[worst], /*explain=*/true, r);
+    r->warnings = std::move(warnings);
+    if (options.ranks) ranks[worst] = RankResultOf(topology.roles[worst], *r);
   }
   if (options.inverse) SolveTrainingCapacity(s, prepared, r);
   if (!options.ranks) return;

@@ -22,30 +22,6 @@
 namespace vramplan {
 namespace {
 
-// What one layer of the rank holds for one micro-batch.
-struct LayerBytes {
-  int64_t saved = 0;          // saved for backward by its forward (no recomputation)
-  int64_t kept = 0;           // what stays after its forward (recomputation: its checkpointed input)
-  int64_t forward_temp = 0;   // buffers alive inside its forward (all-gather, K/V exchange, token dispatch)
-  int64_t mlp_temp = 0;       // backward temporaries at its MLP / experts
-  int64_t attention_temp = 0; // backward temporaries at its attention
-  int64_t grad_bytes = 0;     // gradients of its trainable parameters
-};
-
-// The shape of one rank's work: tokens, sequence-parallel split, widths.
-struct RankGeometry {
-  int64_t b = 1;       // micro-batch
-  int64_t s = 1;       // sequence on this rank (seq_len / cp)
-  int64_t T = 1;       // tokens on this rank, b x s
-  int64_t u = 1;       // sequence-parallel divisor of the norm / residual regions (tp with SP, else 1)
-  int64_t Tu = 1;      // ceil(T / u)
-  int64_t h = 0;
-  int64_t etp = 1;
-  int64_t ep = 1;
-  int64_t cp = 1;
-  ContextParallelKind cp_kind = ContextParallelKind::kRing;
-};
-
 // Megatron-core's transformer layer with TransformerEngine modules (TELayerNormColumnParallelLinear
 // for the fused norm + QKV / fc1, TEDotProductAttention, TERowParallelLinear), per micro-batch in
 // the activation dtype `a` (bf16: 2 B). Sequence parallelism shards the norm inputs and outputs
@@ -166,8 +142,7 @@ bool UsesModelParallelStep(const Scenario& s) {
   return s.mode == Mode::kTrain && (p.tp > 1 || p.pp > 1 || p.cp > 1 || p.ep > 1 || s.framework.trainer != Trainer::kHf);
 }
 
-void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const PipelineStage& stage, const RankShard& rank,
-                              const Prepared& prepared, Result* r, bool explain) {
+StagePrep PrepareStage(const Scenario& sc, const Topology& topo, const PipelineStage& stage, const RankShard& rank, bool explain) {
   const FrameworkConfig& fw = sc.framework;
   const bool megatron = fw.trainer == Trainer::kMegatron;
   // torchtitan runs FSDP2 with MixedPrecisionPolicy(param_dtype=bf16): the parameters (and their
@@ -308,10 +283,6 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
   // The token ids the embedding's backward indexes, and its dropout mask (on the sequence-parallel
   // shard: the embedding's output is scattered over the tensor-parallel ranks).
   const int64_t embedding_saved = !stage.embedding ? 0 : 8 * g.T + (local.embedding_dropout > 0 ? g.Tu * h : 0);
-  // Micro-batches in flight beyond the one simulated: whole-stage equivalents of the chunk-forwards
-  // the schedule holds (parallel/pipeline.h); each keeps its layers' and its embedding's saves.
-  const int64_t in_flight = stage.in_flight_chunks > stage.vpp
-                                ? checked::Mul(stage_kept + embedding_saved, stage.in_flight_chunks - stage.vpp) / stage.vpp : 0;
   int64_t head_saved = 0, loss_forward = 0, loss_backward = 0;
   std::string loss_explain;
   if (stage.head) {
@@ -335,12 +306,67 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
     }
   }
 
+  StagePrep p;
+  p.embedding = stage.embedding;
+  p.head = stage.head;
+  p.megatron = megatron;
+  p.num_layers = local.num_layers;
+  p.params_total = counts.total;
+  p.embedding_trainable = plan.embedding_trainable;
+  p.method = train.method;
+  p.g = g;
+  p.act = act;
+  p.microbatches = microbatches;
+  p.trainable = trainable;
+  p.grad_dtype = grad_dtype;
+  p.grads_total = grads_total;
+  p.weight_bytes = weights.bytes;
+  p.weight_dtype = prec.weight;
+  p.opt = opt;
+  p.states_dev = states_dev;
+  p.view = view;
+  p.weights_dev = weights_dev;
+  p.grads_dev = grads_dev;
+  p.dp = dp;
+  p.edp = edp;
+  p.layers = std::move(layers);
+  p.stage_kept = stage_kept;
+  p.embedding_saved = embedding_saved;
+  p.head_saved = head_saved;
+  p.loss_forward = loss_forward;
+  p.loss_backward = loss_backward;
+  p.loss_explain = std::move(loss_explain);
+  return p;
+}
+
+bool SameStageShape(const PipelineStage& a, const PipelineStage& b) {
+  return a.embedding == b.embedding && a.head == b.head && a.num_layers == b.num_layers && a.vpp == b.vpp;
+}
+
+void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const PipelineStage& stage, const RankShard& rank,
+                              const Prepared& prepared, const StagePrep& prep, Result* r, bool explain) {
+  const FrameworkConfig& fw = sc.framework;
+  const bool megatron = prep.megatron;
+  const RankGeometry& g = prep.g;
+  const int64_t act = prep.act, microbatches = prep.microbatches, trainable = prep.trainable, grad_dtype = prep.grad_dtype;
+  const int64_t grads_total = prep.grads_total, states_dev = prep.states_dev, weights_dev = prep.weights_dev, grads_dev = prep.grads_dev;
+  const int64_t dp = prep.dp, edp = prep.edp, stage_kept = prep.stage_kept, embedding_saved = prep.embedding_saved;
+  const int64_t head_saved = prep.head_saved, loss_forward = prep.loss_forward, loss_backward = prep.loss_backward;
+  const int64_t h = g.h;
+  const OptimizerMemory& opt = prep.opt;
+  RankView view = prep.view;
+  const std::vector<LayerBytes>& layers = prep.layers;
+  const std::string& loss_explain = prep.loss_explain;
+  // Micro-batches in flight beyond the one simulated: whole-stage equivalents of the chunk-forwards
+  // the schedule holds (parallel/pipeline.h); each keeps its layers' and its embedding's saves.
+  const int64_t in_flight = stage.in_flight_chunks > stage.vpp
+                                ? checked::Mul(stage_kept + embedding_saved, stage.in_flight_chunks - stage.vpp) / stage.vpp : 0;
   // ---- the moments
   const int64_t workspace = CublasWorkspaceBytes(sc, prepared.device);
   // Gradients resident through the step: Megatron's main_grad buffer always; otherwise every
   // micro-batch after the first accumulates into them.
   const bool accumulating = megatron || microbatches > 1;
-  MomentLog moments(/*timeline=*/explain, static_cast<size_t>(2 * local.num_layers + 16));
+  MomentLog moments(/*timeline=*/explain, static_cast<size_t>(2 * prep.num_layers + 16));
   auto push = [&](Moment m) {
     if (!megatron) view.Apply(&m);
     moments.Add(m, explain);
@@ -350,7 +376,7 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
     m.phase = phase;
     m.at = at;
     m.layer = layer;
-    m.weight_bytes = megatron ? weights_dev : weights.bytes;
+    m.weight_bytes = megatron ? weights_dev : prep.weight_bytes;
     m.optimizer_state_bytes = megatron ? states_dev : opt.state_bytes;
     m.gradient_bytes = accumulating ? grads_total : 0;
     m.workspace_bytes = workspace;
@@ -361,7 +387,7 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
     Moment m;
     m.phase = Phase::kLoad;
     m.at = At::kModelLoaded;
-    m.weight_bytes = megatron ? weights_dev : weights.bytes;
+    m.weight_bytes = megatron ? weights_dev : prep.weight_bytes;
     m.gradient_bytes = megatron ? grads_total : 0;  // DistributedDataParallel allocates the grad buffer with the model
     push(m);
   }
@@ -375,7 +401,7 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
   }
   {
     // The end of the stage's forward, inside its last layer (its buffers at their largest).
-    Moment m = step(Phase::kForward, At::kLayerForward, local.num_layers - 1);
+    Moment m = step(Phase::kForward, At::kLayerForward, prep.num_layers - 1);
     m.activation_bytes = in_flight + embedding_saved + kept_sum - (layers.empty() ? 0 : layers.back().kept) +
                          (layers.empty() ? 0 : layers.back().saved);
     m.temporary_bytes = forward_temp;
@@ -394,7 +420,7 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
   {
     int64_t below = kept_sum;
     int64_t grads_so_far = 0;
-    for (int64_t i = local.num_layers - 1; i >= 0; --i) {
+    for (int64_t i = prep.num_layers - 1; i >= 0; --i) {
       const LayerBytes& lb = layers[static_cast<size_t>(i)];
       below -= lb.kept;
       const int64_t live = in_flight + embedding_saved + below + lb.saved;  // a recomputed layer saves everything again
@@ -411,7 +437,7 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
       grads_so_far += lb.grad_bytes;
     }
   }
-  if (stage.embedding && plan.embedding_trainable) {
+  if (stage.embedding && prep.embedding_trainable) {
     Moment m = step(Phase::kBackward, At::kEmbeddingBackward);
     m.gradient_bytes = grads_total;
     m.temporary_bytes = act * g.Tu * h;
@@ -448,18 +474,18 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
   bd.push_back(Term{"temporary", peak->temporary_bytes + peak->workspace_bytes + peak->persistent_bucket_bytes, ""});
   if (explain) {
     const std::string where = "pipeline stage " + std::to_string(stage.index) + " of " + std::to_string(topo.pp) + " (" +
-                              std::to_string(local.num_layers) + " layers" + (stage.embedding ? ", embedding" : "") +
+                              std::to_string(prep.num_layers) + " layers" + (stage.embedding ? ", embedding" : "") +
                               (stage.head ? ", output layer + loss" : "") + ")";
-    bd[0].explain = WithCommas(counts.total) + " params on this rank (" + where + "; tp=" + std::to_string(topo.tp) +
-                    (topo.ep > 1 ? ", ep=" + std::to_string(topo.ep) : "") + ") x " + std::to_string(prec.weight) + " B = " + Gib(peak->weight_bytes);
+    bd[0].explain = WithCommas(prep.params_total) + " params on this rank (" + where + "; tp=" + std::to_string(topo.tp) +
+                    (topo.ep > 1 ? ", ep=" + std::to_string(topo.ep) : "") + ") x " + std::to_string(prep.weight_dtype) + " B = " + Gib(peak->weight_bytes);
     bd[1].explain = WithCommas(trainable) + " trainable params x " + std::to_string(grad_dtype) + " B" +
                     (megatron ? " (Megatron main_grad buffer, allocated with the model)" : "") + " = " + Gib(grads_total) +
                     "; live at the peak: " + Gib(peak->gradient_bytes);
     bd[2].explain = opt.explain_states + " = " + Gib(opt.state_bytes) +
                     (megatron && sc.parallel.zero >= 1 ? "; distributed optimizer: dense / " + std::to_string(dp) + " data-parallel ranks, experts / " + std::to_string(edp) + " = " + Gib(states_dev)
                      : states_dev != opt.state_bytes ? "; sharded: " + Gib(states_dev) : "");
-    bd[3].explain = "saved for backward at the peak: " + Gib(peak->activation_bytes) + " (" + std::to_string(local.num_layers) + " layers x ~" +
-                    Gib(local.num_layers > 0 ? kept_sum / local.num_layers : 0) + " per micro-batch of " + WithCommas(g.T) + " tokens" +
+    bd[3].explain = "saved for backward at the peak: " + Gib(peak->activation_bytes) + " (" + std::to_string(prep.num_layers) + " layers x ~" +
+                    Gib(prep.num_layers > 0 ? kept_sum / prep.num_layers : 0) + " per micro-batch of " + WithCommas(g.T) + " tokens" +
                     (g.u > 1 ? ", sequence parallel / " + std::to_string(g.u) : "") + (g.cp > 1 ? ", sequence / cp " + std::to_string(g.cp) : "") +
                     (in_flight > 0 ? "; + " + Gib(in_flight) + " of " + std::to_string(stage.in_flight_chunks) + " chunk-forwards in flight (pipeline schedule)" : "") + ")";
     bd[4].explain = stage.head ? loss_explain + ": " + Gib(peak->logits_and_loss_bytes) + " at the peak" : "no loss on this pipeline stage";
@@ -470,7 +496,7 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
     r->timeline.reserve(points.size());
     for (const Moment& m : points) r->timeline.push_back(TimelinePoint{PhaseName(m.phase), DescribeAt(m.at, m.layer), m.Total()});
   }
-  rank.AddOffloadedHostTerms(opt.state_bytes, trainable, weights.bytes, explain, &r->cpu.breakdown);
+  rank.AddOffloadedHostTerms(opt.state_bytes, trainable, prep.weight_bytes, explain, &r->cpu.breakdown);
   if (opt.paged_bytes > 0) r->cpu.breakdown.push_back(Term{"paged_optimizer_states", opt.paged_bytes, "paged 8-bit optimizer states in CUDA unified memory"});
   for (const Term& t : r->cpu.breakdown) r->cpu.bytes += t.bytes;
   if (stage.index == 0) {
@@ -478,8 +504,8 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
       r->warnings.push_back(MakeWarning(WarningCode::kNoEffect, "parallel.sequence_parallel",
                                         "sequence parallelism splits the norm and dropout regions over the tensor-parallel ranks: it needs parallel.tp > 1"));
     }
-    if (train.method == TrainMethod::kLora || train.method == TrainMethod::kQlora || train.method == TrainMethod::kFreeze) {
-      r->warnings.push_back(MakeWarning(WarningCode::kApproximate, "train.method",
+    if (prep.method == TrainMethod::kLora || prep.method == TrainMethod::kQlora || prep.method == TrainMethod::kFreeze) {
+      r->warnings.push_back(MakeWarning(WarningCode::kApproximate, "prep.method",
                                         "adapters and frozen layers under tensor/pipeline/context/expert parallelism follow the same per-rank split, but no multi-GPU measurement checks them yet"));
     }
   }
