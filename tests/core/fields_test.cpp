@@ -222,9 +222,10 @@ TEST(Fields, EnumsAreTheEnumSpellings) {
   ExpectEnum("framework.trainer", io::kTrainerNames);
   ExpectEnum("parallel.pp_schedule", io::kPipelineScheduleNames);
   ExpectEnum("parallel.cp_kind", io::kContextParallelKindNames);
+  ExpectEnum("train.recompute_method", io::kRecomputeMethodNames);
   size_t enums = 0;
   for (const auto& f : fields::Fields()) enums += f.type == fields::Type::kEnum || f.type == fields::Type::kBoolOrEnum;
-  EXPECT_EQ(enums, 23u) << "a new enum field: add it above";
+  EXPECT_EQ(enums, 24u) << "a new enum field: add it above";
 }
 
 // Every leaf of the generated JSON Schema, walked with its path.

@@ -174,6 +174,26 @@ TEST(ParallelStep, FsdpNoSyncKeepsFullGradientsThroughAccumulation) {
   EXPECT_GT(no_sync, 6 * synced);  // 8 ranks: the full gradients instead of a 1/8 shard
 }
 
+TEST(ParallelStep, MegatronRecomputeMethods) {
+  // Full recomputation of Llama-2-70B on TP8 (80 layers, one stage): uniform chunks of n layers keep
+  // one input each (transformer_block.py _checkpointed_forward); block keeps the first n layers'
+  // inputs and everything of the others.
+  auto saved = [](const json& recompute_method, int64_t n) {
+    json s = Llama70b(8, 1, 1, true, 1);
+    s["train"]["gradient_checkpointing"] = true;
+    s["train"]["recompute_method"] = recompute_method;
+    s["train"]["recompute_num_layers"] = n;
+    return testing_support::EstimateText(s.dump()).gpu.saved_activation_bytes;
+  };
+  const int64_t input = 2 * 4096 * 8192 / 8;  // bf16, T x h / tp (sequence parallel)
+  EXPECT_EQ(saved("uniform", 1) - saved("uniform", 4), (80 - 20) * input);
+  const int64_t none = testing_support::EstimateText(Llama70b(8, 1, 1, true, 1).dump()).gpu.saved_activation_bytes;
+  const int64_t block40 = saved("block", 40);
+  EXPECT_GT(block40, saved("uniform", 1));
+  EXPECT_LT(block40, none);
+  EXPECT_EQ(saved("block", 0), saved("uniform", 1));
+}
+
 TEST(ParallelStep, SingleGpuJobsKeepTheSingleReplicaStep) {
   Scenario s;
   s.mode = Mode::kTrain;

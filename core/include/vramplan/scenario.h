@@ -58,6 +58,11 @@ enum class ContextParallelKind { kRing, kUlysses };
 // transformers models (HF Trainer / accelerate / TRL, with DeepSpeed or FSDP), Megatron-LM /
 // Megatron-core (NeMo) with TransformerEngine, torchtitan (FSDP2 / DTensor).
 enum class Trainer { kHf, kMegatron, kTorchtitan };
+// Megatron's --recompute-method with full recomputation (megatron/core/transformer/
+// transformer_block.py _checkpointed_forward): `uniform` checkpoints chunks of recompute_num_layers
+// layers (each keeps its chunk's input), `block` checkpoints the first recompute_num_layers layers of
+// each pipeline stage and keeps everything of the rest.
+enum class RecomputeMethod { kUniform, kBlock };
 
 struct LoraConfig {
   int64_t rank = 16;
@@ -91,6 +96,8 @@ struct TrainConfig {
   int64_t grad_accum_steps = 1;
   Checkpointing gradient_checkpointing = Checkpointing::kFull;  // LLaMA-Factory/torchtune/Unsloth default
   AttentionImpl attention = AttentionImpl::kSdpa;
+  RecomputeMethod recompute_method = RecomputeMethod::kUniform;
+  int64_t recompute_num_layers = 0;  // 0: uniform = 1 layer per chunk, block = every layer of the stage
   LossImpl loss = LossImpl::kStandard;
   LoraConfig lora;
   int qlora_bits = 4;  // 4 (NF4 + double quant), 8 (LLM.int8), 2 (HQQ/AQLM-style 2-bit)

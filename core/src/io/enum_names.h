@@ -51,6 +51,7 @@ inline constexpr EnumName<PipelineSchedule> kPipelineScheduleNames[] = {
 inline constexpr EnumName<ContextParallelKind> kContextParallelKindNames[] = {
     {"ring", ContextParallelKind::kRing}, {"ulysses", ContextParallelKind::kUlysses}};
 inline constexpr EnumName<Trainer> kTrainerNames[] = {{"hf", Trainer::kHf}, {"megatron", Trainer::kMegatron}, {"torchtitan", Trainer::kTorchtitan}};
+inline constexpr EnumName<RecomputeMethod> kRecomputeMethodNames[] = {{"uniform", RecomputeMethod::kUniform}, {"block", RecomputeMethod::kBlock}};
 inline constexpr EnumName<Device> kDeviceNames[] = {{"cuda", Device::kCuda}, {"cpu", Device::kCpu}};
 
 }  // namespace vramplan::io

@@ -166,6 +166,11 @@ std::vector<Field> BuildTable() {
     SetEnum(&f, io::kCheckpointingNames);
     f.message = "must be false, true (every decoder layer) or \"selective\" (attention core only)";
   }
+  Enum(&t, "train.recompute_method", AT(train.recompute_method), io::kRecomputeMethodNames, "\"uniform\"",
+       "Megatron / torchtitan full recomputation (`gradient_checkpointing` true): `uniform` checkpoints chunks of "
+       "`recompute_num_layers` layers, `block` only the first `recompute_num_layers` layers of each pipeline stage");
+  Int(&t, "train.recompute_num_layers", AT(train.recompute_num_layers), 0, 65536, "0",
+      "layers per recomputed chunk (`uniform`) or recomputed layers per stage (`block`); 0 = 1 (`uniform`) or all (`block`)");
   Enum(&t, "train.attention", AT(train.attention), io::kAttentionNames, "\"sdpa\"",
        "`eager` materializes b·a·s² scores; `sdpa` and `flash` do not");
   Enum(&t, "train.loss", AT(train.loss), io::kLossNames, "\"standard\"",

@@ -274,7 +274,22 @@ StagePrep PrepareStage(const Scenario& sc, const Topology& topo, const PipelineS
       done[k] = true;
     }
     LayerBytes lb = kinds[k];
-    if (ckpt == Checkpointing::kFull) lb.kept = (megatron || titan ? act : prec.residual) * g.Tu * g.h;  // the checkpointed input
+    if (ckpt == Checkpointing::kFull) {
+      // Megatron's recompute_method / recompute_num_layers (transformer_block.py
+      // _checkpointed_forward): uniform keeps one input per chunk of n layers, block recomputes the
+      // first n layers of the stage and keeps everything of the others.
+      const int64_t n = train.recompute_num_layers;
+      const int64_t input = (megatron || titan ? act : prec.residual) * g.Tu * g.h;
+      if (train.recompute_method == RecomputeMethod::kBlock) {
+        if (n == 0 || i < n) lb.kept = input;  // each recomputed layer is its own checkpoint
+        lb.chunk_start = i;
+      } else {
+        const int64_t chunk = std::max<int64_t>(1, n);
+        lb.chunk_start = i - i % chunk;
+        lb.kept = i % chunk == 0 ? input : 0;
+      }
+    }
+    if (ckpt != Checkpointing::kFull) lb.chunk_start = i;
     layers.push_back(lb);
     stage_kept += lb.kept;
   }
@@ -420,10 +435,18 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
   {
     int64_t below = kept_sum;
     int64_t grads_so_far = 0;
+    int64_t chunk_saved = 0;  // a recomputed chunk's layers below the running one hold their saves again
     for (int64_t i = prep.num_layers - 1; i >= 0; --i) {
       const LayerBytes& lb = layers[static_cast<size_t>(i)];
       below -= lb.kept;
-      const int64_t live = in_flight + embedding_saved + below + lb.saved;  // a recomputed layer saves everything again
+      if (i == prep.num_layers - 1 || layers[static_cast<size_t>(i + 1)].chunk_start != lb.chunk_start) {
+        // Entering a chunk (from its last layer): its layers below this one are recomputed too.
+        chunk_saved = 0;
+        for (int64_t j = lb.chunk_start; j < i; ++j) chunk_saved += layers[static_cast<size_t>(j)].saved;
+      } else {
+        chunk_saved -= lb.saved;
+      }
+      const int64_t live = in_flight + embedding_saved + below + lb.saved + chunk_saved;  // a recomputed layer saves everything again
       Moment m = step(Phase::kBackward, At::kMlpBackward, i);
       m.activation_bytes = live;
       m.temporary_bytes = lb.mlp_temp;
@@ -500,6 +523,11 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
   if (opt.paged_bytes > 0) r->cpu.breakdown.push_back(Term{"paged_optimizer_states", opt.paged_bytes, "paged 8-bit optimizer states in CUDA unified memory"});
   for (const Term& t : r->cpu.breakdown) r->cpu.bytes += t.bytes;
   if (stage.index == 0) {
+    if ((sc.train.recompute_num_layers > 0 || sc.train.recompute_method != RecomputeMethod::kUniform) &&
+        sc.train.gradient_checkpointing != Checkpointing::kFull) {
+      r->warnings.push_back(MakeWarning(WarningCode::kNoEffect, "train.recompute_num_layers",
+                                        "recompute_method and recompute_num_layers shape full recomputation: they need train.gradient_checkpointing true"));
+    }
     if (sc.parallel.sequence_parallel && topo.tp == 1) {
       r->warnings.push_back(MakeWarning(WarningCode::kNoEffect, "parallel.sequence_parallel",
                                         "sequence parallelism splits the norm and dropout regions over the tensor-parallel ranks: it needs parallel.tp > 1"));

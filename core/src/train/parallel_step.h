@@ -42,6 +42,7 @@ struct LayerBytes {
   int64_t mlp_temp = 0;        // backward temporaries at its MLP / experts
   int64_t attention_temp = 0;  // backward temporaries at its attention
   int64_t grad_bytes = 0;      // gradients of its trainable parameters
+  int64_t chunk_start = 0;     // the first layer of its recomputed chunk (itself when not recomputed in a chunk)
 };
 
 // The shape of one rank's work: tokens, sequence-parallel split, widths.

@@ -572,6 +572,10 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
 
   // ---- fields whose effect is not modeled yet are said, never silently ignored
   const ParallelConfig& p = sc.parallel;
+  if (train.recompute_num_layers > 0 || train.recompute_method != RecomputeMethod::kUniform) {
+    r->warnings.push_back(MakeWarning(WarningCode::kNoEffect, "train.recompute_num_layers",
+                                      "recompute_method and recompute_num_layers are Megatron's and torchtitan's (framework.trainer); transformers' gradient checkpointing wraps every layer"));
+  }
   if (p.sequence_parallel) {  // with tp > 1 the model-parallel step runs instead (train/parallel_step.h)
     r->warnings.push_back(MakeWarning(WarningCode::kNoEffect, "parallel.sequence_parallel", "sequence parallelism splits the norm and dropout regions over the tensor-parallel ranks: it needs parallel.tp > 1"));
   }
