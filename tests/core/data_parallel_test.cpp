@@ -45,6 +45,28 @@ TEST(DataParallel, FsdpMatchesZero3AndOffloadMovesStatesToHost) {
   EXPECT_GT(GpuTerm(off, "cuda_context"), GpuTerm(RunWith(R"({"gpus":1})"), "cuda_context"));  // NCCL buffers
 }
 
+// FSDP's sharding strategies (torch/distributed/fsdp/api.py ShardingStrategy): NO_SHARD keeps
+// everything whole (like DDP), HYBRID_SHARD shards over the node's GPUs only, SHARD_GRAD_OP keeps
+// every unit gathered from its forward to its backward.
+TEST(DataParallel, FsdpShardingStrategies) {
+  const Result one = RunWith(R"({"gpus":1})");
+  const Result full = RunWith(R"({"gpus":16,"fsdp":true})");
+  const Result none = RunWith(R"({"gpus":16,"fsdp":true,"fsdp_sharding":"no_shard"})");
+  const Result hybrid = RunWith(R"({"gpus":16,"fsdp":true,"fsdp_sharding":"hybrid_shard"})");
+  const Result grad_op = RunWith(R"({"gpus":16,"fsdp":true,"fsdp_sharding":"shard_grad_op"})");
+  const int64_t weights = GpuTerm(one, "weights");
+  EXPECT_EQ(GpuTerm(none, "weights"), weights);
+  EXPECT_EQ(none.gpu.optimizer_state_bytes, one.gpu.optimizer_state_bytes);
+  EXPECT_EQ(GpuTerm(full, "weights"), CeilDivForTest(weights, 16));
+  EXPECT_EQ(GpuTerm(hybrid, "weights"), CeilDivForTest(weights, 8));  // 8 GPUs per node by default
+  EXPECT_EQ(hybrid.gpu.optimizer_state_bytes, CeilDivForTest(one.gpu.optimizer_state_bytes, 8));
+  EXPECT_EQ(GpuTerm(grad_op, "weights"), GpuTerm(full, "weights"));   // sharded at rest
+  // ... but by the end of the forward all 32 layers are gathered, not the running and the prefetched
+  // one: 30 layers more (a layer: the weights less embedding, lm_head and final norm, / 32).
+  const int64_t root = (2 * 128256 * 4096 + 4096) * 2;
+  EXPECT_EQ(grad_op.gpu.phase_peaks.backward - full.gpu.phase_peaks.backward, 30 * ((weights - root) / 32));
+}
+
 // DeepSpeed's gradient buckets (deepspeed/runtime/zero/stage_1_and_2.py backward(): one
 // reduce_bucket_size buffer in the 16-bit dtype, a second with overlap_comm, freed in the backward
 // epilogue; stage3.py: one buffer allocated at init and kept). Sizes by hand from the ds_config.

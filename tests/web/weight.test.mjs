@@ -3,7 +3,8 @@
 // browser actually requested while loading the page and drawing the matrix, so a new module is
 // counted without editing this test. Two budgets: the page's own files (everything but the core's
 // vramplan.mjs + vramplan.wasm) must stay under PAGE_OWN_BUDGET_BYTES, and the whole page under
-// 250 KB (250,000 B) gzipped (docs/web.md, "Speed and weight"; the module is built for it:
+// 270 KB (270,000 B) gzipped (docs/web.md, "Page weight": raised from 250 KB on 2026-11-27 for
+// the core's model-parallel training, +16 KB gzipped; the module is built for it:
 // wasm/CMakeLists.txt, core/CMakeLists.txt).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,7 +13,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { startServer, startBrowser, openPage, SITE } from './harness.mjs';
 
-export const PAGE_WEIGHT_BUDGET_BYTES = 250_000;
+export const PAGE_WEIGHT_BUDGET_BYTES = 270_000;
 export const PAGE_OWN_BUDGET_BYTES = 40 * 1024;
 
 let server; let chrome;
@@ -53,5 +54,5 @@ test('the page\'s own files weigh less than 40 KiB gzipped', async () => {
 
 test('the whole page weighs less than 250 KB gzipped', () => {
   assert.ok(total !== null, 'measured by the test above');
-  assert.ok(total < PAGE_WEIGHT_BUDGET_BYTES, `${total} bytes gzipped, over the 250 KB budget by ${total - PAGE_WEIGHT_BUDGET_BYTES}`);
+  assert.ok(total < PAGE_WEIGHT_BUDGET_BYTES, `${total} bytes gzipped, over the 270 KB budget by ${total - PAGE_WEIGHT_BUDGET_BYTES}`);
 });

@@ -63,6 +63,11 @@ enum class Trainer { kHf, kMegatron, kTorchtitan };
 // layers (each keeps its chunk's input), `block` checkpoints the first recompute_num_layers layers of
 // each pipeline stage and keeps everything of the rest.
 enum class RecomputeMethod { kUniform, kBlock };
+// FSDP's ShardingStrategy (torch/distributed/fsdp/api.py): FULL_SHARD (parameters, gradients and
+// optimizer states sharded, units resharded after their forward), SHARD_GRAD_OP (parameters stay
+// unsharded from forward to backward), NO_SHARD (DDP-like), HYBRID_SHARD (FULL_SHARD inside a node,
+// replicated across nodes).
+enum class FsdpSharding { kFullShard, kShardGradOp, kNoShard, kHybridShard };
 
 struct LoraConfig {
   int64_t rank = 16;
@@ -89,6 +94,7 @@ struct TrainConfig {
   // 16-bit weights *and* torch.autocast (HF Trainer bf16=True on a bf16 model, LLaMA-Factory):
   // fp32 adapters and losses the model does not upcast itself run through autocast's casts.
   bool autocast = false;
+  bool float8 = false;  // float8 linears (torchao Float8Linear, TransformerEngine fp8): not modeled, warned
   Optimizer optimizer = Optimizer::kAdamW;
   std::optional<OptimizerImpl> optimizer_impl;  // default: what PyTorch picks on the device
   int64_t micro_batch_size = 1;
@@ -157,6 +163,7 @@ struct ParallelConfig {
   // until the last micro-batch; default: on for the HF trainer (accelerate's accumulate() calls
   // model.no_sync() unless GradientAccumulationPlugin(sync_each_batch=True)), off for torchtitan.
   std::optional<bool> fsdp_no_sync;
+  FsdpSharding fsdp_sharding = FsdpSharding::kFullShard;
   // DeepSpeed ZeRO gradient buckets (ds_config zero_optimization keys; defaults from
   // deepspeed/runtime/zero/config.py): reduce_bucket_size elements per bucket, overlap_comm
   // (default: true for stage 3, false for 1-2), contiguous_gradients.
@@ -185,6 +192,7 @@ struct FrameworkConfig {
   bool loss_upcast_logits = true;            // the loss upcasts logits to fp32 (HF; not GPT-2 <= 4.45 or remote-code models like Qwen1)
   bool keep_outputs = false;                 // caller keeps the model output (fp32 logits) through backward
   bool use_cache = false;                    // model returns a KV cache during training
+  bool torch_compile = false;                // torch.compile / inductor (its saved-tensor decisions are not modeled: warned)
   bool attention_mask = true;                // a 2-D attention mask is passed (HF expands it to b*1*s*s)
   bool batch_on_device = true;               // input_ids/labels/attention_mask (int64) live on the GPU
   bool cuda_lazy_loading = true;             // CUDA >= 11.7 lazy module loading (PyTorch >= 1.13 default)

@@ -52,6 +52,9 @@ inline constexpr EnumName<ContextParallelKind> kContextParallelKindNames[] = {
     {"ring", ContextParallelKind::kRing}, {"ulysses", ContextParallelKind::kUlysses}};
 inline constexpr EnumName<Trainer> kTrainerNames[] = {{"hf", Trainer::kHf}, {"megatron", Trainer::kMegatron}, {"torchtitan", Trainer::kTorchtitan}};
 inline constexpr EnumName<RecomputeMethod> kRecomputeMethodNames[] = {{"uniform", RecomputeMethod::kUniform}, {"block", RecomputeMethod::kBlock}};
+inline constexpr EnumName<FsdpSharding> kFsdpShardingNames[] = {
+    {"full_shard", FsdpSharding::kFullShard}, {"shard_grad_op", FsdpSharding::kShardGradOp},
+    {"no_shard", FsdpSharding::kNoShard}, {"hybrid_shard", FsdpSharding::kHybridShard}};
 inline constexpr EnumName<Device> kDeviceNames[] = {{"cuda", Device::kCuda}, {"cpu", Device::kCpu}};
 
 }  // namespace vramplan::io

@@ -61,6 +61,8 @@ struct DataParallel {
   // stage3.py grad_partitions_flat_buffer on self.device, the CPU); FSDP's CPUOffload moves the
   // sharded gradients with the parameters (torch/distributed/fsdp _offload_grad / cpu_offload).
   bool grads_on_host = false;
+  bool keep_gathered = false;  // FSDP SHARD_GRAD_OP: every unit stays gathered from its forward to its backward
+  int64_t units = 1;           // FSDP / ZeRO-3 units (decoder layers) of the model
   bool contiguous_gradients = false;       // DeepSpeed ZeRO 1-3: gradients are copied into the ipg buckets
   int64_t reduce_bucket_elements = 0;      // DeepSpeed ZeRO 1-3: reduce_bucket_size
   int64_t backward_bucket_elements = 0;    // ZeRO-1/2 ipg buffers, alive during backward
@@ -74,7 +76,8 @@ struct DataParallel {
 
 // `dp`: the data-parallel degree (parallel/topology.h); the scenario's trainer and micro-batches
 // decide FSDP's no_sync accumulation.
-DataParallel DataParallelFor(const ParallelConfig& parallel, int64_t dp, Trainer trainer = Trainer::kHf, int64_t grad_accum_steps = 1);
+DataParallel DataParallelFor(const ParallelConfig& parallel, int64_t dp, Trainer trainer = Trainer::kHf, int64_t grad_accum_steps = 1,
+                             int64_t units = 1);
 
 struct RankView {
   DataParallel dp;
@@ -94,7 +97,9 @@ struct RankView {
   // keeps in full what is in flight and shards the rest: ceil(x / dp) grows by at least
   // floor(bytes / dp), and moving bytes from in flight (whole) to reduced (sharded) never shrinks
   // the growth below that. (The training walk skips the layers this proves cannot hold a peak.)
-  int64_t LeastGradientGrowth(int64_t bytes) const { return dp.shard_grads ? bytes / dp.dp : bytes; }
+  // With the reduced partitions on the host (grads_on_host) nothing but the gradient in flight
+  // stays: the least growth is 0.
+  int64_t LeastGradientGrowth(int64_t bytes) const { return dp.grads_on_host ? 0 : dp.shard_grads ? bytes / dp.dp : bytes; }
 };
 
 // `layer_weight_bytes`: one decoder layer's parameters (the unit ZeRO-3/FSDP gathers);

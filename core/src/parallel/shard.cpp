@@ -15,7 +15,8 @@ RankShard ShardFor(const Scenario& s, const Topology& t, const RankRole& role) {
   // ZeRO / FSDP shard over the data-parallel ranks together with the context-parallel ones: they
   // hold the same parameters (torchtitan's dp_shard x cp FSDP mesh, parallel_dims.py; DeepSpeed's
   // seq_data_parallel_group; Megatron's intra_dp_cp group).
-  r.data = DataParallelFor(s.parallel, t.dp * t.cp, s.framework.trainer, s.train.grad_accum_steps);
+  r.data = DataParallelFor(s.parallel, t.dp * t.cp, s.framework.trainer, s.train.grad_accum_steps,
+                           CeilDiv(s.model.num_layers, t.pp));
   return r;
 }
 

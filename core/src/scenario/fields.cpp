@@ -117,6 +117,8 @@ std::vector<Field> BuildTable() {
        "always, remote-code models such as Qwen1)");
   Bool(&t, "framework.keep_outputs", AT(framework.keep_outputs), "false",
        "the caller keeps the model output (fp32 logits) through backward");
+  Bool(&t, "framework.torch_compile", AT(framework.torch_compile), "false",
+       "torch.compile (inductor): what it saves is not modeled yet; the result is the eager step's, with a not_modeled warning");
   Bool(&t, "framework.use_cache", AT(framework.use_cache), "false", "the model returns a KV cache during training");
   Bool(&t, "framework.attention_mask", AT(framework.attention_mask), "true",
        "a 2-D attention mask is passed (eager attention expands it to b·s·s)");
@@ -150,6 +152,8 @@ std::vector<Field> BuildTable() {
   Bool(&t, "train.autocast", AT(train.autocast), "false",
        "16-bit weights (bf16, fp16, mixed_*) *and* `torch.autocast` (HF Trainer `bf16=True` on a bf16 model, "
        "LLaMA-Factory): fp32 adapters compute in 16-bit, `cross_entropy` runs in fp32");
+  Bool(&t, "train.float8", AT(train.float8), "false",
+       "float8 linears (torchao Float8Linear, TransformerEngine fp8 recipes): not modeled yet; estimated as 16-bit with a not_modeled warning");
   Enum(&t, "train.optimizer", AT(train.optimizer), io::kOptimizerNames, "\"adamw\"",
        "`adamw_8bit` and `paged_adamw_8bit` are bitsandbytes', `adafactor` is transformers'");
   Enum(&t, "train.optimizer_impl", AT(train.optimizer_impl), io::kOptimizerImplNames, "",
@@ -290,6 +294,9 @@ std::vector<Field> BuildTable() {
        "parameters to host RAM (`cpu`) or `nvme` (ZeRO-3 / FSDP)");
   Bool(&t, "parallel.sequence_parallel", AT(parallel.sequence_parallel), "false",
        "with tensor parallelism: shard the norm and dropout activations along the sequence");
+  Enum(&t, "parallel.fsdp_sharding", AT(parallel.fsdp_sharding), io::kFsdpShardingNames, "\"full_shard\"",
+       "FSDP sharding strategy: `full_shard`, `shard_grad_op` (parameters stay gathered from forward to backward), "
+       "`no_shard` (DDP-like), `hybrid_shard` (full_shard inside a node of `gpus_per_node`, replicated across nodes)");
   Bool(&t, "parallel.fsdp_no_sync", AT(parallel.fsdp_no_sync), "",
        "FSDP with `grad_accum_steps` > 1: gradients stay unsharded (full size) on every rank until the last micro-batch "
        "(`no_sync()`); default true with trainer `hf` (accelerate), false with `torchtitan`; `false` = accelerate's `sync_each_batch`");

@@ -475,7 +475,9 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
   push(step(Phase::kZeroGrad, At::kZeroGrad));
 
   // ---- results
-  r->trainable_params = trainable;
+  // The job's trainable parameters (the whole model's, as the single-replica step reports them;
+  // the rank's share is in the gradients' explanation).
+  r->trainable_params = prepared.TrainPlanFor(sc.model, sc.train, PrecisionFor(sc.train.precision, sc.train.autocast))->trainable_params;
   r->gpu.gradient_bytes = grads_dev;
   r->gpu.optimizer_state_bytes = states_dev;
   r->gpu.paged_bytes = opt.paged_bytes;
@@ -523,6 +525,14 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
   if (opt.paged_bytes > 0) r->cpu.breakdown.push_back(Term{"paged_optimizer_states", opt.paged_bytes, "paged 8-bit optimizer states in CUDA unified memory"});
   for (const Term& t : r->cpu.breakdown) r->cpu.bytes += t.bytes;
   if (stage.index == 0) {
+    if (sc.framework.torch_compile) {
+      r->warnings.push_back(MakeWarning(WarningCode::kNotModeled, "framework.torch_compile",
+                                        "torch.compile: inductor fuses element-wise chains and its partitioner decides what is saved; this is the eager step's memory"));
+    }
+    if (sc.train.float8) {
+      r->warnings.push_back(MakeWarning(WarningCode::kNotModeled, "train.float8",
+                                        "float8 linears save fp8 casts of their inputs and keep scales; this is the 16-bit step's memory"));
+    }
     if ((sc.train.recompute_num_layers > 0 || sc.train.recompute_method != RecomputeMethod::kUniform) &&
         sc.train.gradient_checkpointing != Checkpointing::kFull) {
       r->warnings.push_back(MakeWarning(WarningCode::kNoEffect, "train.recompute_num_layers",

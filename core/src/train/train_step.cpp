@@ -572,6 +572,17 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
 
   // ---- fields whose effect is not modeled yet are said, never silently ignored
   const ParallelConfig& p = sc.parallel;
+  if (!p.fsdp && p.fsdp_sharding != FsdpSharding::kFullShard) {
+    r->warnings.push_back(MakeWarning(WarningCode::kNoEffect, "parallel.fsdp_sharding", "fsdp_sharding applies to FSDP: it needs parallel.fsdp true"));
+  }
+  if (fw.torch_compile) {
+    r->warnings.push_back(MakeWarning(WarningCode::kNotModeled, "framework.torch_compile",
+                                      "torch.compile: inductor fuses element-wise chains and its partitioner decides what is saved; this is the eager step's memory"));
+  }
+  if (train.float8) {
+    r->warnings.push_back(MakeWarning(WarningCode::kNotModeled, "train.float8",
+                                      "float8 linears save fp8 casts of their inputs and keep scales; this is the 16-bit step's memory"));
+  }
   if (train.recompute_num_layers > 0 || train.recompute_method != RecomputeMethod::kUniform) {
     r->warnings.push_back(MakeWarning(WarningCode::kNoEffect, "train.recompute_num_layers",
                                       "recompute_method and recompute_num_layers are Megatron's and torchtitan's (framework.trainer); transformers' gradient checkpointing wraps every layer"));
