@@ -108,6 +108,17 @@ void PrintTable(const json& r) {
   std::printf("%-20s %14s  peak in %s%s%s\n", gpu["fits"].get<bool>() ? "FITS, headroom" : "DOES NOT FIT, short",
               Gib(std::abs(Num(gpu, "headroom_bytes"))).c_str(), Str(r, "peak_phase").c_str(),
               Str(r, "peak_at").empty() ? "" : " at ", Str(r, "peak_at").c_str());
+  // Several rank roles (pipeline stages): one line each; the figures above are the worst one's.
+  const auto ranks = r.find("ranks");
+  if (ranks != r.end() && ranks->is_array() && ranks->size() > 1) {
+    std::printf("\n%-20s %6s %14s %14s\n", "rank role", "GPUs", "device total", "headroom");
+    const double capacity = Num(gpu, "capacity_bytes"), worst = Num(gpu, "device_total_bytes");
+    for (const auto& k : *ranks) {
+      const double total = Num(k, "device_total_bytes");
+      std::printf("%-20s %6.0f %14s %14s%s\n", Str(k, "role").c_str(), Num(k, "count"), Gib(total).c_str(),
+                  (capacity - total < 0 ? "-" + Gib(total - capacity) : Gib(capacity - total)).c_str(), total == worst ? "  <- worst" : "");
+    }
+  }
   if (Num(r["cpu"], "bytes") > 0) {
     const double processes = Num(r["cpu"], "node_processes");
     std::printf("%-20s %14s%s\n", "host RAM", Gib(Num(r["cpu"], "bytes")).c_str(), processes > 1 ? "  per GPU (each GPU's process)" : "");

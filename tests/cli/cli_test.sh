@@ -29,6 +29,9 @@ code=0; "$bin" estimate /nonexistent >/dev/null 2>&1 || code=$?; [ "$code" = 1 ]
 "$bin" gpus | grep -q '"h100-sxm-80gb"' && echo "ok   gpus" || { echo "FAIL gpus"; fail=1; }
 "$bin" schema | grep -q '"vramplan scenario v1"' && echo "ok   schema" || { echo "FAIL schema"; fail=1; }
 printf '%s' '{"model":"meta-llama/Llama-3.1-8B","mode":"train"}' | "$bin" estimate - --table | grep -q "peak allocated" && echo "ok   table" || { echo "FAIL table"; fail=1; }
+# A pipeline job: one table line per stage, the worst marked.
+printf '%s' '{"model":"meta-llama/Llama-2-70b-hf","parallel":{"gpus":64,"tp":4,"pp":4,"sequence_parallel":true,"zero":1},"train":{"method":"full","precision":"mixed_bf16","grad_accum_steps":32,"gradient_checkpointing":false,"attention":"flash","seq_len":4096},"framework":{"trainer":"megatron"}}' \
+  | "$bin" estimate - --table | grep -c "^stage [0-3] " | grep -qx 4 && echo "ok   table ranks" || { echo "FAIL table ranks"; fail=1; }
 # The op table: `call OP` prints the envelope; an unknown op is an error value (exit 2).
 printf '%s' '{"model":"meta-llama/Llama-3.1-8B"}' | "$bin" call summary - | grep -q '^{"ok":true,"peak_allocated_bytes":' && echo "ok   call summary" || { echo "FAIL call summary"; fail=1; }
 "$bin" call version | grep -q '^{"ok":true,"version":"0.1.0+' && echo "ok   call version" || { echo "FAIL call version"; fail=1; }
