@@ -59,6 +59,12 @@ json ScenarioOf(const json& c, const json& model) {
 
 const RankResult& FirstStage(const Result& r) { return r.ranks.front(); }
 
+int64_t WorstHostBytes(const Result& r) {
+  int64_t most = 0;
+  for (const RankResult& k : r.ranks) most = std::max(most, k.host_bytes);
+  return most;
+}
+
 TEST(ParallelStep, ModelStatesMatchMegatronsFormula) {
   const json doc = testing_support::LoadFixture("frameworks/megatron_theoretical_memory.json");
   ASSERT_TRUE(doc.is_object());
@@ -192,6 +198,19 @@ TEST(ParallelStep, MegatronRecomputeMethods) {
   EXPECT_GT(block40, saved("uniform", 1));
   EXPECT_LT(block40, none);
   EXPECT_EQ(saved("block", 0), saved("uniform", 1));
+}
+
+TEST(ParallelStep, ActivationOffloadMovesSavedTensorsToHostRam) {
+  json s = Llama70b(4, 4, 1, true, 32);
+  const Result kept = testing_support::EstimateText(s.dump());
+  s["train"]["activation_offload"] = true;
+  const Result off = testing_support::EstimateText(s.dump());
+  // Stage 0 keeps 20 layers x 4 micro-batches on the GPU without offload; with it, a layer or two.
+  const int64_t gpu_before = testing_support::TermBytes(kept.ranks[0].breakdown, "activations");
+  const int64_t gpu_after = testing_support::TermBytes(off.ranks[0].breakdown, "activations");
+  EXPECT_LT(gpu_after * 8, gpu_before);
+  EXPECT_GT(off.ranks[0].host_bytes, gpu_before / 2);  // the stage's layers and its micro-batches in flight
+  EXPECT_EQ(off.cpu.node_bytes, off.cpu.node_processes * WorstHostBytes(off));
 }
 
 TEST(ParallelStep, SingleGpuJobsKeepTheSingleReplicaStep) {

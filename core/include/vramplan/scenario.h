@@ -94,7 +94,8 @@ struct TrainConfig {
   // 16-bit weights *and* torch.autocast (HF Trainer bf16=True on a bf16 model, LLaMA-Factory):
   // fp32 adapters and losses the model does not upcast itself run through autocast's casts.
   bool autocast = false;
-  bool float8 = false;  // float8 linears (torchao Float8Linear, TransformerEngine fp8): not modeled, warned
+  bool float8 = false;
+  bool activation_offload = false;  // saved activations to host RAM (model-parallel step; warned elsewhere)  // float8 linears (torchao Float8Linear, TransformerEngine fp8): not modeled, warned
   Optimizer optimizer = Optimizer::kAdamW;
   std::optional<OptimizerImpl> optimizer_impl;  // default: what PyTorch picks on the device
   int64_t micro_batch_size = 1;

@@ -152,6 +152,9 @@ std::vector<Field> BuildTable() {
   Bool(&t, "train.autocast", AT(train.autocast), "false",
        "16-bit weights (bf16, fp16, mixed_*) *and* `torch.autocast` (HF Trainer `bf16=True` on a bf16 model, "
        "LLaMA-Factory): fp32 adapters compute in 16-bit, `cross_entropy` runs in fp32");
+  Bool(&t, "train.activation_offload", AT(train.activation_offload), "false",
+       "saved activations go to host RAM in the forward and come back for the backward (torchtune OffloadActivations, "
+       "Megatron fine-grained offloading, DeepSpeed cpu_checkpointing); modeled for megatron / torchtitan and model-parallel jobs");
   Bool(&t, "train.float8", AT(train.float8), "false",
        "float8 linears (torchao Float8Linear, TransformerEngine fp8 recipes): not modeled yet; estimated as 16-bit with a not_modeled warning");
   Enum(&t, "train.optimizer", AT(train.optimizer), io::kOptimizerNames, "\"adamw\"",

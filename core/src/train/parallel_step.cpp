@@ -406,29 +406,39 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
     m.gradient_bytes = megatron ? grads_total : 0;  // DistributedDataParallel allocates the grad buffer with the model
     push(m);
   }
-  Moment fwd = step(Phase::kForward, At::kStepStart);
-  fwd.activation_bytes = in_flight + embedding_saved;
-  push(fwd);
-  int64_t kept_sum = 0, forward_temp = 0;
+  int64_t kept_sum = 0, forward_temp = 0, max_kept = 0;
   for (const LayerBytes& lb : layers) {
     kept_sum += lb.kept;
+    max_kept = std::max(max_kept, lb.kept);
     forward_temp = std::max(forward_temp, lb.forward_temp);
   }
+  // CPU activation offload (torchtune training/_activation_offloading.py OffloadActivations,
+  // Megatron's fine-grained activation offloading, DeepSpeed's cpu_checkpointing): what the layers
+  // keep goes to host RAM during the forward and comes back for the backward; the GPU holds the
+  // layer being copied out (or prefetched back) next to the running one. Other micro-batches in
+  // flight wait on the host.
+  const bool offload = sc.train.activation_offload;
+  const int64_t host_activations = offload ? in_flight + kept_sum : 0;
+  const int64_t in_flight_gpu = offload ? 0 : in_flight;
+  auto kept_on_gpu = [&](int64_t kept, int64_t window) { return offload ? std::min(kept, window * max_kept) : kept; };
+  Moment fwd = step(Phase::kForward, At::kStepStart);
+  fwd.activation_bytes = in_flight_gpu + embedding_saved;
+  push(fwd);
   {
     // The end of the stage's forward, inside its last layer (its buffers at their largest).
     Moment m = step(Phase::kForward, At::kLayerForward, prep.num_layers - 1);
-    m.activation_bytes = in_flight + embedding_saved + kept_sum - (layers.empty() ? 0 : layers.back().kept) +
+    m.activation_bytes = in_flight_gpu + embedding_saved + kept_on_gpu(kept_sum - (layers.empty() ? 0 : layers.back().kept), 1) +
                          (layers.empty() ? 0 : layers.back().saved);
     m.temporary_bytes = forward_temp;
     push(m);
   }
   if (stage.head) {
     Moment m = step(Phase::kForward, At::kCrossEntropy);
-    m.activation_bytes = in_flight + embedding_saved + kept_sum;
+    m.activation_bytes = in_flight_gpu + embedding_saved + kept_on_gpu(kept_sum, 1);
     m.logits_and_loss_bytes = head_saved + loss_forward;
     push(m);
     Moment b = step(Phase::kBackward, At::kCrossEntropyBackward);
-    b.activation_bytes = in_flight + embedding_saved + kept_sum;
+    b.activation_bytes = in_flight_gpu + embedding_saved + kept_on_gpu(kept_sum, 1);
     b.logits_and_loss_bytes = head_saved + loss_backward;
     push(b);
   }
@@ -446,7 +456,7 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
       } else {
         chunk_saved -= lb.saved;
       }
-      const int64_t live = in_flight + embedding_saved + below + lb.saved + chunk_saved;  // a recomputed layer saves everything again
+      const int64_t live = in_flight_gpu + embedding_saved + kept_on_gpu(below, 1) + lb.saved + chunk_saved;  // a recomputed layer saves everything again
       Moment m = step(Phase::kBackward, At::kMlpBackward, i);
       m.activation_bytes = live;
       m.temporary_bytes = lb.mlp_temp;
@@ -481,7 +491,7 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
   r->gpu.gradient_bytes = grads_dev;
   r->gpu.optimizer_state_bytes = states_dev;
   r->gpu.paged_bytes = opt.paged_bytes;
-  r->gpu.saved_activation_bytes = in_flight + embedding_saved + kept_sum + head_saved;
+  r->gpu.saved_activation_bytes = in_flight_gpu + embedding_saved + kept_on_gpu(kept_sum, 1) + head_saved;
   const Moment* peak = &moments.Peak();
   r->gpu.phase_peaks.load = moments.PhasePeakBytes(Phase::kLoad);
   r->gpu.phase_peaks.forward = moments.PhasePeakBytes(Phase::kForward);
@@ -522,6 +532,11 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
     for (const Moment& m : points) r->timeline.push_back(TimelinePoint{PhaseName(m.phase), DescribeAt(m.at, m.layer), m.Total()});
   }
   rank.AddOffloadedHostTerms(opt.state_bytes, trainable, prep.weight_bytes, explain, &r->cpu.breakdown);
+  if (host_activations > 0) {
+    r->cpu.breakdown.push_back(Term{"offloaded_activations", host_activations,
+                                    explain ? "saved activations of " + std::to_string(prep.num_layers) + " layers" +
+                                                  (in_flight > 0 ? " and of the micro-batches in flight" : "") + " in host RAM (activation offload)" : ""});
+  }
   if (opt.paged_bytes > 0) r->cpu.breakdown.push_back(Term{"paged_optimizer_states", opt.paged_bytes, "paged 8-bit optimizer states in CUDA unified memory"});
   for (const Term& t : r->cpu.breakdown) r->cpu.bytes += t.bytes;
   if (stage.index == 0) {

@@ -579,6 +579,10 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
     r->warnings.push_back(MakeWarning(WarningCode::kNotModeled, "framework.torch_compile",
                                       "torch.compile: inductor fuses element-wise chains and its partitioner decides what is saved; this is the eager step's memory"));
   }
+  if (train.activation_offload) {
+    r->warnings.push_back(MakeWarning(WarningCode::kNotModeled, "train.activation_offload",
+                                      "activation offload is modeled for framework.trainer megatron / torchtitan and model-parallel jobs; this single-replica step keeps every saved tensor on the GPU"));
+  }
   if (train.float8) {
     r->warnings.push_back(MakeWarning(WarningCode::kNotModeled, "train.float8",
                                       "float8 linears save fp8 casts of their inputs and keep scales; this is the 16-bit step's memory"));
