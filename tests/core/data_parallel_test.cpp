@@ -67,6 +67,16 @@ TEST(DataParallel, FsdpShardingStrategies) {
   EXPECT_EQ(grad_op.gpu.phase_peaks.backward - full.gpu.phase_peaks.backward, 30 * ((weights - root) / 32));
 }
 
+// PyTorch DDP's buckets (torch/csrc/distributed/c10d/reducer.cpp initialize_buckets): without
+// gradient_as_bucket_view, a flat copy of every gradient, allocated when the model is wrapped.
+TEST(DataParallel, DdpBucketsCopyTheGradients) {
+  const Result one = RunWith(R"({"gpus":1})");
+  const Result ddp = RunWith(R"({"gpus":8})");
+  const Result view = RunWith(R"({"gpus":8,"ddp_bucket_view":true})");
+  EXPECT_EQ(view.gpu.phase_peaks.optimizer_step, one.gpu.phase_peaks.optimizer_step);
+  EXPECT_EQ(ddp.gpu.phase_peaks.optimizer_step - one.gpu.phase_peaks.optimizer_step, one.gpu.gradient_bytes);
+}
+
 // DeepSpeed's gradient buckets (deepspeed/runtime/zero/stage_1_and_2.py backward(): one
 // reduce_bucket_size buffer in the 16-bit dtype, a second with overlap_comm, freed in the backward
 // epilogue; stage3.py: one buffer allocated at init and kept). Sizes by hand from the ds_config.

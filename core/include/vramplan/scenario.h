@@ -165,6 +165,9 @@ struct ParallelConfig {
   // model.no_sync() unless GradientAccumulationPlugin(sync_each_batch=True)), off for torchtitan.
   std::optional<bool> fsdp_no_sync;
   FsdpSharding fsdp_sharding = FsdpSharding::kFullShard;
+  // PyTorch DDP (data parallel without ZeRO or FSDP): gradient_as_bucket_view=False (the default in
+  // torch and accelerate) keeps a flat copy of every gradient in the all-reduce buckets.
+  bool ddp_bucket_view = false;
   // DeepSpeed ZeRO gradient buckets (ds_config zero_optimization keys; defaults from
   // deepspeed/runtime/zero/config.py): reduce_bucket_size elements per bucket, overlap_comm
   // (default: true for stage 3, false for 1-2), contiguous_gradients.

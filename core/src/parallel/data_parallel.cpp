@@ -22,6 +22,7 @@ DataParallel DataParallelFor(const ParallelConfig& p, int64_t dp, Trainer traine
   const int stage = fsdp ? 3 : p.fsdp ? 0 : p.zero;
   d.fsdp = fsdp;
   d.keep_gathered = fsdp && p.fsdp_sharding == FsdpSharding::kShardGradOp;
+  d.ddp_gradient_copy = d.dp > 1 && !p.fsdp && p.zero == 0 && !p.ddp_bucket_view && trainer != Trainer::kMegatron;
   // FSDP1 FlatParameter no_sync(): "gradients are accumulated in unsharded form" until the context
   // exits (torch/distributed/fsdp/fully_sharded_data_parallel.py no_sync); accelerate's
   // Accelerator.accumulate() enters it on every micro-batch but the last (accelerator.py
@@ -48,7 +49,7 @@ DataParallel DataParallelFor(const ParallelConfig& p, int64_t dp, Trainer traine
 }
 
 RankView RankViewFor(const DataParallel& dp, int64_t layer_weight_bytes, int64_t root_weight_bytes, int64_t max_layer_grad_bytes,
-                     int64_t bucket_dtype_bytes, int64_t grad_dtype_bytes) {
+                     int64_t bucket_dtype_bytes, int64_t grad_dtype_bytes, int64_t all_grad_bytes) {
   RankView v;
   v.dp = dp;
   if (dp.shard_params) v.gathered_bytes = 2 * layer_weight_bytes + (dp.fsdp ? root_weight_bytes : 0);  // the running unit + the prefetched one (+ FSDP's root unit)
@@ -57,7 +58,7 @@ RankView RankViewFor(const DataParallel& dp, int64_t layer_weight_bytes, int64_t
   if (dp.shard_grads && dp.fsdp) v.unit_grad_bytes = max_layer_grad_bytes;
   if (dp.shard_grads && !dp.fsdp && !dp.contiguous_gradients) v.pending_grad_bytes = dp.reduce_bucket_elements * grad_dtype_bytes;
   v.backward_bucket_bytes = dp.backward_bucket_elements * bucket_dtype_bytes;
-  v.persistent_bucket_bytes = dp.persistent_bucket_elements * bucket_dtype_bytes;
+  v.persistent_bucket_bytes = dp.persistent_bucket_elements * bucket_dtype_bytes + (dp.ddp_gradient_copy ? all_grad_bytes : 0);
   return v;
 }
 

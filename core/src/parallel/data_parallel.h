@@ -61,7 +61,11 @@ struct DataParallel {
   // stage3.py grad_partitions_flat_buffer on self.device, the CPU); FSDP's CPUOffload moves the
   // sharded gradients with the parameters (torch/distributed/fsdp _offload_grad / cpu_offload).
   bool grads_on_host = false;
-  bool keep_gathered = false;  // FSDP SHARD_GRAD_OP: every unit stays gathered from its forward to its backward
+  bool keep_gathered = false;
+  // PyTorch DDP without gradient_as_bucket_view: the Reducer's buckets hold a flat copy of every
+  // gradient (torch/csrc/distributed/c10d/reducer.cpp initialize_buckets: bucket.gradients =
+  // at::empty(total_length)), allocated when the model is wrapped.
+  bool ddp_gradient_copy = false;  // FSDP SHARD_GRAD_OP: every unit stays gathered from its forward to its backward
   int64_t units = 1;           // FSDP / ZeRO-3 units (decoder layers) of the model
   bool contiguous_gradients = false;       // DeepSpeed ZeRO 1-3: gradients are copied into the ipg buckets
   int64_t reduce_bucket_elements = 0;      // DeepSpeed ZeRO 1-3: reduce_bucket_size
@@ -107,7 +111,7 @@ struct RankView {
 // `max_layer_grad_bytes`: the largest layer's gradients; `bucket_dtype_bytes`: the gradient
 // buckets' element size; `grad_dtype_bytes`: the gradients' element size.
 RankView RankViewFor(const DataParallel& dp, int64_t layer_weight_bytes, int64_t root_weight_bytes, int64_t max_layer_grad_bytes,
-                     int64_t bucket_dtype_bytes, int64_t grad_dtype_bytes);
+                     int64_t bucket_dtype_bytes, int64_t grad_dtype_bytes, int64_t all_grad_bytes = 0);
 
 // Inline: it runs once per moment, hundreds of times per estimate.
 inline void RankView::Apply(Moment* moment) const {

@@ -300,6 +300,8 @@ std::vector<Field> BuildTable() {
   Enum(&t, "parallel.fsdp_sharding", AT(parallel.fsdp_sharding), io::kFsdpShardingNames, "\"full_shard\"",
        "FSDP sharding strategy: `full_shard`, `shard_grad_op` (parameters stay gathered from forward to backward), "
        "`no_shard` (DDP-like), `hybrid_shard` (full_shard inside a node of `gpus_per_node`, replicated across nodes)");
+  Bool(&t, "parallel.ddp_bucket_view", AT(parallel.ddp_bucket_view), "false",
+       "PyTorch DDP `gradient_as_bucket_view`: false (the default) keeps a second, flat copy of the gradients in the all-reduce buckets");
   Bool(&t, "parallel.fsdp_no_sync", AT(parallel.fsdp_no_sync), "",
        "FSDP with `grad_accum_steps` > 1: gradients stay unsharded (full size) on every rank until the last micro-batch "
        "(`no_sync()`); default true with trainer `hf` (accelerate), false with `torchtitan`; `false` = accelerate's `sync_each_batch`");

@@ -254,7 +254,7 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
     const int64_t layer_bytes = L > 0 ? std::max<int64_t>(0, weights.bytes - root_bytes) / L : 0;
     int64_t max_layer_grads = 0;
     for (const auto& li : layers) max_layer_grads = std::max(max_layer_grads, li.grad_bytes);
-    view = rank.StatesView(layer_bytes, root_bytes, max_layer_grads, bucket_dtype, prec.grad);
+    view = rank.StatesView(layer_bytes, root_bytes, max_layer_grads, bucket_dtype, prec.grad, grads_total);
   }
   const int64_t weights_dev = view.Weights(weights.bytes), states_dev = view.States(opt.state_bytes);
   const LoadPhase load = ComputeLoadPhase(sc, plan, prec, weights_dev, explain, &prepared.load_replay);
@@ -555,7 +555,8 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
                         : "transient at the peak (" + r->peak_at + "): " + Gib(peak->temporary_bytes) +
                               (peak->workspace_bytes > 0 ? " + cuBLAS workspace " + WithCommas(peak->workspace_bytes) + " B" : "") +
                               (view.backward_bucket_bytes > 0 && peak->phase == Phase::kBackward ? "; includes DeepSpeed gradient buckets " + WithCommas(dp.backward_bucket_elements) + " x " + std::to_string(bucket_dtype) + " B" : "") +
-                              (peak->persistent_bucket_bytes > 0 ? " + DeepSpeed ZeRO-3 gradient bucket " + WithCommas(dp.persistent_bucket_elements) + " x " + std::to_string(bucket_dtype) + " B" : "") +
+                              (peak->persistent_bucket_bytes > 0 && dp.persistent_bucket_elements > 0 ? " + DeepSpeed ZeRO-3 gradient bucket " + WithCommas(dp.persistent_bucket_elements) + " x " + std::to_string(bucket_dtype) + " B" : "") +
+                              (peak->persistent_bucket_bytes > 0 && dp.ddp_gradient_copy ? " + DDP all-reduce buckets (a flat copy of the gradients, gradient_as_bucket_view false) " + Gib(grads_total) : "") +
                               (peak->phase == Phase::kOptimizerStep ? "; " + opt.explain_temporary : "");
 
     // ---- timeline: the moments themselves (allocated bytes; the CUDA context and the allocator
