@@ -9,7 +9,10 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
+
+#include "vramplan/result.h"
 
 namespace vramplan {
 
@@ -32,6 +35,26 @@ enum class At {
   kModelLoadPeak, kModelLoaded, kStepStart, kLayerForward, kAttentionScores, kCheckpointedScores, kCrossEntropy,
   kCrossEntropyBackward, kMlpBackward, kAttentionBackward, kEmbeddingBackward, kOptimizerStep, kZeroGrad
 };
+
+// What runs at a moment, as peak_at and the timeline's step labels name it.
+inline std::string MomentLabel(At at, int64_t layer) {
+  switch (at) {
+    case At::kModelLoadPeak: return "model load (peak)";
+    case At::kModelLoaded: return "model loaded";
+    case At::kStepStart: return "weights + optimizer states + batch";
+    case At::kLayerForward: return "layer " + std::to_string(layer);
+    case At::kAttentionScores: return "layer " + std::to_string(layer) + " attention scores";
+    case At::kCheckpointedScores: return "layer " + std::to_string(layer) + " attention scores (checkpointed)";
+    case At::kCrossEntropy: return "cross_entropy";
+    case At::kCrossEntropyBackward: return "cross_entropy backward";
+    case At::kMlpBackward: return "layer " + std::to_string(layer) + " MLP backward";
+    case At::kAttentionBackward: return "layer " + std::to_string(layer) + " attention backward";
+    case At::kEmbeddingBackward: return "embedding backward";
+    case At::kOptimizerStep: return "optimizer.step";
+    case At::kZeroGrad: return "zero_grad(set_to_none)";
+  }
+  return "";
+}
 
 struct Moment {
   Phase phase = Phase::kForward;
@@ -130,5 +153,22 @@ class MomentLog {
   std::array<Indexed, 5> phase_peak_{};
   std::vector<Indexed> kept_;
 };
+
+// The per-phase peaks of `log`, and the breakdown terms of its moment `peak` in the fixed order
+// (explain strings left empty), as both training steps report them.
+inline void ReportPeak(const MomentLog& log, const Moment& peak, GpuResult* gpu) {
+  gpu->phase_peaks.load = log.PhasePeakBytes(Phase::kLoad);
+  gpu->phase_peaks.forward = log.PhasePeakBytes(Phase::kForward);
+  gpu->phase_peaks.backward = log.PhasePeakBytes(Phase::kBackward);
+  gpu->phase_peaks.optimizer_step = log.PhasePeakBytes(Phase::kOptimizerStep);
+  std::vector<Term>& bd = gpu->breakdown;
+  bd.push_back(Term{"weights", peak.weight_bytes, ""});
+  bd.push_back(Term{"gradients", peak.gradient_bytes, ""});
+  bd.push_back(Term{"optimizer_states", peak.optimizer_state_bytes, ""});
+  bd.push_back(Term{"activations", peak.activation_bytes + peak.batch_bytes, ""});
+  bd.push_back(Term{"logits_and_loss", peak.logits_and_loss_bytes, ""});
+  bd.push_back(Term{"kv_cache", peak.kv_cache_bytes, ""});
+  bd.push_back(Term{"temporary", peak.temporary_bytes + peak.workspace_bytes + peak.persistent_bucket_bytes, ""});
+}
 
 }  // namespace vramplan

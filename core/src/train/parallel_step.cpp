@@ -113,26 +113,13 @@ int64_t TorchtitanOpSacKept(const LayerKind& k, const RankGeometry& g, int64_t a
   return kept;
 }
 
-int64_t LinearGradBytes(const LinearSpec& l, const LayerPlan& lp, const TrainConfig& train, const TrainPlan& plan, int64_t grad) {
-  if (lp.weights_trainable) return grad * l.Params();
-  if (lp.lora && IsLoraTarget(l, train.lora)) return plan.adapter_bytes_per_param * l.copies * train.lora.rank * (l.in_features + l.out_features);
-  return 0;
-}
 
+// The moments' labels (MomentLabel), where the model-parallel step differs: the step starts with
+// the pipeline's other micro-batches in flight, and Megatron zeroes its gradient buffer in place.
 std::string DescribeAt(At at, int64_t layer) {
-  switch (at) {
-    case At::kModelLoadPeak: case At::kModelLoaded: return "model loaded";
-    case At::kStepStart: return "weights + optimizer states + micro-batches in flight";
-    case At::kLayerForward: return "layer " + std::to_string(layer);
-    case At::kCrossEntropy: return "cross_entropy";
-    case At::kCrossEntropyBackward: return "cross_entropy backward";
-    case At::kMlpBackward: return "layer " + std::to_string(layer) + " MLP backward";
-    case At::kAttentionBackward: return "layer " + std::to_string(layer) + " attention backward";
-    case At::kEmbeddingBackward: return "embedding backward";
-    case At::kOptimizerStep: return "optimizer.step";
-    case At::kZeroGrad: return "zero_grad";
-    default: return "";
-  }
+  if (at == At::kStepStart) return "weights + optimizer states + micro-batches in flight";
+  if (at == At::kZeroGrad) return "zero_grad";
+  return MomentLabel(at, layer);
 }
 
 }  // namespace
@@ -360,7 +347,6 @@ bool SameStageShape(const PipelineStage& a, const PipelineStage& b) {
 
 void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const PipelineStage& stage, const RankShard& rank,
                               const Prepared& prepared, const StagePrep& prep, Result* r, bool explain) {
-  const FrameworkConfig& fw = sc.framework;
   const bool megatron = prep.megatron;
   const RankGeometry& g = prep.g;
   const int64_t act = prep.act, microbatches = prep.microbatches, trainable = prep.trainable, grad_dtype = prep.grad_dtype;
@@ -493,20 +479,10 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
   r->gpu.paged_bytes = opt.paged_bytes;
   r->gpu.saved_activation_bytes = in_flight_gpu + embedding_saved + kept_on_gpu(kept_sum, 1) + head_saved;
   const Moment* peak = &moments.Peak();
-  r->gpu.phase_peaks.load = moments.PhasePeakBytes(Phase::kLoad);
-  r->gpu.phase_peaks.forward = moments.PhasePeakBytes(Phase::kForward);
-  r->gpu.phase_peaks.backward = moments.PhasePeakBytes(Phase::kBackward);
-  r->gpu.phase_peaks.optimizer_step = moments.PhasePeakBytes(Phase::kOptimizerStep);
   r->peak_phase = PhaseName(peak->phase);
   r->peak_at = DescribeAt(peak->at, peak->layer);
+  ReportPeak(moments, *peak, &r->gpu);
   std::vector<Term>& bd = r->gpu.breakdown;
-  bd.push_back(Term{"weights", peak->weight_bytes, ""});
-  bd.push_back(Term{"gradients", peak->gradient_bytes, ""});
-  bd.push_back(Term{"optimizer_states", peak->optimizer_state_bytes, ""});
-  bd.push_back(Term{"activations", peak->activation_bytes + peak->batch_bytes, ""});
-  bd.push_back(Term{"logits_and_loss", peak->logits_and_loss_bytes, ""});
-  bd.push_back(Term{"kv_cache", 0, ""});
-  bd.push_back(Term{"temporary", peak->temporary_bytes + peak->workspace_bytes + peak->persistent_bucket_bytes, ""});
   if (explain) {
     const std::string where = "pipeline stage " + std::to_string(stage.index) + " of " + std::to_string(topo.pp) + " (" +
                               std::to_string(prep.num_layers) + " layers" + (stage.embedding ? ", embedding" : "") +

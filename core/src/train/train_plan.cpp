@@ -139,4 +139,10 @@ TrainPlan MakeTrainPlan(const ModelSpec& model, const TrainConfig& train, const 
   return plan;
 }
 
+int64_t LinearGradBytes(const LinearSpec& l, const LayerPlan& lp, const TrainConfig& train, const TrainPlan& plan, int64_t grad_bytes) {
+  if (lp.weights_trainable) return grad_bytes * l.Params();
+  if (lp.lora && IsLoraTarget(l, train.lora)) return plan.adapter_bytes_per_param * l.copies * train.lora.rank * (l.in_features + l.out_features);
+  return 0;
+}
+
 }  // namespace vramplan

@@ -54,6 +54,10 @@ struct TrainPlan {
 
 bool IsLoraTarget(const LinearSpec& l, const LoraConfig& lora);
 
+// The gradient bytes one linear produces under `lp`: its weights at `grad_bytes` each when they
+// train, its adapters (A and B, at the plan's adapter dtype) when LoRA targets it, else none.
+int64_t LinearGradBytes(const LinearSpec& l, const LayerPlan& lp, const TrainConfig& train, const TrainPlan& plan, int64_t grad_bytes);
+
 TrainPlan MakeTrainPlan(const ModelSpec& model, const TrainConfig& train, const PrecisionModel& prec);
 
 }  // namespace vramplan

@@ -28,25 +28,6 @@
 namespace vramplan {
 namespace {
 
-std::string Describe(At at, int64_t layer) {
-  switch (at) {
-    case At::kModelLoadPeak: return "model load (peak)";
-    case At::kModelLoaded: return "model loaded";
-    case At::kStepStart: return "weights + optimizer states + batch";
-    case At::kLayerForward: return "layer " + std::to_string(layer);
-    case At::kAttentionScores: return "layer " + std::to_string(layer) + " attention scores";
-    case At::kCheckpointedScores: return "layer " + std::to_string(layer) + " attention scores (checkpointed)";
-    case At::kCrossEntropy: return "cross_entropy";
-    case At::kCrossEntropyBackward: return "cross_entropy backward";
-    case At::kMlpBackward: return "layer " + std::to_string(layer) + " MLP backward";
-    case At::kAttentionBackward: return "layer " + std::to_string(layer) + " attention backward";
-    case At::kEmbeddingBackward: return "embedding backward";
-    case At::kOptimizerStep: return "optimizer.step";
-    case At::kZeroGrad: return "zero_grad(set_to_none)";
-  }
-  return "";
-}
-
 struct LayerInfo {
   LayerSaved saved;
   int64_t grad_bytes = 0;       // gradients this layer produces
@@ -67,12 +48,6 @@ struct LayerInfo {
 // torch.utils.checkpoint stores torch.get_rng_state() (5056 B, a CPU tensor: host memory on CUDA).
 constexpr int64_t kCpuRngStateBytes = 5056;
 
-int64_t LinearGradBytes(const LinearSpec& l, const LayerPlan& lp, const TrainConfig& train, const TrainPlan& plan,
-                        const PrecisionModel& prec) {
-  if (lp.weights_trainable) return prec.grad * l.Params();
-  if (lp.lora && IsLoraTarget(l, train.lora)) return plan.adapter_bytes_per_param * l.copies * train.lora.rank * (l.in_features + l.out_features);
-  return 0;
-}
 
 }  // namespace
 
@@ -149,7 +124,7 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
       li.intermediate = kind.mlp.num_experts > 0 ? kind.mlp.intermediate * kind.mlp.experts_per_token : kind.mlp.intermediate;
       li.gated = kind.mlp.kind == MlpKind::kGated;
       for (const auto& l : kind.linears) {
-        int64_t g = LinearGradBytes(l, lp, train, plan, prec);
+        int64_t g = LinearGradBytes(l, lp, train, plan, prec.grad);
         li.grad_bytes += g;
         if (l.role != ModuleRole::kAttention || IsAttentionOutput(l.slot)) li.pre_attn_grad_bytes += g;
         if (IsDownProjection(l.slot)) li.down_grad_bytes += g;
@@ -495,22 +470,12 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
   // ---- the peak and the per-phase peaks: maxima over the same moments (the first one wins a tie)
   const Moment* peak = &moments.Peak();
   const Moment* step_peak = &moments.StepPeak();
-  r->gpu.phase_peaks.load = moments.PhasePeakBytes(Phase::kLoad);
-  r->gpu.phase_peaks.forward = moments.PhasePeakBytes(Phase::kForward);
-  r->gpu.phase_peaks.backward = moments.PhasePeakBytes(Phase::kBackward);
-  r->gpu.phase_peaks.optimizer_step = moments.PhasePeakBytes(Phase::kOptimizerStep);
   r->peak_phase = PhaseName(peak->phase);
-  r->peak_at = Describe(peak->at, peak->layer);
+  r->peak_at = MomentLabel(peak->at, peak->layer);
 
-  // ---- breakdown at the peak
+  // ---- the phase peaks and the breakdown at the peak
+  ReportPeak(moments, *peak, &r->gpu);
   std::vector<Term>& bd = r->gpu.breakdown;
-  bd.push_back(Term{"weights", peak->weight_bytes, ""});
-  bd.push_back(Term{"gradients", peak->gradient_bytes, ""});
-  bd.push_back(Term{"optimizer_states", peak->optimizer_state_bytes, ""});
-  bd.push_back(Term{"activations", peak->activation_bytes + peak->batch_bytes, ""});
-  bd.push_back(Term{"logits_and_loss", peak->logits_and_loss_bytes, ""});
-  bd.push_back(Term{"kv_cache", peak->kv_cache_bytes, ""});
-  bd.push_back(Term{"temporary", peak->temporary_bytes + peak->workspace_bytes + peak->persistent_bucket_bytes, ""});
   if (peak->phase == Phase::kLoad) {
     // The load holds torch.cuda.max_memory_allocated(). Reserved is what the caching allocator
     // holds at its fullest over the run: the segments the load reserved, or the step's peak plus
@@ -521,7 +486,7 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
     const int64_t reserved = std::max(load.reserved_bytes, step_reserved);
     bd.push_back(Term{"allocator_overhead", reserved - peak->Total(),
                       explain ? "the model load holds the allocated peak; reserved is the larger of the load's reserve " + Gib(load.reserved_bytes) +
-                                    " and the step's peak " + Gib(step_peak->Total()) + " (" + Describe(step_peak->at, step_peak->layer) +
+                                    " and the step's peak " + Gib(step_peak->Total()) + " (" + MomentLabel(step_peak->at, step_peak->layer) +
                                     ") plus its allocator reserve = " + Gib(step_reserved) + "; reserved - allocated = " + Gib(reserved - peak->Total())
                               : ""});
   }
@@ -564,7 +529,7 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
     // highest moment: max(timeline) == peak_allocated and each phase's maximum == its phase peak.
     const std::vector<Moment> points = moments.Timeline();
     r->timeline.reserve(points.size());
-    for (const Moment& m : points) r->timeline.push_back(TimelinePoint{PhaseName(m.phase), Describe(m.at, m.layer), m.Total()});
+    for (const Moment& m : points) r->timeline.push_back(TimelinePoint{PhaseName(m.phase), MomentLabel(m.at, m.layer), m.Total()});
   }
 
   // ---- host memory
