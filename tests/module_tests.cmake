@@ -10,6 +10,9 @@ set(tested_elsewhere
   api/ops=api
   planner/prepared=api
   planner/simulate=api
+  planner/training_levers=plan_search
+  planner/serving_levers=plan_search
+  api/plan_op=plan_search
   inference/engine_llama_cpp=inference_engine
   inference/engine_transformers=inference_engine
   inference/engine_vllm=inference_engine

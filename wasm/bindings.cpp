@@ -22,6 +22,8 @@ std::string ListGpus() { return vramplan::CallOpPayload("gpus", ""); }
 std::string ParseHfConfig(const std::string& config_json) { return vramplan::CallOpPayload("parse_config", config_json); }
 std::string Schema() { return vramplan::CallOpPayload("schema", ""); }
 std::string Version() { return vramplan::CallOpPayload("version", ""); }
+// plan(request_json): the plans that make the job fit (vramplan/plan.h), the `plan` op's envelope.
+std::string Plan(const std::string& request_json) { return vramplan::CallOp("plan", request_json); }
 
 }  // namespace
 
@@ -35,4 +37,5 @@ EMSCRIPTEN_BINDINGS(vramplan) {
   emscripten::function("parseHfConfig", &ParseHfConfig);
   emscripten::function("schema", &Schema);
   emscripten::function("version", &Version);
+  emscripten::function("plan", &Plan);
 }

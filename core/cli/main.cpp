@@ -1,7 +1,10 @@
 // vramplan CLI: the same op table (vramplan/api.h) the page and tests call, plus a table view.
 //   vramplan estimate FILE|- [--table]   vramplan models   vramplan gpus   vramplan schema
 //   vramplan call OP [FILE|-]            any op of the table, its JSON envelope printed as is
-// Exit codes: 0 ok, 2 bad input (one line per problem: "error: <path>: <message>"), 1 usage/IO.
+//   vramplan plan FILE|-                 the plans that make the job fit (docs/planner.md)
+//   vramplan check FILE|-                the pre-launch guard: exit 0 fits, 1 does not (best plans printed)
+// Exit codes: 0 ok, 2 bad input (one line per problem: "error: <path>: <message>"), 1 usage/IO
+// (check: 1 = does not fit).
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -12,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "vramplan/api.h"
+#include "vramplan/plan.h"
 #include "vramplan/result.h"
 
 namespace {
@@ -31,6 +35,8 @@ int Usage() {
                "       vramplan gpus                         list the GPU catalogue\n"
                "       vramplan schema                       print the scenario JSON Schema\n"
                "       vramplan config FILE|-                parse a Hugging Face config.json\n"
+               "       vramplan plan FILE|-                  plans that make the job fit, ranked (JSON)\n"
+               "       vramplan check FILE|-                 exit 0 when the job fits, 1 when not (best plans), 2 bad input\n"
                "       vramplan call OP [FILE|-]             run one op of the table (%s)\n",
                OpList().c_str());
   return 1;
@@ -166,6 +172,31 @@ int main(int argc, char** argv) {
     json r = json::parse(out, nullptr, false);
     std::cout << out << "\n";
     return r.value("ok", false) ? 0 : 2;
+  }
+  if ((cmd == "plan" || cmd == "check") && argc == 3) {
+    std::string input;
+    if (!ReadInput(argv[2], &input)) {
+      std::fprintf(stderr, "error: cannot read %s\n", OneLine(argv[2]).c_str());
+      return cmd == "check" ? 2 : 1;
+    }
+    // A launch config (YAML, a command line, a DeepSpeed JSON...) is read through the import op.
+    json doc = json::parse(input, nullptr, false);
+    if (doc.is_discarded() || !doc.is_object() || !(doc.contains("model") || doc.contains("scenario"))) {
+      json request = {{"format", "auto"}, {"text", input}};
+      json imported = json::parse(vramplan::CallOp("import", request.dump()), nullptr, false);
+      if (!imported.value("ok", false) || !imported.contains("scenario")) return ReportErrors(imported);
+      input = imported["scenario"].dump();
+    }
+    if (cmd == "check") {
+      const vramplan::CheckOutcome c = vramplan::CheckScenario(input);
+      std::fputs(c.report.c_str(), c.exit_code == 2 ? stderr : stdout);
+      return c.exit_code;
+    }
+    std::string out = vramplan::CallOp("plan", input);
+    json r = json::parse(out, nullptr, false);
+    if (!r.value("ok", false)) return ReportErrors(r);
+    std::cout << r.dump(2) << "\n";
+    return 0;
   }
   if ((cmd == "estimate" || cmd == "config") && argc >= 3) {
     bool table = false;

@@ -9,6 +9,7 @@
 #include "io/message_text.h"
 #include "io/result_json.h"
 #include "vramplan/estimate.h"
+#include "vramplan/plan.h"
 
 namespace vramplan {
 namespace {
@@ -27,8 +28,8 @@ std::string EstimateFast(std::string_view request) {
   return EstimateJson(request, options);
 }
 
-// Future ops ("plan", "import", "export") go here, one line each.
-const std::array<Op, 8> kOps = {{
+// Future ops ("import", "export") go here, one line each.
+const std::array<Op, 9> kOps = {{
     {"estimate", [](std::string_view r) { return EstimateJson(r); }, nullptr, false},
     {"estimate_fast", &EstimateFast, nullptr, false},
     {"summary", &EstimateSummaryJson, nullptr, false},
@@ -36,6 +37,7 @@ const std::array<Op, 8> kOps = {{
     {"gpus", [](std::string_view) { return ListGpusJson(); }, "gpus", false},
     {"schema", [](std::string_view) { return SchemaJson(); }, "schema", false},
     {"parse_config", &ParseHfConfigJson, nullptr, false},
+    {"plan", &PlanJson, nullptr, false},
     {"version", [](std::string_view) { return VersionString(); }, "version", true},
 }};
 

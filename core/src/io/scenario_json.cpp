@@ -381,6 +381,14 @@ Expected<Scenario> ParseScenarioWithWarnings(std::string_view text, Issues* warn
   return s;
 }
 
+Issues ValidateCombination(const Scenario& s) {
+  Issues errors;
+  CheckTrain(s.train, &errors);
+  if (errors.empty()) CheckParallel(s.parallel, &errors);
+  if (errors.empty()) ValidateAgainstModel(s, &errors);
+  return errors;
+}
+
 Expected<Scenario> ParseScenario(std::string_view text) {
   Issues warnings;
   return ParseScenarioWithWarnings(text, &warnings);

@@ -11,4 +11,8 @@ namespace vramplan {
 // Like ParseScenario, and also collects non-fatal warnings (e.g. a generic model_type).
 Expected<Scenario> ParseScenarioWithWarnings(std::string_view text, Issues* warnings);
 
+// The cross-field checks the reader runs once every field is read (train, parallel, against the
+// model), for a typed scenario whose fields each hold an allowed value (the planner's variants).
+Issues ValidateCombination(const Scenario& s);
+
 }  // namespace vramplan

@@ -100,6 +100,7 @@ const std::vector<GpuEntry>& Gpus() {
       e.usable_memory_bytes = IntOr(g, "usable_memory_bytes");
       e.bandwidth_gb_s = NumberOr(g, "bandwidth_gb_s");
       e.bf16_tflops = NumberOr(g, "bf16_dense_tflops");
+      e.fp16_tflops = NumberOr(g, "fp16_dense_tflops");
       e.source = StringOr(g, "source");
       out.push_back(std::move(e));
     }

@@ -34,6 +34,7 @@ struct GpuEntry {
   int64_t usable_memory_bytes = 0;  // what the driver reports (nvidia-smi / torch total_memory), 0 if unknown
   double bandwidth_gb_s = 0;
   double bf16_tflops = 0;
+  double fp16_tflops = 0;           // dense fp16 tensor throughput (the planner's step-time model)
   std::string source;
 };
 

@@ -1,0 +1,91 @@
+// The levers the planner turns (docs/planner.md, "Levers"): for one scenario, each lever is a
+// short list of options (the user's value first), each with the fidelity it gives up, and what
+// is known about their memory order. Two levers per mode are "inner" chains searched by bisection
+// because memory grows and cost falls along them (tests/core/properties_test.cpp proves the
+// monotonicity): checkpointing x micro-batch for training, GPU layers x concurrency for serving.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "model/catalog.h"
+#include "vramplan/scenario.h"
+
+namespace vramplan {
+
+// Which lever groups the search may turn (the request's "levers" object).
+struct LeverSwitches {
+  // training
+  bool method = true;          // full -> freeze / LoRA / QLoRA
+  bool precision = true;       // drop fp32 master weights (pure 16-bit)
+  bool optimizer = true;       // 8-bit / paged AdamW, the fused implementation
+  bool kernels = true;         // attention kernel, chunked / fused cross-entropy
+  bool checkpointing = true;
+  bool micro_batch = true;     // smaller micro-batches, more accumulation, the same global batch
+  bool sharding = true;        // ZeRO stages, FSDP, CPU / NVMe offload
+  bool gpus = true;            // more GPUs of the budget's kind, parallel degrees
+  bool seq_len = false;        // a shorter training sequence (changes the job: off unless asked)
+  // serving
+  bool weights = true;         // weight format
+  bool kv_cache = true;        // KV cache dtype
+  bool engine_knobs = true;    // flash attention, n_ubatch, n_gpu_layers, gpu_memory_utilization, ...
+  bool concurrency = true;     // fewer sequences at once (the rest queue)
+  bool context = false;        // a shorter context (changes the job: off unless asked)
+};
+
+struct PlanBudget {
+  std::string gpu_id;              // the GPU kind plans run on ("" = the scenario's)
+  int64_t max_gpus = 0;            // GPUs of that kind at most (0 = the default, docs/planner.md)
+  int64_t host_ram_bytes_per_node = 0;  // 0 = not limited
+  bool nvme = true;                // NVMe offload allowed
+};
+
+struct LeverOption {
+  std::string label;            // what the plan says: "fused AdamW", "ZeRO-3 + CPU offload"
+  int fidelity_loss = 0;        // points off 100 (docs/planner.md, "Fidelity")
+  std::string fidelity_note;    // "", or what the plan gives up
+  // nullptr: keep the user's value. Returns false when the option does not apply to the variant
+  // the earlier levers made (e.g. the fused AdamW step once an 8-bit optimizer was chosen): such a
+  // combination repeats another one and is skipped.
+  std::function<bool(Scenario*)> apply;
+};
+
+// One lever. `no_more_memory[a][b]`: option b never needs more GPU memory than option a, with
+// every other lever fixed (a documented, property-tested fact: see levers_memory_order in
+// tests/core/planner_test.cpp); false where not known.
+struct LeverDim {
+  std::string name;
+  std::vector<LeverOption> options;  // options[0]: the user's value
+  std::vector<std::vector<bool>> no_more_memory;
+};
+
+// A chain searched by bisection: values in increasing memory and decreasing cost.
+struct InnerChain {
+  std::string name;  // "micro_batch_size", "n_gpu_layers", "batch_size"
+  std::vector<int64_t> values;
+  std::function<void(Scenario*, int64_t)> apply;
+};
+
+// The checkpointing levels, from the cheapest (most memory) to the dearest.
+struct LeverSpace {
+  std::vector<LeverDim> dims;
+  std::vector<LeverOption> checkpointing;  // empty: the scenario's own
+  // Made for each combination of the outer levers (the batch chain depends on the data-parallel
+  // degree they chose).
+  std::function<InnerChain(const Scenario&, const ModelSpec&)> inner;
+  std::vector<std::string> notes;  // what the space leaves out, said in the reply
+};
+
+// Marks a chain order: options[i+1] never needs more memory than options[i] (i >= start).
+void ChainOrder(LeverDim* dim, size_t start = 0);
+
+LeverSpace TrainingLevers(const Scenario& user, const LeverSwitches& on, const PlanBudget& budget, const GpuEntry* gpu);
+LeverSpace ServingLevers(const Scenario& user, const LeverSwitches& on, const PlanBudget& budget, const GpuEntry* gpu);
+
+// The budget's GPU count when the request leaves it out: the scenario's own (more GPUs are a
+// budget the user grants; the reply's fewest_gpus answers "how many" separately).
+int64_t DefaultMaxGpus(const Scenario& user);
+
+}  // namespace vramplan

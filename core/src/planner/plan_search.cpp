@@ -1,0 +1,471 @@
+// The planner's search. Outer lever combinations are priced first (the step-time model needs no
+// estimate), then walked in increasing order of their cheapest possible cost; a combination is
+// estimated only while it could still add a point to the front (its fidelity beats every plan
+// found at a lower cost). Inside a combination, checkpointing x the batch-like chain is searched
+// by bisection (memory grows and cost falls along the chain). Two prunings are exact under the
+// memory orders levers.h declares (property-tested): a combination whose every lever needs at
+// least the memory of one that already failed at its smallest setting fails too.
+#include "planner/plan_search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <queue>
+#include <tuple>
+#include <utility>
+
+#include "diagnostics/warning_codes.h"
+#include "inference/engines.h"
+#include "io/scenario_json.h"
+#include "model/catalog.h"
+#include "planner/prepared.h"
+#include "planner/simulate.h"
+#include "util/checked_math.h"
+#include "util/size_limits.h"
+
+namespace vramplan {
+namespace {
+
+constexpr double kCostEpsilon = 1e-9;
+
+double QuantizedCost(double cost) { return std::round(cost * 200.0) / 200.0; }
+
+struct Combo {
+  std::vector<uint8_t> pick;  // option index per dim
+  Scenario light;             // the variant without its model
+  double cost_floor = 0;      // cost at the cheapest inner point
+  int fidelity = 100;
+  int changes = 0;
+};
+
+// Warnings that make a variant unusable as a plan when the user's own scenario does not have
+// them: the engine would not start, would queue requests, substitutes or ignores a setting.
+bool Disqualifying(const std::string& code) {
+  for (WarningCode c : {WarningCode::kWouldNotStart, WarningCode::kWouldQueue, WarningCode::kSubstituted, WarningCode::kNoEffect,
+                        WarningCode::kUnsupportedCombination}) {
+    if (code == WarningCodeName(c)) return true;
+  }
+  return false;
+}
+
+class Searcher {
+ public:
+  explicit Searcher(const PlanRequest& request) : request_(request) {}
+
+  bool Setup(PlanSearch* out) {
+    base_ = request_.scenario;
+    if (!request_.budget.gpu_id.empty() && request_.budget.gpu_id != base_.gpu.id) {
+      const GpuEntry* g = FindGpu(request_.budget.gpu_id);
+      if (g == nullptr) {
+        out->errors.push_back(Issue{"unknown_value", "budget.gpu", "budget.gpu must be a GPU id of the catalogue (the gpus op lists them)"});
+        return false;
+      }
+      base_.gpu.id = g->id;
+      base_.gpu.name = g->name;
+      base_.gpu.memory_bytes = g->usable_memory_bytes > 0 ? g->usable_memory_bytes : g->memory_bytes;
+    }
+    gpu_ = FindGpu(base_.gpu.id);
+    rates_ = RatesFor(gpu_);
+    prepared_ = PrepareModel(base_);
+    const bool train = base_.mode == Mode::kTrain;
+    space_ = train ? TrainingLevers(base_, request_.levers, request_.budget, gpu_)
+                   : ServingLevers(base_, request_.levers, request_.budget, gpu_);
+    std::optional<Result> r = Evaluate(base_);
+    if (!r) {
+      out->errors.push_back(Issue{"too_large", "scenario", "the scenario itself cannot be estimated (its byte counts are too large)"});
+      return false;
+    }
+    for (const Issue& w : r->warnings) base_warnings_.emplace_back(w.code, w.field_path);
+    base_result_ = *r;
+    base_time_ = TimeOf(base_, &base_result_);
+    base_fits_ = Fits(base_, base_result_);
+    return true;
+  }
+
+  // All outer combinations, priced; those an option refuses are dropped.
+  void Enumerate() {
+    Scenario light = base_;
+    light.model = ModelSpec{};
+    const size_t n = space_.dims.size();
+    std::vector<uint8_t> pick(n, 0);
+    while (true) {
+      Combo c;
+      c.pick = pick;
+      c.light = light;
+      bool ok = true;
+      for (size_t d = 0; d < n && ok; ++d) {
+        const LeverOption& o = space_.dims[d].options[pick[d]];
+        if (o.apply) ok = o.apply(&c.light);
+        c.fidelity -= o.fidelity_loss;
+        c.changes += pick[d] != 0 ? 1 : 0;
+      }
+      if (ok) {
+        Scenario cheapest = c.light;
+        if (!space_.checkpointing.empty()) space_.checkpointing.front().apply(&cheapest);
+        const InnerChain chain = space_.inner(cheapest, base_.model);
+        if (!chain.values.empty()) chain.apply(&cheapest, chain.values.back());
+        c.cost_floor = CostOf(cheapest, nullptr);
+        combos_.push_back(std::move(c));
+      }
+      size_t d = 0;
+      while (d < n && ++pick[d] == space_.dims[d].options.size()) pick[d++] = 0;
+      if (d == n) break;
+    }
+    std::stable_sort(combos_.begin(), combos_.end(), [](const Combo& a, const Combo& b) {
+      if (a.cost_floor != b.cost_floor) return a.cost_floor < b.cost_floor;
+      if (a.fidelity != b.fidelity) return a.fidelity > b.fidelity;
+      return a.changes < b.changes;
+    });
+  }
+
+  // The front over (cost, fidelity).
+  std::vector<Plan> Walk() {
+    auto later = [](const Plan& a, const Plan& b) {
+      if (a.cost != b.cost) return a.cost > b.cost;
+      if (a.fidelity != b.fidelity) return a.fidelity < b.fidelity;
+      return a.levers.size() > b.levers.size();
+    };
+    std::priority_queue<Plan, std::vector<Plan>, decltype(later)> pending(later);
+    std::vector<Plan> front;
+    int best = -1;
+    // Plans cheaper than every combination still to come are final (at an equal cost a later
+    // combination may still bring a higher fidelity).
+    auto commit = [&](double below) {
+      while (!pending.empty() && pending.top().cost < below - kCostEpsilon) {
+        if (pending.top().fidelity > best) {
+          best = pending.top().fidelity;
+          front.push_back(pending.top());
+        }
+        pending.pop();
+      }
+    };
+    for (const Combo& c : combos_) {
+      commit(c.cost_floor);
+      if (c.fidelity <= best) continue;
+      std::optional<Plan> p = Expand(c, Bound(c.fidelity));
+      if (p) {
+        found_.emplace_back(p->cost, p->fidelity);
+        pending.push(std::move(*p));
+      }
+    }
+    commit(std::numeric_limits<double>::infinity());
+    return front;
+  }
+
+  // Every inner point of every combination (the oracle).
+  std::vector<std::pair<double, int>> Exhaust() {
+    std::vector<std::pair<double, int>> fits;
+    for (const Combo& c : combos_) {
+      Scenario v = Full(c);
+      if (!ValidateCombination(v).empty()) continue;
+      const std::vector<const LeverOption*> levels = Levels();
+      for (const LeverOption* level : levels) {
+        Scenario w = v;
+        if (level != nullptr) level->apply(&w);
+        const InnerChain chain = space_.inner(w, base_.model);
+        for (int64_t value : chain.values) {
+          Scenario x = w;
+          chain.apply(&x, value);
+          std::optional<Result> r = Evaluate(x);
+          if (r && Fits(x, *r)) fits.emplace_back(CostOf(x, &*r), c.fidelity);
+        }
+      }
+    }
+    std::sort(fits.begin(), fits.end(), [](const auto& a, const auto& b) { return a.first != b.first ? a.first < b.first : a.second > b.second; });
+    std::vector<std::pair<double, int>> front;
+    int best = -1;
+    for (const auto& f : fits) {
+      if (f.second > best) {
+        best = f.second;
+        front.push_back(f);
+      }
+    }
+    return front;
+  }
+
+  void Fill(PlanSearch* out) {
+    out->base = base_;
+    out->base_result = base_result_;
+    out->base_time = base_time_;
+    out->base_fits = base_fits_;
+    out->combinations = static_cast<int64_t>(combos_.size());
+    out->estimates = estimates_;
+    out->notes = space_.notes;
+    if (gpu_ == nullptr) out->notes.push_back("a custom GPU: the cost model uses H100-class rates");
+  }
+
+  int64_t estimates() const { return estimates_; }
+
+ private:
+  std::optional<Result> Evaluate(const Scenario& s) {
+    ++estimates_;
+    if (!WithinSizeLimits(s, prepared_.sizes)) return std::nullopt;
+    checked::OverflowScope overflow;
+    Result r;
+    r.params = prepared_.params;
+    r.gpu.id = s.gpu.id;
+    r.gpu.name = s.gpu.name;
+    r.gpu.capacity_bytes = s.gpu.memory_bytes;
+    SimulateOptions o;
+    o.warnings = true;
+    o.ranks = request_.budget.host_ram_bytes_per_node > 0;
+    Simulate(s, prepared_, o, &r);
+    if (overflow.overflowed()) return std::nullopt;
+    return r;
+  }
+
+  bool Fits(const Scenario& s, const Result& r) const { return MemoryFits(s, r) && Usable(r); }
+
+  // The memory verdict: the part the memory orders speak about.
+  bool MemoryFits(const Scenario& s, const Result& r) const {
+    if (!r.errors.empty()) return false;
+    if (s.mode == Mode::kInference ? !InferenceFits(s, r) : !r.gpu.fits) return false;
+    if (r.gpu.headroom_bytes < request_.min_headroom_bytes) return false;
+    const int64_t host = request_.budget.host_ram_bytes_per_node;
+    return host <= 0 || r.cpu.node_bytes <= host;
+  }
+
+  // No setting the engine would refuse, ignore or replace (beyond what the user's scenario has).
+  bool Usable(const Result& r) const {
+    for (const Issue& w : r.warnings) {
+      if (!Disqualifying(w.code)) continue;
+      if (std::find(base_warnings_.begin(), base_warnings_.end(), std::make_pair(w.code, w.field_path)) == base_warnings_.end()) return false;
+    }
+    return true;
+  }
+
+  // The step time; for serving, the estimate's weights and KV bytes when known (`r`), else the
+  // preparation's weight bytes and no KV (a lower bound).
+  StepTime TimeOf(const Scenario& s, const Result* r) const {
+    if (s.mode == Mode::kTrain) return TrainingStepTime(s, base_.model, prepared_.params, rates_);
+    // The weights one GPU reads per token when every layer is on it (ServingTime moves the share
+    // of the layers llama.cpp leaves on the CPU to host memory itself).
+    const int64_t weights = prepared_.WeightBytesFor(base_.model, s.inference.weights, std::max<int64_t>(1, s.parallel.tp)).total_bytes /
+                            (s.inference.engine == Engine::kVllm ? 1 : std::max<int64_t>(1, s.parallel.gpus));
+    const int64_t kv_per_token = r != nullptr ? r->inference.kv_bytes_per_token : 0;
+    return ServingTime(s, base_.model, prepared_.params, weights, kv_per_token, base_.inference.batch_size, rates_);
+  }
+
+  // Relative cost in steps of 0.5%: the step-time model is no finer than that, and finer
+  // differences (an 8-bit optimizer step a few milliseconds faster) would make fronts of noise.
+  double CostOf(const Scenario& s, const Result* r) const {
+    const double base = base_time_.GpuSecondsPerToken();
+    const double mine = TimeOf(s, r).GpuSecondsPerToken();
+    return base > 0 ? QuantizedCost(mine / base) : 1.0;
+  }
+
+  Scenario Full(const Combo& c) const {
+    Scenario v = c.light;
+    v.model = base_.model;
+    return v;
+  }
+
+  // The checkpointing levels, cheapest first; {nullptr}: the scenario's own.
+  std::vector<const LeverOption*> Levels() const {
+    std::vector<const LeverOption*> out;
+    for (const LeverOption& o : space_.checkpointing) out.push_back(&o);
+    if (out.empty()) out.push_back(nullptr);
+    return out;
+  }
+
+  // The inner chain's value in words when it differs from the user's.
+  std::string ChainLabel(const std::string& name, const Scenario& p) const {
+    if (name == "micro_batch_size" && (p.train.micro_batch_size != base_.train.micro_batch_size || p.train.grad_accum_steps != base_.train.grad_accum_steps)) {
+      return "micro-batch " + std::to_string(p.train.micro_batch_size) + " x " + std::to_string(p.train.grad_accum_steps) + " accumulation steps";
+    }
+    if (name == "n_gpu_layers" && p.inference.n_gpu_layers != base_.inference.n_gpu_layers) {
+      return p.inference.n_gpu_layers < 0 ? "every layer on the GPU" : std::to_string(p.inference.n_gpu_layers) + " of " + std::to_string(base_.model.num_layers) + " layers on the GPU (the rest on the CPU)";
+    }
+    if (name == "batch_size" && p.inference.batch_size != base_.inference.batch_size) {
+      return std::to_string(p.inference.batch_size) + " sequences at once (the rest queue)";
+    }
+    return "";
+  }
+
+  // Whether `failed` needs no more memory than `c` in every lever.
+  bool AtMostAsLarge(const std::vector<uint8_t>& failed, const Combo& c) const {
+    for (size_t d = 0; d < c.pick.size(); ++d) {
+      if (!space_.dims[d].no_more_memory[c.pick[d]][failed[d]]) return false;
+    }
+    return true;
+  }
+
+  bool DominatedByFailure(const Combo& c) const {
+    for (const std::vector<uint8_t>* failed : failed_) {
+      if (AtMostAsLarge(*failed, c)) return true;
+    }
+    return false;
+  }
+
+  // A combination that needs no more memory failed at a checkpointing level that saves at least as
+  // much and a chain value no larger (memory grows along the chain): this point fails too.
+  bool FailedBefore(const Combo& c, size_t level, int64_t value) const {
+    for (const InnerFailure& f : inner_failures_) {
+      if (f.level >= level && f.value <= value && AtMostAsLarge(*f.pick, c)) return true;
+    }
+    return false;
+  }
+
+  // The lowest cost of a plan found so far with at least this fidelity: a plan that costs more
+  // is dominated, so a combination need not look for one.
+  double Bound(int fidelity) const {
+    double bound = std::numeric_limits<double>::infinity();
+    for (const auto& [cost, fid] : found_) {
+      if (fid >= fidelity) bound = std::min(bound, cost);
+    }
+    return bound;
+  }
+
+  std::optional<Plan> Expand(const Combo& c, double bound) {
+    if (DominatedByFailure(c)) return std::nullopt;
+    const Scenario v = Full(c);
+    if (!ValidateCombination(v).empty()) return std::nullopt;
+    const std::vector<const LeverOption*> levels = Levels();
+    // The smallest setting: the dearest checkpointing level, the first chain value.
+    {
+      Scenario w = v;
+      if (levels.back() != nullptr) levels.back()->apply(&w);
+      const InnerChain chain = space_.inner(w, base_.model);
+      if (chain.values.empty()) return std::nullopt;
+      chain.apply(&w, chain.values.front());
+      std::optional<Result> r = Evaluate(w);
+      if (!r || !MemoryFits(w, *r)) {
+        failed_.push_back(&c.pick);
+        return std::nullopt;
+      }
+      if (!Fits(w, *r)) return std::nullopt;
+    }
+    std::optional<Plan> best;
+    for (size_t li = 0; li < levels.size(); ++li) {
+      Scenario w = v;
+      if (levels[li] != nullptr) levels[li]->apply(&w);
+      const InnerChain chain = space_.inner(w, base_.model);
+      // Chain values dearer than the bound (or than this combination's best so far) cannot make
+      // a front point: costs fall along the chain, so only a suffix of it is searched.
+      const double limit = std::min(bound, best ? best->cost : std::numeric_limits<double>::infinity());
+      int64_t first = 0;
+      const int64_t last = static_cast<int64_t>(chain.values.size()) - 1;
+      while (first <= last) {
+        Scenario x = w;
+        chain.apply(&x, chain.values[static_cast<size_t>(first)]);
+        if (CostOf(x, nullptr) <= limit + kCostEpsilon) break;
+        ++first;
+      }
+      if (first > last) continue;
+      // Bisection for the largest chain value that fits.
+      int64_t lo = first, hi = last;
+      std::optional<Result> at_lo;
+      Scenario at_lo_s;
+      auto fits_at = [&](int64_t i, std::optional<Result>* keep, Scenario* keep_s) {
+        const int64_t value = chain.values[static_cast<size_t>(i)];
+        if (FailedBefore(c, li, value)) return false;
+        Scenario x = w;
+        chain.apply(&x, value);
+        std::optional<Result> r = Evaluate(x);
+        if (!r || !MemoryFits(x, *r)) {
+          inner_failures_.push_back(InnerFailure{&c.pick, li, value});
+          return false;
+        }
+        if (!Fits(x, *r)) return false;
+        *keep = std::move(r);
+        *keep_s = std::move(x);
+        return true;
+      };
+      if (!fits_at(lo, &at_lo, &at_lo_s)) continue;
+      while (lo < hi) {
+        const int64_t mid = (lo + hi + 1) / 2;
+        std::optional<Result> r;
+        Scenario xs;
+        if (fits_at(mid, &r, &xs)) {
+          lo = mid;
+          at_lo = std::move(r);
+          at_lo_s = std::move(xs);
+        } else {
+          hi = mid - 1;
+        }
+      }
+      Plan p;
+      p.scenario = std::move(at_lo_s);
+      p.result = std::move(*at_lo);
+      p.time = TimeOf(p.scenario, &p.result);
+      p.cost = CostOf(p.scenario, &p.result);
+      p.fidelity = c.fidelity;
+      for (size_t d = 0; d < c.pick.size(); ++d) {
+        if (c.pick[d] == 0) continue;
+        const LeverOption& o = space_.dims[d].options[c.pick[d]];
+        p.levers.push_back(o.label);
+        if (!o.fidelity_note.empty()) p.gave_up.push_back(o.fidelity_note);
+      }
+      if (levels[li] != nullptr && p.scenario.train.gradient_checkpointing != base_.train.gradient_checkpointing) p.levers.push_back(levels[li]->label);
+      const std::string chain_label = ChainLabel(chain.name, p.scenario);
+      if (!chain_label.empty()) p.levers.push_back(chain_label);
+      if (!best || p.cost < best->cost - kCostEpsilon || (std::abs(p.cost - best->cost) <= kCostEpsilon && p.levers.size() < best->levers.size())) {
+        best = std::move(p);
+      }
+    }
+    return best;
+  }
+
+  const PlanRequest& request_;
+  Scenario base_;
+  const GpuEntry* gpu_ = nullptr;
+  HardwareRates rates_;
+  Prepared prepared_;
+  LeverSpace space_;
+  Result base_result_;
+  StepTime base_time_;
+  bool base_fits_ = false;
+  std::vector<std::pair<std::string, std::string>> base_warnings_;
+  std::vector<Combo> combos_;
+  std::vector<const std::vector<uint8_t>*> failed_;
+  struct InnerFailure {
+    const std::vector<uint8_t>* pick;
+    size_t level;
+    int64_t value;
+  };
+  std::vector<InnerFailure> inner_failures_;
+  std::vector<std::pair<double, int>> found_;  // (cost, fidelity) of every plan an expansion returned
+  int64_t estimates_ = 0;
+};
+
+void Rank(RankBy by, std::vector<Plan>* plans) {
+  for (Plan& p : *plans) {
+    switch (by) {
+      // Each fidelity point weighs as a 10% slower step (docs/planner.md, "Ranking").
+      case RankBy::kBalanced: p.score = p.cost * std::pow(1.1, 100 - p.fidelity); break;
+      case RankBy::kFidelity: p.score = (100 - p.fidelity) * 1e6 + p.cost; break;
+      case RankBy::kCost: p.score = p.cost; break;
+    }
+  }
+  std::stable_sort(plans->begin(), plans->end(), [](const Plan& a, const Plan& b) { return a.score < b.score; });
+}
+
+}  // namespace
+
+PlanSearch SearchPlans(const PlanRequest& request) {
+  PlanSearch out;
+  Searcher s(request);
+  if (!s.Setup(&out)) return out;
+  s.Enumerate();
+  out.plans = s.Walk();
+  s.Fill(&out);
+  // The point that changes nothing is the user's own scenario (when it fits): it shapes the front
+  // (nothing it dominates is a plan) but is not itself a plan.
+  out.plans.erase(std::remove_if(out.plans.begin(), out.plans.end(), [](const Plan& p) { return p.levers.empty(); }), out.plans.end());
+  Rank(request.rank_by, &out.plans);
+  if (request.max_plans > 0 && static_cast<int64_t>(out.plans.size()) > request.max_plans) out.plans.resize(static_cast<size_t>(request.max_plans));
+  return out;
+}
+
+std::vector<std::pair<double, int>> BruteForceFront(const PlanRequest& request, int64_t* estimates) {
+  PlanSearch out;
+  Searcher s(request);
+  if (!s.Setup(&out)) return {};
+  s.Enumerate();
+  auto front = s.Exhaust();
+  if (estimates != nullptr) *estimates = s.estimates();
+  return front;
+}
+
+}  // namespace vramplan
