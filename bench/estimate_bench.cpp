@@ -4,6 +4,7 @@
 #include <benchmark/benchmark.h>
 
 #include "vramplan/estimate.h"
+#include "vramplan/plan.h"
 
 namespace {
 
@@ -135,5 +136,18 @@ void BM_TargetFullJson(benchmark::State& state) {
 BENCHMARK(BM_TargetFullJson)->DenseRange(0, 2);
 
 }  // namespace
+
+// The planner (the plan op, docs/planner.md): the issue's 70B full fine-tune (ZeRO-3 on 8x H100,
+// 8.8 GiB short) and an 8B LoRA on a 24 GB card (micro-batch 4 at 4k), whole op: search, the plans'
+// diffs and sentences, the fewest GPUs and the larger GPUs that fit.
+const char* kPlans[] = {
+    R"({"scenario":{"model":"meta-llama/Meta-Llama-3-70B","mode":"train","train":{"method":"full","precision":"bf16"},"parallel":{"gpus":8,"zero":3},"gpu":"h100-sxm-80gb"},"max_plans":8})",
+    R"({"scenario":{"model":"meta-llama/Llama-3.1-8B","mode":"train","train":{"method":"lora","precision":"bf16","micro_batch_size":4,"seq_len":4096},"gpu":"rtx-4090-24gb"},"max_plans":8})",
+};
+void BM_PlanJson(benchmark::State& state) {
+  std::string request = kPlans[state.range(0)];
+  for (auto _ : state) benchmark::DoNotOptimize(vramplan::PlanJson(request));
+}
+BENCHMARK(BM_PlanJson)->DenseRange(0, 1)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

@@ -18,7 +18,7 @@ const url = createUrlSync();
 
 // Test/debug hook: read-only copies of the store and timings (docs/web.md).
 const hook = {
-  ready: false, lastRenderMs: null, firstEstimateMs: null, lastMatrixMs: null, renders: 0, estimates: 0,
+  ready: false, lastRenderMs: null, firstEstimateMs: null, lastMatrixMs: null, lastPlanMs: null, renders: 0, estimates: 0,
   get scenario() { return structuredClone(store.get().scenario); },
   get choices() { return structuredClone(store.get().choices); },
   get result() { return structuredClone(store.get().result); },
@@ -87,6 +87,8 @@ async function start() {
     return;
   }
   const { core } = compute;
+  // Test/benchmark hook: one planner call in the worker, {planned, ms} (docs/web.md).
+  window.__vramplanPlan = (request) => compute.plan(request);
   const schema = core.schema();
   const presets = core.presets();
   const presetById = new Map(presets.map((p) => [p.id, p]));
@@ -103,6 +105,17 @@ async function start() {
       get: () => store.get().page.ladder,
       set: (ladder) => { const { choices, page } = store.set({ page: Object.freeze({ ...store.get().page, ladder }) }); url.write(choices, page, 'replace'); },
     },
+  });
+
+  // The Plans panel (plans.js, loaded the first time a result needs it): a job that does not fit,
+  // or fits with less than 5% headroom.
+  let plans = null;
+  const needsPlans = (r) => r && r.scenario && (!r.gpu.fits || r.gpu.headroom_bytes < 0.05 * r.gpu.capacity_bytes);
+  store.subscribe(async (s, prev) => {
+    if (s.result === prev.result || !s.result) return;
+    if (!needsPlans(s.result)) { plans?.hide(); return; }
+    plans ??= import('./plans.js').then((m) => m.createPlans({ store, commit, plan: (req) => compute.plan(req), hook }));
+    (await plans).update();
   });
 
   // The views, each redrawn from the store when its part of the state changed.

@@ -67,6 +67,17 @@ export async function startCompute() {
       }
       return ask({ jobs });
     },
+    // The planner off the main thread: resolves {planned, ms} (never hangs).
+    async plan(request) {
+      if (!worker) {
+        const t = performance.now();
+        let planned;
+        try { planned = core.plan(request); } catch (e) { planned = internalError(e); }
+        return { planned, ms: performance.now() - t };
+      }
+      const a = await ask({ plan: request });
+      return a.planned ? a : { planned: a.failed ?? internalError('no answer from the worker') };
+    },
     // core.parseHfConfig off the main thread: resolves with the core's answer (never hangs).
     async parse(text) {
       if (!worker) { try { return core.parseHfConfig(text); } catch (e) { return internalError(e); } }

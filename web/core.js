@@ -37,6 +37,8 @@ export function loadCore({ wasmBinary } = {}) {
       presets: () => payload('presets', 'presets'),
       gpus: () => payload('gpus', 'gpus'),
       parseHfConfig: (text) => call('parse_config', text),
+      // The planner (docs/planner.md): {scenario, budget, levers, ...} -> the plans that fit.
+      plan: (request) => call('plan', JSON.stringify(request)),
       // Constant for a build: parsed once, shared read-only by every caller.
       schema: () => (schemaCache ??= payload('schema', 'schema')),
       version: () => payload('version', 'version'),

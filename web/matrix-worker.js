@@ -4,6 +4,7 @@
 //   {init: ArrayBuffer}     -> (no answer) the core is created from these bytes
 //   {id, jobs: [scenario]}  -> {id, ms, cells: [{ok, total, fits, gpu} | {ok: false, errors}]}
 //   {id, parse: text}       -> {id, parsed: core.parseHfConfig(text)} (a pasted/fetched config.json)
+//   {id, plan: request}     -> {id, ms, planned: core.plan(request)} (the Plans panel, plans.js)
 // A core call that throws answers {ok: false, errors: [{code: 'internal', ...}]}, and a core that
 // cannot be created answers {id, failed}: every message gets its answer, so the page never waits
 // forever.
@@ -28,6 +29,11 @@ self.onmessage = async (e) => {
     return;
   }
   const started = performance.now();
+  if (e.data.plan !== undefined) {
+    const planned = guarded(() => core.plan(e.data.plan));
+    self.postMessage({ id: e.data.id, ms: performance.now() - started, planned });
+    return;
+  }
   const cells = e.data.jobs.map((s) => {
     const r = guarded(() => core.summary(s));
     return r.ok ? { ok: true, total: r.device_total_bytes, fits: r.fits, gpu: r.gpu } : { ok: false, errors: r.errors };

@@ -3,7 +3,7 @@
 // changes, its memory, its relative cost and fidelity, a one-click Apply (the URL carries the
 // applied plan), a cost x fidelity chart, the fewest GPUs of this kind and the larger GPUs on which
 // the job fits unchanged. Loaded by app.js the first time a result needs it, and styled here
-// (CSSOM) so that the page's first download does not grow (docs/web.md, "Page weight").
+// (a constructed style sheet) so that the page's first download does not grow (docs/web.md, "Page weight").
 // Formatting only: every number is the core's.
 import { gib, exactBytes, el } from './format.js';
 
@@ -70,9 +70,10 @@ function pareto(plans) {
 }
 
 export function createPlans({ store, commit, plan, hook }) {
-  const style = document.createElement('style');
-  style.textContent = CSS;
-  document.head.append(style);
+  // A constructed style sheet: the page's CSP (style-src 'self') refuses <style> elements.
+  const sheet = new CSSStyleSheet();
+  sheet.replaceSync(CSS);
+  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
   const box = $('plans-box');
   let budgetGpus = null; // the page's budget: GPUs of this kind (null: the scenario's own)
   let allowShorter = false;

@@ -42,7 +42,7 @@ function renderVerdict(r) {
     el('div', { class: 'big', title: exactBytes(g.device_total_bytes) },
       el('strong', { text: gib(g.device_total_bytes) }), `${per} of ${gib(g.capacity_bytes)} on `, el('span', { text: g.name })),
     el('div', { class: 'sub-verdict', title: exactBytes(Math.abs(g.headroom_bytes)) },
-      g.fits ? `${gib(g.headroom_bytes)} headroom` : `${gib(-g.headroom_bytes)} short — try a memory saver, a smaller method or more GPUs`),
+      g.fits ? `${gib(g.headroom_bytes)} headroom` : `${gib(-g.headroom_bytes)} short — the plans below make it fit`),
   );
   // Narrow screens: a small fixed summary, so the answer stays visible while editing.
   $('mini').className = `mini ${g.fits ? 'fits' : 'nofit'}`;

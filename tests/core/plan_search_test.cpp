@@ -211,7 +211,7 @@ void CheckOrders(const Scenario& s, const std::string& name, int* pairs) {
     std::vector<std::optional<Result>> results(d.options.size());
     for (size_t i = 0; i < d.options.size(); ++i) {
       Scenario v = s;
-      if (d.options[i].apply && !d.options[i].apply(&v)) continue;
+      if (!d.options[i].Apply(&v)) continue;
       if (!ValidateCombination(v).empty()) continue;
       Result r = Estimate(v, o);
       if (r.errors.empty()) results[i] = std::move(r);

@@ -99,10 +99,11 @@ void WriteChanges(JsonWriter& w, const Scenario& user, const Scenario& plan) {
   Flatten(a, "", &fa);
   Flatten(b, "", &fb);
   w.BeginObject();
-  for (const auto& [path, value] : fb) {
-    const auto it = std::find_if(fa.begin(), fa.end(), [&](const auto& p) { return p.first == path; });
-    if (it != fa.end() && *it->second == *value) continue;
-    w.Key(path).Raw(io::Dump(*value));
+  for (const auto& leaf : fb) {
+    const std::string& path = leaf.first;
+    const auto it = std::find_if(fa.begin(), fa.end(), [&path](const auto& p) { return p.first == path; });
+    if (it != fa.end() && *it->second == *leaf.second) continue;
+    w.Key(path).Raw(io::Dump(*leaf.second));
   }
   w.EndObject();
 }
@@ -172,25 +173,33 @@ void WriteStepTime(JsonWriter& w, const StepTime& t) {
 
 double Round(double v, double per_unit) { return std::round(v * per_unit) / per_unit; }
 
-// GPUs of the catalogue with more memory on which the unchanged scenario fits, smallest first.
+int64_t Capacity(const GpuEntry& g) { return g.usable_memory_bytes > 0 ? g.usable_memory_bytes : g.memory_bytes; }
+
+// The smallest GPUs of the catalogue on which the unchanged scenario fits (at most 5), tried in
+// increasing memory from the first one large enough for the device total the user's GPU needs
+// (the per-GPU overheads differ a little between GPUs, so each is estimated; at most 12 tried).
 std::vector<std::pair<const GpuEntry*, Result>> OtherGpus(const Scenario& user, const Result& user_result) {
+  std::vector<const GpuEntry*> candidates;
+  for (const GpuEntry& g : Gpus()) {
+    if (Capacity(g) <= user_result.gpu.capacity_bytes || g.id == user.gpu.id) continue;
+    if (g.segment == "unified" && user.framework.device == Device::kCuda) continue;
+    if (Capacity(g) < user_result.gpu.device_total_bytes * 95 / 100) continue;
+    candidates.push_back(&g);
+  }
+  std::stable_sort(candidates.begin(), candidates.end(), [](const GpuEntry* a, const GpuEntry* b) { return Capacity(*a) < Capacity(*b); });
   std::vector<std::pair<const GpuEntry*, Result>> out;
   EstimateOptions o;
   o.explain = false;
   o.inverse = false;
-  for (const GpuEntry& g : Gpus()) {
-    const int64_t memory = g.usable_memory_bytes > 0 ? g.usable_memory_bytes : g.memory_bytes;
-    if (memory <= user_result.gpu.capacity_bytes || g.id == user.gpu.id) continue;
-    if (g.segment == "unified" && user.framework.device == Device::kCuda) continue;
+  for (size_t i = 0; i < candidates.size() && i < 12 && out.size() < 5; ++i) {
+    const GpuEntry& g = *candidates[i];
     Scenario v = user;
     v.gpu.id = g.id;
     v.gpu.name = g.name;
-    v.gpu.memory_bytes = memory;
+    v.gpu.memory_bytes = Capacity(g);
     Result r = Estimate(v, o);
     if (r.errors.empty() && r.gpu.fits) out.emplace_back(&g, std::move(r));
   }
-  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second.gpu.capacity_bytes < b.second.gpu.capacity_bytes; });
-  if (out.size() > 5) out.resize(5);
   return out;
 }
 

@@ -42,19 +42,44 @@ struct PlanBudget {
   bool nvme = true;                // NVMe offload allowed
 };
 
+// What an option sets: one scenario field (or a small group that moves together), as data, so
+// that every option of every lever shares one Apply (levers.cpp) instead of a closure each.
+enum class Knob : uint8_t {
+  // training
+  kMethod, kPrecision, kOptimizer, kFusedAdamW, kTrainAttention, kLoss, kDropOutputs, kZero, kFsdp,
+  kOffloadOptimizer, kOffloadParams, kGpus, kTp, kPp, kSeqLen, kCheckpointing, kMicroBatch,
+  // serving
+  kWeights, kKvCache, kFlashAttn, kUbatch, kGpuMemoryUtilization95, kNoCudaGraphs, kMaxBatchedTokens,
+  kServeAttention, kServeGpus, kContextDivisor, kBatch, kGpuLayers,
+};
+
+struct Assign {
+  Knob knob;
+  int64_t value = 0;  // the enum's value, a count or a length
+};
+
+// Sets one knob. False when it does not apply to the variant the earlier levers made (the fused
+// AdamW step once an 8-bit optimizer was chosen, FlashAttention under fp32): such a combination
+// repeats another one and is skipped.
+bool ApplyAssign(const Assign& a, Scenario* s);
+
 struct LeverOption {
   std::string label;            // what the plan says: "fused AdamW", "ZeRO-3 + CPU offload"
   int fidelity_loss = 0;        // points off 100 (docs/planner.md, "Fidelity")
   std::string fidelity_note;    // "", or what the plan gives up
-  // nullptr: keep the user's value. Returns false when the option does not apply to the variant
-  // the earlier levers made (e.g. the fused AdamW step once an 8-bit optimizer was chosen): such a
-  // combination repeats another one and is skipped.
-  std::function<bool(Scenario*)> apply;
+  std::vector<Assign> sets;     // empty: keep the user's value
+
+  bool Apply(Scenario* s) const {
+    for (const Assign& a : sets) {
+      if (!ApplyAssign(a, s)) return false;
+    }
+    return true;
+  }
 };
 
 // One lever. `no_more_memory[a][b]`: option b never needs more GPU memory than option a, with
-// every other lever fixed (a documented, property-tested fact: see levers_memory_order in
-// tests/core/planner_test.cpp); false where not known.
+// every other lever fixed: a documented fact, property-tested (tests/core/plan_search_test.cpp,
+// DeclaredMemoryOrders...); false where not known.
 struct LeverDim {
   std::string name;
   std::vector<LeverOption> options;  // options[0]: the user's value
@@ -64,22 +89,32 @@ struct LeverDim {
 // A chain searched by bisection: values in increasing memory and decreasing cost.
 struct InnerChain {
   std::string name;  // "micro_batch_size", "n_gpu_layers", "batch_size"
+  Knob knob = Knob::kBatch;
   std::vector<int64_t> values;
-  std::function<void(Scenario*, int64_t)> apply;
+  int64_t replica_batch = 0;  // micro_batch_size: samples per replica per step (the global batch kept)
+  int64_t layers = 0;         // n_gpu_layers: the model's layers (all of them = -1)
+  void Apply(Scenario* s, int64_t value) const;
 };
 
 // The checkpointing levels, from the cheapest (most memory) to the dearest.
 struct LeverSpace {
   std::vector<LeverDim> dims;
   std::vector<LeverOption> checkpointing;  // empty: the scenario's own
-  // Made for each combination of the outer levers (the batch chain depends on the data-parallel
-  // degree they chose).
-  std::function<InnerChain(const Scenario&, const ModelSpec&)> inner;
-  std::vector<std::string> notes;  // what the space leaves out, said in the reply
+  // The batch-like chain for one combination of the outer levers (the micro-batch chain depends
+  // on the data-parallel degree they chose).
+  Knob inner = Knob::kMicroBatch;
+  bool inner_free = true;           // the chain may move (else: the user's value only)
+  int64_t global_batch = 0;         // training: samples per optimizer step, kept
+  int64_t user_micro_batch = 1;
+  std::vector<std::string> notes;   // what the space leaves out, said in the reply
 };
+
+InnerChain InnerChainFor(const LeverSpace& space, const Scenario& variant, const ModelSpec& model);
 
 // Marks a chain order: options[i+1] never needs more memory than options[i] (i >= start).
 void ChainOrder(LeverDim* dim, size_t start = 0);
+// Marks no order: every option only bounds itself.
+void Incomparable(LeverDim* dim);
 
 LeverSpace TrainingLevers(const Scenario& user, const LeverSwitches& on, const PlanBudget& budget, const GpuEntry* gpu);
 LeverSpace ServingLevers(const Scenario& user, const LeverSwitches& on, const PlanBudget& budget, const GpuEntry* gpu);

@@ -33,7 +33,6 @@ double QuantizedCost(double cost) { return std::round(cost * 200.0) / 200.0; }
 
 struct Combo {
   std::vector<uint8_t> pick;  // option index per dim
-  Scenario light;             // the variant without its model
   double cost_floor = 0;      // cost at the cheapest inner point
   int fidelity = 100;
   int changes = 0;
@@ -83,29 +82,35 @@ class Searcher {
     return true;
   }
 
+  // The variant of a combination, without its model (light_ has none: copies stay cheap).
+  bool Light(const std::vector<uint8_t>& pick, Scenario* out) const {
+    *out = light_;
+    for (size_t d = 0; d < pick.size(); ++d) {
+      if (!space_.dims[d].options[pick[d]].Apply(out)) return false;
+    }
+    return true;
+  }
+
   // All outer combinations, priced; those an option refuses are dropped.
   void Enumerate() {
-    Scenario light = base_;
-    light.model = ModelSpec{};
+    light_ = base_;
+    light_.model = ModelSpec{};
     const size_t n = space_.dims.size();
     std::vector<uint8_t> pick(n, 0);
+    Scenario work;
     while (true) {
       Combo c;
       c.pick = pick;
-      c.light = light;
-      bool ok = true;
-      for (size_t d = 0; d < n && ok; ++d) {
+      for (size_t d = 0; d < n; ++d) {
         const LeverOption& o = space_.dims[d].options[pick[d]];
-        if (o.apply) ok = o.apply(&c.light);
         c.fidelity -= o.fidelity_loss;
         c.changes += pick[d] != 0 ? 1 : 0;
       }
-      if (ok) {
-        Scenario cheapest = c.light;
-        if (!space_.checkpointing.empty()) space_.checkpointing.front().apply(&cheapest);
-        const InnerChain chain = space_.inner(cheapest, base_.model);
-        if (!chain.values.empty()) chain.apply(&cheapest, chain.values.back());
-        c.cost_floor = CostOf(cheapest, nullptr);
+      if (Light(pick, &work)) {
+        if (!space_.checkpointing.empty()) space_.checkpointing.front().Apply(&work);
+        const InnerChain chain = InnerChainFor(space_, work, base_.model);
+        if (!chain.values.empty()) chain.Apply(&work, chain.values.back());
+        c.cost_floor = CostOf(work, nullptr);
         combos_.push_back(std::move(c));
       }
       size_t d = 0;
@@ -162,11 +167,11 @@ class Searcher {
       const std::vector<const LeverOption*> levels = Levels();
       for (const LeverOption* level : levels) {
         Scenario w = v;
-        if (level != nullptr) level->apply(&w);
-        const InnerChain chain = space_.inner(w, base_.model);
+        if (level != nullptr) level->Apply(&w);
+        const InnerChain chain = InnerChainFor(space_, w, base_.model);
         for (int64_t value : chain.values) {
           Scenario x = w;
-          chain.apply(&x, value);
+          chain.Apply(&x, value);
           std::optional<Result> r = Evaluate(x);
           if (r && Fits(x, *r)) fits.emplace_back(CostOf(x, &*r), c.fidelity);
         }
@@ -256,7 +261,8 @@ class Searcher {
   }
 
   Scenario Full(const Combo& c) const {
-    Scenario v = c.light;
+    Scenario v;
+    Light(c.pick, &v);
     v.model = base_.model;
     return v;
   }
@@ -325,10 +331,10 @@ class Searcher {
     // The smallest setting: the dearest checkpointing level, the first chain value.
     {
       Scenario w = v;
-      if (levels.back() != nullptr) levels.back()->apply(&w);
-      const InnerChain chain = space_.inner(w, base_.model);
+      if (levels.back() != nullptr) levels.back()->Apply(&w);
+      const InnerChain chain = InnerChainFor(space_, w, base_.model);
       if (chain.values.empty()) return std::nullopt;
-      chain.apply(&w, chain.values.front());
+      chain.Apply(&w, chain.values.front());
       std::optional<Result> r = Evaluate(w);
       if (!r || !MemoryFits(w, *r)) {
         failed_.push_back(&c.pick);
@@ -339,8 +345,8 @@ class Searcher {
     std::optional<Plan> best;
     for (size_t li = 0; li < levels.size(); ++li) {
       Scenario w = v;
-      if (levels[li] != nullptr) levels[li]->apply(&w);
-      const InnerChain chain = space_.inner(w, base_.model);
+      if (levels[li] != nullptr) levels[li]->Apply(&w);
+      const InnerChain chain = InnerChainFor(space_, w, base_.model);
       // Chain values dearer than the bound (or than this combination's best so far) cannot make
       // a front point: costs fall along the chain, so only a suffix of it is searched.
       const double limit = std::min(bound, best ? best->cost : std::numeric_limits<double>::infinity());
@@ -348,7 +354,7 @@ class Searcher {
       const int64_t last = static_cast<int64_t>(chain.values.size()) - 1;
       while (first <= last) {
         Scenario x = w;
-        chain.apply(&x, chain.values[static_cast<size_t>(first)]);
+        chain.Apply(&x, chain.values[static_cast<size_t>(first)]);
         if (CostOf(x, nullptr) <= limit + kCostEpsilon) break;
         ++first;
       }
@@ -361,7 +367,7 @@ class Searcher {
         const int64_t value = chain.values[static_cast<size_t>(i)];
         if (FailedBefore(c, li, value)) return false;
         Scenario x = w;
-        chain.apply(&x, value);
+        chain.Apply(&x, value);
         std::optional<Result> r = Evaluate(x);
         if (!r || !MemoryFits(x, *r)) {
           inner_failures_.push_back(InnerFailure{&c.pick, li, value});
@@ -409,6 +415,7 @@ class Searcher {
 
   const PlanRequest& request_;
   Scenario base_;
+  Scenario light_;  // base_ without its model
   const GpuEntry* gpu_ = nullptr;
   HardwareRates rates_;
   Prepared prepared_;

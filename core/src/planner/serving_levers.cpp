@@ -48,10 +48,6 @@ int KvLoss(KvDtype k) {
   }
 }
 
-void Incomparable(LeverDim* d) {
-  d->no_more_memory.assign(d->options.size(), std::vector<bool>(d->options.size(), false));
-  for (size_t i = 0; i < d->options.size(); ++i) d->no_more_memory[i][i] = true;
-}
 
 // FP8 weights: transformers' FP8 paths (fbgemm_fp8, finegrained_fp8) need compute capability 8.9+
 // (Ada, Hopper, Blackwell); vLLM also runs FP8 checkpoints on Ampere through its weight-only FP8
@@ -64,7 +60,7 @@ bool Fp8Capable(Engine engine, const GpuEntry* gpu) {
 }
 
 LeverDim WeightsDim(const Scenario& user, const GpuEntry* gpu) {
-  LeverDim d{"weights", {{"", 0, "", nullptr}}, {}};
+  LeverDim d{"weights", {LeverOption{}}, {}};
   std::vector<WeightFormat> formats;
   switch (user.inference.engine) {
     case Engine::kTransformers:
@@ -80,35 +76,28 @@ LeverDim WeightsDim(const Scenario& user, const GpuEntry* gpu) {
   for (WeightFormat f : formats) {
     if (WeightLoss(f) <= base || f == user.inference.weights) continue;
     if (f == WeightFormat::kFp8 && !Fp8Capable(user.inference.engine, gpu)) continue;
-    d.options.push_back({WeightFormatName(f) + " weights", WeightLoss(f) - base, "quantized weights", [f](Scenario* s) {
-                           s->inference.weights = f;
-                           return true;
-                         }});
+    d.options.push_back({WeightFormatName(f) + " weights", WeightLoss(f) - base, "quantized weights", {{Knob::kWeights, static_cast<int64_t>(f)}}});
   }
   Incomparable(&d);
   return d;
 }
 
 LeverDim KvDim(const Scenario& user, const GpuEntry* gpu) {
-  LeverDim d{"kv_cache", {{"", 0, "", nullptr}}, {}};
+  LeverDim d{"kv_cache", {LeverOption{}}, {}};
   std::vector<std::pair<KvDtype, const char*>> kinds;
   switch (user.inference.engine) {
     // vLLM's fp8 KV cache (kv_cache_dtype fp8): the CUDA cache kernels convert on sm80+.
     case Engine::kVllm:
       if (gpu == nullptr || gpu->arch != "turing") kinds = {{KvDtype::kFp8, "fp8 KV cache"}};
       break;
-    // llama.cpp: a quantized V cache needs flash attention (llama-context.cpp refuses otherwise).
+    // llama.cpp: a quantized V cache needs flash attention (ApplyAssign turns it on).
     case Engine::kLlamaCpp: kinds = {{KvDtype::kInt8, "q8_0 KV cache with flash attention"}, {KvDtype::kInt4, "q4_0 KV cache with flash attention"}}; break;
     case Engine::kTransformers: kinds = {{KvDtype::kInt8, "8-bit quantized KV cache"}, {KvDtype::kInt4, "4-bit quantized KV cache"}}; break;
   }
   const int base = KvLoss(user.inference.kv_cache);
   for (const auto& [k, label] : kinds) {
     if (KvLoss(k) <= base) continue;
-    d.options.push_back({label, KvLoss(k) - base, "quantized KV cache", [k = k](Scenario* s) {
-                           s->inference.kv_cache = k;
-                           if (s->inference.engine == Engine::kLlamaCpp) s->inference.flash_attn = true;
-                           return true;
-                         }});
+    d.options.push_back({label, KvLoss(k) - base, "quantized KV cache", {{Knob::kKvCache, static_cast<int64_t>(k)}}});
   }
   ChainOrder(&d);
   return d;
@@ -118,109 +107,66 @@ void AddKnobDims(const Scenario& user, std::vector<LeverDim>* dims) {
   const InferenceConfig& inf = user.inference;
   if (inf.engine == Engine::kLlamaCpp) {
     if (!inf.flash_attn) {
-      LeverDim d{"flash_attn", {{"", 0, "", nullptr}, {"flash attention (-fa)", 0, "", [](Scenario* s) {
-                                                         s->inference.flash_attn = true;
-                                                         return true;
-                                                       }}},
-                 {}};
+      LeverDim d{"flash_attn", {LeverOption{}, {"flash attention (-fa)", 0, "", {{Knob::kFlashAttn, 1}}}}, {}};
       ChainOrder(&d);
       dims->push_back(std::move(d));
     }
-    LeverDim u{"n_ubatch", {{"", 0, "", nullptr}}, {}};
+    LeverDim u{"n_ubatch", {LeverOption{}}, {}};
     for (int64_t n : {int64_t{256}, int64_t{128}}) {
       if (n >= inf.n_ubatch) continue;
-      u.options.push_back({"n_ubatch " + std::to_string(n), 0, "", [n](Scenario* s) {
-                             s->inference.n_ubatch = n;
-                             s->inference.n_batch = std::max(s->inference.n_batch, n);
-                             return true;
-                           }});
+      u.options.push_back({"n_ubatch " + std::to_string(n), 0, "", {{Knob::kUbatch, n}}});
     }
     ChainOrder(&u);
     dims->push_back(std::move(u));
   }
   if (inf.engine == Engine::kVllm) {
     if (inf.gpu_memory_utilization < 0.95) {
-      LeverDim d{"gpu_memory_utilization", {{"", 0, "", nullptr}, {"gpu_memory_utilization 0.95", 0, "", [](Scenario* s) {
-                                                                     s->inference.gpu_memory_utilization = 0.95;
-                                                                     return true;
-                                                                   }}},
-                 {}};
+      LeverDim d{"gpu_memory_utilization", {LeverOption{}, {"gpu_memory_utilization 0.95", 0, "", {{Knob::kGpuMemoryUtilization95, 1}}}}, {}};
       Incomparable(&d);
       dims->push_back(std::move(d));
     }
     if (inf.cuda_graphs) {
-      LeverDim d{"cuda_graphs", {{"", 0, "", nullptr}, {"no CUDA graphs (enforce_eager)", 0, "", [](Scenario* s) {
-                                                          s->inference.cuda_graphs = false;
-                                                          return true;
-                                                        }}},
-                 {}};
+      LeverDim d{"cuda_graphs", {LeverOption{}, {"no CUDA graphs (enforce_eager)", 0, "", {{Knob::kNoCudaGraphs, 1}}}}, {}};
       Incomparable(&d);
       dims->push_back(std::move(d));
     }
     if (inf.max_num_batched_tokens == 0 || inf.max_num_batched_tokens > 2048) {
-      LeverDim d{"max_num_batched_tokens", {{"", 0, "", nullptr}, {"max_num_batched_tokens 2048", 0, "", [](Scenario* s) {
-                                                                     s->inference.max_num_batched_tokens = 2048;
-                                                                     return true;
-                                                                   }}},
-                 {}};
+      LeverDim d{"max_num_batched_tokens", {LeverOption{}, {"max_num_batched_tokens 2048", 0, "", {{Knob::kMaxBatchedTokens, 2048}}}}, {}};
       Incomparable(&d);
       dims->push_back(std::move(d));
     }
   }
   if (inf.engine == Engine::kTransformers) {
-    LeverDim d{"attention", {{"", 0, "", nullptr}}, {}};
-    if (inf.attention == AttentionImpl::kEager) d.options.push_back({"SDPA attention", 0, "", [](Scenario* s) {
-                                                                       s->inference.attention = AttentionImpl::kSdpa;
-                                                                       return true;
-                                                                     }});
-    if (inf.attention != AttentionImpl::kFlash) d.options.push_back({"FlashAttention-2", 0, "", [](Scenario* s) {
-                                                                       s->inference.attention = AttentionImpl::kFlash;
-                                                                       return true;
-                                                                     }});
+    LeverDim d{"attention", {LeverOption{}}, {}};
+    if (inf.attention == AttentionImpl::kEager) d.options.push_back({"SDPA attention", 0, "", {{Knob::kServeAttention, static_cast<int64_t>(AttentionImpl::kSdpa)}}});
+    if (inf.attention != AttentionImpl::kFlash) d.options.push_back({"FlashAttention-2", 0, "", {{Knob::kServeAttention, static_cast<int64_t>(AttentionImpl::kFlash)}}});
     Incomparable(&d);
     dims->push_back(std::move(d));
   }
 }
 
 LeverDim GpusDim(const Scenario& user, int64_t max_gpus) {
-  LeverDim d{"gpus", {{"", 0, "", nullptr}}, {}};
+  LeverDim d{"gpus", {LeverOption{}}, {}};
   for (int64_t g = 2; g <= max_gpus; g *= 2) {
     if (g <= user.parallel.gpus) continue;
     const bool tensor = user.inference.engine == Engine::kVllm;
-    d.options.push_back({std::to_string(g) + (tensor ? " GPUs, tensor parallel" : " GPUs, layers split"), 0, "", [g, tensor](Scenario* s) {
-                           s->parallel.gpus = g;
-                           if (tensor) s->parallel.tp = g;
-                           return true;
-                         }});
+    d.options.push_back({std::to_string(g) + (tensor ? " GPUs, tensor parallel" : " GPUs, layers split"), 0, "", {{Knob::kServeGpus, g}}});
   }
   Incomparable(&d);
   return d;
 }
 
 LeverDim ContextDim(const Scenario& user) {
-  LeverDim d{"context", {{"", 0, "", nullptr}}, {}};
+  LeverDim d{"context", {LeverOption{}}, {}};
   int loss = 0;
   for (int64_t div = 2; div <= 8 && user.inference.prompt_len / div >= 256; div *= 2) {
     loss += 10;
-    d.options.push_back({"prompt " + std::to_string(user.inference.prompt_len / div) + " tokens", loss, "a shorter context", [div](Scenario* s) {
-                           InferenceConfig& inf = s->inference;
-                           inf.prompt_len /= div;
-                           if (inf.max_model_len > 0) inf.max_model_len = std::max<int64_t>(inf.prompt_len + inf.new_tokens, inf.max_model_len / div);
-                           if (inf.n_ctx > 0) inf.n_ctx = std::max<int64_t>(inf.prompt_len + inf.new_tokens, inf.n_ctx / div);
-                           return true;
-                         }});
+    d.options.push_back({"prompt " + std::to_string(user.inference.prompt_len / div) + " tokens", loss, "a shorter context", {{Knob::kContextDivisor, div}}});
   }
   ChainOrder(&d);
   return d;
 }
 
-// Powers of two up to n, and n.
-std::vector<int64_t> Ladder(int64_t n) {
-  std::vector<int64_t> out;
-  for (int64_t v = 1; v < n; v *= 2) out.push_back(v);
-  out.push_back(n);
-  return out;
-}
 
 }  // namespace
 
@@ -235,37 +181,17 @@ LeverSpace ServingLevers(const Scenario& user, const LeverSwitches& on, const Pl
   if (on.context) space.dims.push_back(ContextDim(user));
   const bool llama = inf.engine == Engine::kLlamaCpp;
   if (llama && on.concurrency && inf.batch_size > 1) {
-    LeverDim d{"concurrency", {{"", 0, "", nullptr}}, {}};
+    LeverDim d{"concurrency", {LeverOption{}}, {}};
     for (int64_t b = inf.batch_size / 2; b >= 1; b /= 2) {
-      d.options.push_back({std::to_string(b) + " sequences at once (the rest queue)", 0, "", [b](Scenario* s) {
-                             s->inference.batch_size = b;
-                             return true;
-                           }});
+      d.options.push_back({std::to_string(b) + " sequences at once (the rest queue)", 0, "", {{Knob::kBatch, b}}});
     }
     ChainOrder(&d);
     space.dims.push_back(std::move(d));
   }
   space.dims.erase(std::remove_if(space.dims.begin(), space.dims.end(), [](const LeverDim& d) { return d.options.size() < 2; }),
                    space.dims.end());
-  const bool knobs = on.engine_knobs, concurrency = on.concurrency;
-  space.inner = [llama, knobs, concurrency](const Scenario& s, const ModelSpec& model) {
-    InnerChain c;
-    if (llama) {
-      c.name = "n_gpu_layers";
-      const int64_t layers = model.num_layers;
-      if (knobs) {
-        for (int64_t v = 0; v <= layers; ++v) c.values.push_back(v);
-      } else {
-        c.values = {s.inference.n_gpu_layers < 0 ? layers : std::min(s.inference.n_gpu_layers, layers)};
-      }
-      c.apply = [layers](Scenario* v, int64_t n) { v->inference.n_gpu_layers = n >= layers ? -1 : n; };
-    } else {
-      c.name = "batch_size";
-      c.values = concurrency ? Ladder(s.inference.batch_size) : std::vector<int64_t>{s.inference.batch_size};
-      c.apply = [](Scenario* v, int64_t b) { v->inference.batch_size = b; };
-    }
-    return c;
-  };
+  space.inner = llama ? Knob::kGpuLayers : Knob::kBatch;
+  space.inner_free = llama ? on.engine_knobs : on.concurrency;
   return space;
 }
 

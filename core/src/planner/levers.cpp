@@ -1,0 +1,182 @@
+// What each knob sets (levers.h), the memory-order helpers and the inner chains.
+#include "planner/levers.h"
+
+#include <algorithm>
+
+namespace vramplan {
+namespace {
+
+int64_t DataParallel(const ParallelConfig& p) {
+  return std::max<int64_t>(1, p.gpus / (std::max<int64_t>(1, p.tp) * std::max<int64_t>(1, p.pp) * std::max<int64_t>(1, p.cp)));
+}
+
+std::vector<int64_t> Divisors(int64_t n) {
+  std::vector<int64_t> out;
+  for (int64_t i = 1; i * i <= n; ++i) {
+    if (n % i == 0) {
+      out.push_back(i);
+      if (i != n / i) out.push_back(n / i);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Powers of two up to n, and n.
+std::vector<int64_t> Ladder(int64_t n) {
+  std::vector<int64_t> out;
+  for (int64_t v = 1; v < n; v *= 2) out.push_back(v);
+  out.push_back(n);
+  return out;
+}
+
+void SetMethod(TrainMethod m, Scenario* s) {
+  const TrainMethod before = s->train.method;
+  s->train.method = m;
+  const bool adapters = m == TrainMethod::kLora || m == TrainMethod::kQlora;
+  if (adapters && before != TrainMethod::kLora && before != TrainMethod::kQlora) {
+    // PEFT LoraConfig(r=16, target_modules="all-linear"): the common recipe (LLaMA-Factory
+    // lora_target all, axolotl lora_target_linear).
+    s->train.lora.rank = 16;
+    s->train.lora.alpha = 32;
+    s->train.lora.all_linear = true;
+    s->train.lora.targets.clear();
+  }
+  if (m == TrainMethod::kQlora) {
+    s->train.qlora_bits = 4;
+    s->train.qlora_backend = QloraBackend::kBitsandbytes;
+  }
+}
+
+}  // namespace
+
+bool ApplyAssign(const Assign& a, Scenario* s) {
+  TrainConfig& t = s->train;
+  ParallelConfig& p = s->parallel;
+  InferenceConfig& inf = s->inference;
+  switch (a.knob) {
+    case Knob::kMethod: SetMethod(static_cast<TrainMethod>(a.value), s); return true;
+    case Knob::kPrecision:
+      t.precision = static_cast<Precision>(a.value);
+      if (t.precision == Precision::kBf16 || t.precision == Precision::kFp16) t.autocast = false;
+      return true;
+    case Knob::kOptimizer:
+      t.optimizer = static_cast<Optimizer>(a.value);
+      t.optimizer_impl.reset();
+      return true;
+    case Knob::kFusedAdamW:
+      if (t.optimizer != Optimizer::kAdamW) return false;
+      t.optimizer_impl = OptimizerImpl::kFused;
+      return true;
+    case Knob::kTrainAttention:
+      if (static_cast<AttentionImpl>(a.value) == AttentionImpl::kFlash && t.precision == Precision::kFp32) return false;
+      t.attention = static_cast<AttentionImpl>(a.value);
+      return true;
+    case Knob::kLoss: t.loss = static_cast<LossImpl>(a.value); return true;
+    case Knob::kDropOutputs: s->framework.keep_outputs = false; return true;
+    case Knob::kZero: p.zero = static_cast<int>(a.value); return true;
+    case Knob::kFsdp: p.fsdp = a.value != 0; return true;
+    case Knob::kOffloadOptimizer: p.offload_optimizer = static_cast<Offload>(a.value); return true;
+    case Knob::kOffloadParams: p.offload_params = static_cast<Offload>(a.value); return true;
+    case Knob::kGpus: p.gpus = a.value; return true;
+    case Knob::kTp:
+      p.tp = a.value;
+      p.etp = 0;
+      if (s->framework.trainer == Trainer::kMegatron) p.sequence_parallel = a.value > 1;
+      return true;
+    case Knob::kPp:
+      p.pp = a.value;
+      p.vpp = 1;
+      p.pp_layers.clear();
+      p.pp_schedule.reset();
+      return true;
+    case Knob::kSeqLen: t.seq_len = a.value; return true;
+    case Knob::kCheckpointing: t.gradient_checkpointing = static_cast<Checkpointing>(a.value); return true;
+    case Knob::kMicroBatch: t.micro_batch_size = a.value; return true;
+    case Knob::kWeights: inf.weights = static_cast<WeightFormat>(a.value); return true;
+    case Knob::kKvCache:
+      inf.kv_cache = static_cast<KvDtype>(a.value);
+      // llama.cpp: a quantized V cache needs flash attention (llama-context.cpp refuses otherwise).
+      if (inf.engine == Engine::kLlamaCpp) inf.flash_attn = true;
+      return true;
+    case Knob::kFlashAttn: inf.flash_attn = true; return true;
+    case Knob::kUbatch:
+      inf.n_ubatch = a.value;
+      inf.n_batch = std::max(inf.n_batch, a.value);
+      return true;
+    case Knob::kGpuMemoryUtilization95: inf.gpu_memory_utilization = 0.95; return true;
+    case Knob::kNoCudaGraphs: inf.cuda_graphs = false; return true;
+    case Knob::kMaxBatchedTokens: inf.max_num_batched_tokens = a.value; return true;
+    case Knob::kServeAttention: inf.attention = static_cast<AttentionImpl>(a.value); return true;
+    case Knob::kServeGpus:
+      p.gpus = a.value;
+      if (inf.engine == Engine::kVllm) p.tp = a.value;
+      return true;
+    case Knob::kContextDivisor:
+      inf.prompt_len /= a.value;
+      if (inf.max_model_len > 0) inf.max_model_len = std::max<int64_t>(inf.prompt_len + inf.new_tokens, inf.max_model_len / a.value);
+      if (inf.n_ctx > 0) inf.n_ctx = std::max<int64_t>(inf.prompt_len + inf.new_tokens, inf.n_ctx / a.value);
+      return true;
+    case Knob::kBatch: inf.batch_size = a.value; return true;
+    case Knob::kGpuLayers: inf.n_gpu_layers = a.value; return true;
+  }
+  return false;
+}
+
+void InnerChain::Apply(Scenario* s, int64_t value) const {
+  switch (knob) {
+    case Knob::kMicroBatch:
+      s->train.micro_batch_size = value;
+      s->train.grad_accum_steps = std::max<int64_t>(1, replica_batch / value);
+      return;
+    case Knob::kGpuLayers: s->inference.n_gpu_layers = value >= layers ? -1 : value; return;
+    default: s->inference.batch_size = value; return;
+  }
+}
+
+InnerChain InnerChainFor(const LeverSpace& space, const Scenario& s, const ModelSpec& model) {
+  InnerChain c;
+  c.knob = space.inner;
+  switch (space.inner) {
+    case Knob::kMicroBatch: {
+      c.name = "micro_batch_size";
+      const int64_t dp = DataParallel(s.parallel);
+      c.replica_batch = std::max<int64_t>(1, (space.global_batch + dp - 1) / dp);
+      c.values = space.inner_free ? Divisors(c.replica_batch) : std::vector<int64_t>{std::min(space.user_micro_batch, c.replica_batch)};
+      break;
+    }
+    case Knob::kGpuLayers: {
+      c.name = "n_gpu_layers";
+      c.layers = model.num_layers;
+      if (space.inner_free) {
+        for (int64_t v = 0; v <= c.layers; ++v) c.values.push_back(v);
+      } else {
+        c.values = {s.inference.n_gpu_layers < 0 ? c.layers : std::min(s.inference.n_gpu_layers, c.layers)};
+      }
+      break;
+    }
+    default:
+      c.name = "batch_size";
+      c.values = space.inner_free ? Ladder(s.inference.batch_size) : std::vector<int64_t>{s.inference.batch_size};
+      break;
+  }
+  return c;
+}
+
+void ChainOrder(LeverDim* dim, size_t start) {
+  const size_t n = dim->options.size();
+  dim->no_more_memory.assign(n, std::vector<bool>(n, false));
+  for (size_t a = 0; a < n; ++a) {
+    for (size_t b = 0; b < n; ++b) dim->no_more_memory[a][b] = a == b || (a >= start && b > a);
+  }
+}
+
+void Incomparable(LeverDim* dim) {
+  const size_t n = dim->options.size();
+  dim->no_more_memory.assign(n, std::vector<bool>(n, false));
+  for (size_t i = 0; i < n; ++i) dim->no_more_memory[i][i] = true;
+}
+
+int64_t DefaultMaxGpus(const Scenario& user) { return std::max<int64_t>(1, user.parallel.gpus); }
+
+}  // namespace vramplan
