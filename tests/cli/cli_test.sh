@@ -35,6 +35,16 @@ printf '%s' '{"model":"meta-llama/Llama-2-70b-hf","parallel":{"gpus":64,"tp":4,"
 # The op table: `call OP` prints the envelope; an unknown op is an error value (exit 2).
 printf '%s' '{"model":"meta-llama/Llama-3.1-8B"}' | "$bin" call summary - | grep -q '^{"ok":true,"peak_allocated_bytes":' && echo "ok   call summary" || { echo "FAIL call summary"; fail=1; }
 "$bin" call version | grep -q '^{"ok":true,"version":"0.1.0+' && echo "ok   call version" || { echo "FAIL call version"; fail=1; }
+# The planner: `plan` prints the plans (JSON), `check` is the pre-launch guard (0 fits, 1 does not
+# and prints the best plans, 2 bad input).
+nofit='{"model":"Qwen/Qwen2.5-7B","mode":"train","train":{"method":"full","precision":"amp_bf16"},"gpu":"h100-sxm-80gb"}'
+printf '%s' "$nofit" | "$bin" plan - | grep -q '"fits_as_is": false' && echo "ok   plan" || { echo "FAIL plan"; fail=1; }
+code=0; out=$(printf '%s' "$nofit" | "$bin" check -) || code=$?
+[ "$code" = 1 ] && grep -q "^  1\. " <<<"$out" && echo "ok   check does not fit" || { echo "FAIL check does not fit: $code $out"; fail=1; }
+code=0; printf '%s' '{"model":"Qwen/Qwen2.5-0.5B","mode":"train","train":{"method":"lora","seq_len":512}}' | "$bin" check - >/dev/null || code=$?
+[ "$code" = 0 ] && echo "ok   check fits" || { echo "FAIL check fits: $code"; fail=1; }
+code=0; printf '%s' '{"model":"meta-llama/Llama-9-8B"}' | "$bin" check - >/dev/null 2>&1 || code=$?
+[ "$code" = 2 ] && echo "ok   check bad input" || { echo "FAIL check bad input: $code"; fail=1; }
 code=0; out=$("$bin" call nope) || code=$?
 [ "$code" = 2 ] && grep -q '"code":"unknown_op"' <<<"$out" && echo "ok   call unknown op" || { echo "FAIL call unknown op: $code $out"; fail=1; }
 
