@@ -10,6 +10,7 @@ set(tested_elsewhere
   api/ops=api
   planner/prepared=api
   planner/simulate=api
+  planner/levers=plan_search
   planner/training_levers=plan_search
   planner/serving_levers=plan_search
   api/plan_op=plan_search

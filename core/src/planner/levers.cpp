@@ -119,6 +119,7 @@ bool ApplyAssign(const Assign& a, Scenario* s) {
       return true;
     case Knob::kBatch: inf.batch_size = a.value; return true;
     case Knob::kGpuLayers: inf.n_gpu_layers = a.value; return true;
+    case Knob::kMaxNumSeqs: inf.max_num_seqs = a.value; return true;
   }
   return false;
 }

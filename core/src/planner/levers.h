@@ -50,7 +50,7 @@ enum class Knob : uint8_t {
   kOffloadOptimizer, kOffloadParams, kGpus, kTp, kPp, kSeqLen, kCheckpointing, kMicroBatch,
   // serving
   kWeights, kKvCache, kFlashAttn, kUbatch, kGpuMemoryUtilization95, kNoCudaGraphs, kMaxBatchedTokens,
-  kServeAttention, kServeGpus, kContextDivisor, kBatch, kGpuLayers,
+  kServeAttention, kServeGpus, kContextDivisor, kBatch, kGpuLayers, kMaxNumSeqs,
 };
 
 struct Assign {

@@ -130,6 +130,14 @@ void AddKnobDims(const Scenario& user, std::vector<LeverDim>* dims) {
       Incomparable(&d);
       dims->push_back(std::move(d));
     }
+    // The profile run samples max_num_seqs dummy requests (vllm/v1/worker/gpu_model_runner.py
+    // _dummy_sampler_run): fewer sequences, a smaller activation peak, more KV.
+    const int64_t seqs = std::max<int64_t>(16, inf.batch_size);
+    if (seqs < inf.max_num_seqs) {
+      LeverDim d{"max_num_seqs", {LeverOption{}, {"max_num_seqs " + std::to_string(seqs), 0, "", {{Knob::kMaxNumSeqs, seqs}}}}, {}};
+      Incomparable(&d);
+      dims->push_back(std::move(d));
+    }
     if (inf.max_num_batched_tokens == 0 || inf.max_num_batched_tokens > 2048) {
       LeverDim d{"max_num_batched_tokens", {LeverOption{}, {"max_num_batched_tokens 2048", 0, "", {{Knob::kMaxBatchedTokens, 2048}}}}, {}};
       Incomparable(&d);
