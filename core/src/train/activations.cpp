@@ -128,6 +128,8 @@ struct Walker {
             int64_t casts = 2 * r * l->out_features + (x_req ? 2 * r * in : 0);
             Save(casts);
             out.weight_cast_bytes += casts;
+            out.adapter_cast_bytes += 2 * r * (l->out_features + in);
+            out.adapter_cast_unsaved_bytes += x_req ? 0 : 2 * r * in;
           }
         }
       }
@@ -326,7 +328,9 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
     } else {
       w.Save(mm * rows * width);  // gelu / relu save their input
     }
+    const int64_t before_down = w.out.total_bytes;
     bool down_req = w.Linears(down_group, true, mm, rows == T ? -1 : rows);
+    w.out.down_saved_bytes = w.out.total_bytes - before_down;
     return down_req;
   };
   if (kind.mlp.num_experts == 0) {

@@ -47,6 +47,13 @@ struct LayerSaved {
   bool qk_require_grad = false;   // uses the shared cos/sin
   int64_t attention_transient_bytes = 0;  // forward scratch inside the attention core beyond what it saves
   int64_t max_dequant_bytes = 0;          // QLoRA: largest dequantized weight materialized per matmul
+  // Saved by the MLP's down projection (its input, an autocast weight cast, its adapters' tensors):
+  // released when its MmBackward0 nodes have run, before the MLP's element-wise backward peaks.
+  int64_t down_saved_bytes = 0;
+  // Autocast: the 16-bit casts of trainable LoRA adapters, cached for the whole autocast region, and
+  // of those the ones no op saves (lora_A's cast when its input needs no gradient).
+  int64_t adapter_cast_bytes = 0;
+  int64_t adapter_cast_unsaved_bytes = 0;
 };
 
 LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const ActivationContext& ctx);
