@@ -458,6 +458,29 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
         // The element-wise MLP backward (act * up): the down projection's MmBackward0 has run and
         // released what it saved (its input, its weight cast, its adapters' tensors).
         const int64_t down_released = kind.mlp.num_experts == 0 ? li.saved.down_saved_bytes : 0;
+        if (ckpt == Checkpointing::kFull && prec.autocast && plan.layers[static_cast<size_t>(i)].lora && kind.mlp.num_experts == 0 &&
+            plan.adapter_bytes_per_param == 4) {
+          // The recomputation's end under AMP when the down projection has an adapter: its first
+          // backward node (`* scaling`) unpacks and re-runs the layer, whose last statement
+          // lora_B(lora_A(x.to(fp32))) * scaling holds the fp32 copy of x (4·T·I), the product
+          // act * up, the residual, the base output, lora_B's output and the product with scaling,
+          // beside the full saved set, autocast's unsaved adapter casts, a 2-B cast of the scaling,
+          // the residual's gradient, its 16-bit copy for the branch and fork_rng's state copy
+          // (measured: the R*.amp_bf16.*.ckpt.lora rows of measured_cpu_random.json).
+          bool down_adapter = false;
+          for (const auto& l : kind.linears) down_adapter = down_adapter || (IsDownProjection(l.slot) && IsLoraTarget(l, train.lora));
+          if (down_adapter) {
+            Moment rc = step(Phase::kBackward, At::kRecompute, i);
+            rc.gradient_bytes = grads_live;
+            rc.activation_bytes = saved_prev + li.saved.total_bytes;
+            rc.logits_and_loss_bytes = keep_outputs;
+            rc.kv_cache_bytes = kept_kv_cache;
+            rc.temporary_bytes = layer_extra + carry + prec.matmul * T * h + (on_cpu ? kCpuRngStateBytes : 0) +
+                                 (prec.matmul + 4) * T * li.intermediate + prec.residual * T * h + 3 * prec.matmul * T * h +
+                                 li.saved.adapter_cast_unsaved_bytes + 2;
+            push(rc);
+          }
+        }
         Moment mlp = step(Phase::kBackward, At::kMlpBackward, i);
         mlp.gradient_bytes = grads_live + (train.grad_accum_steps > 1 ? 0 : li.down_grad_bytes);
         mlp.activation_bytes = saved_prev + li.saved.total_bytes - down_released;
