@@ -224,8 +224,18 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
   if (fw.use_cache && ckpt != Checkpointing::kFull) {
     for (int64_t i = 0; i < L; ++i) {
       const AttentionGeometry& g = model.kinds[model.layer_kind[static_cast<size_t>(i)]].attention;
-      // k after RoPE (q_after_rope dtype) and v (matmul dtype); the saved copies are distinct storages.
-      layers[static_cast<size_t>(i)].kv_bytes = T * g.num_kv_heads * (g.head_dim * prec.q_after_rope + g.v_head_dim * prec.matmul);
+      // k after RoPE (q_after_rope dtype) and v (matmul dtype). The eager core saves repeat_kv'd
+      // copies, except when repeat_kv returns its input (one query head per KV head) or an expand()
+      // view, and the matmul folds (batch, heads) into a view: then the saved k (not under autocast,
+      // which casts it) and v are the cache's own storages (measured: the fp32 use_cache rows of
+      // measured_cpu_random.json).
+      const LayerInfo& li = layers[static_cast<size_t>(i)];
+      const bool eager_saves = eager && li.saved.qk_require_grad;
+      // (with several heads and a batch > 1 the matmul's reshape copies; measured).
+      const bool same_tensor = (g.num_kv_heads == g.num_heads || g.num_kv_heads == 1) && (b == 1 || g.num_heads == 1);
+      const bool k_shared = eager_saves && same_tensor && !prec.autocast;
+      const bool v_shared = eager_saves && same_tensor;
+      layers[static_cast<size_t>(i)].kv_bytes = T * g.num_kv_heads * ((k_shared ? 0 : g.head_dim * prec.q_after_rope) + (v_shared ? 0 : g.v_head_dim * prec.matmul));
       kv_cache += layers[static_cast<size_t>(i)].kv_bytes;
     }
   }
