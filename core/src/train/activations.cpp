@@ -309,6 +309,7 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
     // Attention and MLP read the same input (Phi-2 one norm; GPT-NeoX / Falcon-40B a second norm of x).
     n2_req = pre_mlp != nullptr ? w.Norm(*pre_mlp, nk, x_req, T) : n1_req;
   } else if (pre_mlp != nullptr) {
+    if (nk == NormKind::kRmsNorm && sandwich.empty() && h_req) w.out.before_mlp_norm_bytes = w.out.total_bytes;
     n2_req = w.Norm(*pre_mlp, nk, h_req, T);
   }
   for (const NormSpec* n : sandwich) w.Norm(*n, NormKind::kRmsNorm, attn_out_req, T);

@@ -50,6 +50,9 @@ struct LayerSaved {
   // Saved by the MLP's down projection (its input, an autocast weight cast, its adapters' tensors):
   // released when its MmBackward0 nodes have run, before the MLP's element-wise backward peaks.
   int64_t down_saved_bytes = 0;
+  // Saved before the pre-MLP RMSNorm (the attention block and o_proj): what is left, with the norm's
+  // own fp32 input, when that norm's backward runs (-1: no separate pre-MLP RMSNorm).
+  int64_t before_mlp_norm_bytes = -1;
   // Autocast: the 16-bit casts of trainable LoRA adapters, cached for the whole autocast region, and
   // of those the ones no op saves (lora_A's cast when its input needs no gradient).
   int64_t adapter_cast_bytes = 0;

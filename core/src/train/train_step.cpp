@@ -33,6 +33,7 @@ struct LayerInfo {
   int64_t grad_bytes = 0;       // gradients this layer produces
   int64_t down_grad_bytes = 0;  // ... of which the MLP down projection (produced first)
   int64_t pre_attn_grad_bytes = 0;  // produced before the attention core's backward (MLP, norms, o_proj)
+  int64_t mlp_grad_bytes = 0;       // ... of which the MLP linears and the pre-MLP norm (before that norm's input gradient)
   int64_t kept_forward_bytes = 0;     // what stays saved after this layer's forward (ckpt: its input)
   int64_t intermediate = 0;
   bool gated = true;
@@ -132,6 +133,7 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
         int64_t g = LinearGradBytes(l, lp, train, plan, prec.grad);
         li.grad_bytes += g;
         if (l.role != ModuleRole::kAttention || IsAttentionOutput(l.slot)) li.pre_attn_grad_bytes += g;
+        if (l.role != ModuleRole::kAttention) li.mlp_grad_bytes += g;
         if (IsDownProjection(l.slot)) li.down_grad_bytes += g;
       }
       if (lp.weights_trainable) {
@@ -140,6 +142,9 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
         extra += kind.extra_attention_params + kind.extra_router_params;
         li.grad_bytes += prec.grad * extra;
         li.pre_attn_grad_bytes += prec.grad * extra / 2;  // the post-attention norm of two
+        for (const auto& n : kind.norms) {
+          if (n.slot == NormSlot::kPreMlp) li.mlp_grad_bytes += prec.grad * n.Params();
+        }
       }
       li.kind = memo.size();
       memo.push_back(Memo{k, lp, li});
@@ -503,6 +508,20 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
           Moment cast = mlp;
           cast.temporary_bytes += 4 * li.intermediate * h + 2 * T * h - 8 * T * li.intermediate;
           push(cast);
+        }
+        if (li.saved.before_mlp_norm_bytes >= 0 && kind.mlp.num_experts == 0) {
+          // The pre-MLP RMSNorm's backward at PowBackward0 (x32.pow(2)): four fp32 T·h tensors (the
+          // gradient from the x32 * rsqrt branch, mean's expanded gradient, x32.pow(1) and its
+          // product) beside the residual gradient; the MLP's saved tensors are gone, the norm keeps
+          // its fp32 input (measured: the bf16 rows of measured_cpu_random.json, where these fp32
+          // buffers outweigh the 16-bit MLP ones).
+          Moment norm = step(Phase::kBackward, At::kMlpNormBackward, i);
+          norm.gradient_bytes = grads_live + (train.grad_accum_steps > 1 ? 0 : li.mlp_grad_bytes);
+          norm.activation_bytes = saved_prev + li.saved.before_mlp_norm_bytes + 4 * T * h;
+          norm.logits_and_loss_bytes = keep_outputs;
+          norm.kv_cache_bytes = kept_kv_cache;
+          norm.temporary_bytes = carry + 5 * 4 * T * h + layer_extra + li.saved.max_dequant_bytes;
+          push(norm);
         }
         if (li.saved.qk_require_grad) {
           Moment att = step(Phase::kBackward, At::kAttentionBackward, i);
