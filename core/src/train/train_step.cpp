@@ -473,28 +473,39 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
         // The element-wise MLP backward (act * up): the down projection's MmBackward0 has run and
         // released what it saved (its input, its weight cast, its adapters' tensors).
         const int64_t down_released = kind.mlp.num_experts == 0 ? li.saved.down_saved_bytes : 0;
-        if (ckpt == Checkpointing::kFull && prec.autocast && plan.layers[static_cast<size_t>(i)].lora && kind.mlp.num_experts == 0 &&
-            plan.adapter_bytes_per_param == 4) {
-          // The recomputation's end under AMP when the down projection has an adapter: its first
-          // backward node (`* scaling`) unpacks and re-runs the layer, whose last statement
-          // lora_B(lora_A(x.to(fp32))) * scaling holds the fp32 copy of x (4·T·I), the product
-          // act * up, the residual, the base output, lora_B's output and the product with scaling,
-          // beside the full saved set, autocast's unsaved adapter casts, a 2-B cast of the scaling,
-          // the residual's gradient, its 16-bit copy for the branch and fork_rng's state copy
-          // (measured: the R*.amp_bf16.*.ckpt.lora rows of measured_cpu_random.json).
+        if (ckpt == Checkpointing::kFull && li.rng_state_bytes + li.recomputed_input_bytes + li.kept_forward_bytes > 0 && kind.mlp.num_experts == 0 &&
+            li.gated) {
+          // The end of the recomputation: the layer's first backward node (down_proj's MmBackward0,
+          // or `* scaling` when down_proj has an adapter) unpacks a saved tensor and the checkpoint
+          // re-runs the whole layer. Its last statement holds, beside the full saved set, the
+          // residual, down_proj's output and the residual sum (with the CPU's fp32 promotion copy
+          // of the 16-bit branch under AMP) and act * up where no op saves it; under AMP with an
+          // fp32 adapter on down_proj the peak is at lora_B(lora_A(x.to(fp32))) * scaling instead:
+          // the fp32 copy of x (4·T·I), the product, the base output, lora_B's output and its product
+          // with scaling, autocast's unsaved adapter casts and a 2-B cast of the scaling. Plus the
+          // gradient of the layer's output (and its 16-bit copy for the branch under AMP) and
+          // fork_rng's copy of the RNG state on the CPU (measured: trace of R106 and R136 in
+          // measured_cpu_random.json, live bytes by autograd node).
+          const LayerPlan& lp = plan.layers[static_cast<size_t>(i)];
           bool down_adapter = false;
-          for (const auto& l : kind.linears) down_adapter = down_adapter || (IsDownProjection(l.slot) && IsLoraTarget(l, train.lora));
-          if (down_adapter) {
-            Moment rc = step(Phase::kBackward, At::kRecompute, i);
-            rc.gradient_bytes = grads_live;
-            rc.activation_bytes = saved_prev + li.saved.total_bytes;
-            rc.logits_and_loss_bytes = keep_outputs;
-            rc.kv_cache_bytes = kept_kv_cache;
-            rc.temporary_bytes = layer_extra + carry + prec.matmul * T * h + (on_cpu ? kCpuRngStateBytes : 0) +
-                                 (prec.matmul + 4) * T * li.intermediate + prec.residual * T * h + 3 * prec.matmul * T * h +
-                                 li.saved.adapter_cast_unsaved_bytes + 2;
-            push(rc);
+          for (const auto& l : kind.linears) down_adapter = down_adapter || (lp.lora && IsDownProjection(l.slot) && IsLoraTarget(l, train.lora));
+          const int64_t TI = T * li.intermediate;
+          const bool product_saved = lp.weights_trainable || (down_adapter && plan.adapter_bytes_per_param == prec.matmul && !prec.autocast);
+          int64_t locals = 0;
+          if (down_adapter && prec.autocast && plan.adapter_bytes_per_param == 4) {
+            locals = (prec.matmul + 4) * TI + prec.residual * T * h + 3 * prec.matmul * T * h + li.saved.adapter_cast_unsaved_bytes + 2;
+          } else {
+            // (an fp32 residual is the pre-MLP norm's saved input already)
+            locals = (prec.residual == 4 ? 1 : 2) * prec.residual * T * h + prec.matmul * T * h + (prec.autocast && on_cpu ? 4 * T * h : 0) +
+                     (product_saved ? 0 : prec.matmul * TI);
           }
+          Moment rc = step(Phase::kBackward, At::kRecompute, i);
+          rc.gradient_bytes = grads_live;
+          rc.activation_bytes = saved_prev + li.saved.total_bytes;
+          rc.logits_and_loss_bytes = keep_outputs;
+          rc.kv_cache_bytes = kept_kv_cache;
+          rc.temporary_bytes = layer_extra + carry + (prec.autocast ? prec.matmul * T * h : 0) + (on_cpu ? kCpuRngStateBytes : 0) + locals;
+          push(rc);
         }
         Moment mlp = step(Phase::kBackward, At::kMlpBackward, i);
         mlp.gradient_bytes = grads_live + (train.grad_accum_steps > 1 ? 0 : li.down_grad_bytes);
