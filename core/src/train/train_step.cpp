@@ -479,7 +479,7 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
           // or `* scaling` when down_proj has an adapter) unpacks a saved tensor and the checkpoint
           // re-runs the whole layer. Its last statement holds, beside the full saved set, the
           // residual, down_proj's output and the residual sum (with the CPU's fp32 promotion copy
-          // of the 16-bit branch under AMP) and act * up where no op saves it; under AMP with an
+          // of the 16-bit branch under AMP; act * up is gone with mlp()'s frame); under AMP with an
           // fp32 adapter on down_proj the peak is at lora_B(lora_A(x.to(fp32))) * scaling instead:
           // the fp32 copy of x (4·T·I), the product, the base output, lora_B's output and its product
           // with scaling, autocast's unsaved adapter casts and a 2-B cast of the scaling. Plus the
@@ -490,14 +490,12 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
           bool down_adapter = false;
           for (const auto& l : kind.linears) down_adapter = down_adapter || (lp.lora && IsDownProjection(l.slot) && IsLoraTarget(l, train.lora));
           const int64_t TI = T * li.intermediate;
-          const bool product_saved = lp.weights_trainable || (down_adapter && plan.adapter_bytes_per_param == prec.matmul && !prec.autocast);
           int64_t locals = 0;
           if (down_adapter && prec.autocast && plan.adapter_bytes_per_param == 4) {
             locals = (prec.matmul + 4) * TI + prec.residual * T * h + 3 * prec.matmul * T * h + li.saved.adapter_cast_unsaved_bytes + 2;
           } else {
             // (an fp32 residual is the pre-MLP norm's saved input already)
-            locals = (prec.residual == 4 ? 1 : 2) * prec.residual * T * h + prec.matmul * T * h + (prec.autocast && on_cpu ? 4 * T * h : 0) +
-                     (product_saved ? 0 : prec.matmul * TI);
+            locals = (prec.residual == 4 ? 1 : 2) * prec.residual * T * h + prec.matmul * T * h + (prec.autocast && on_cpu ? 4 * T * h : 0);
           }
           Moment rc = step(Phase::kBackward, At::kRecompute, i);
           rc.gradient_bytes = grads_live;
