@@ -538,7 +538,9 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
           att.activation_bytes = saved_prev + li.saved.through_attention_bytes;
           att.logits_and_loss_bytes = keep_outputs;
           att.kv_cache_bytes = kept_kv_cache;
-          att.temporary_bytes = carry + prec.matmul * T * a * g.v_head_dim + layer_extra + li.saved.max_dequant_bytes;
+          // The residual gradient flows on only when the layer's input needs one (not into a frozen embedding).
+          const int64_t att_carry = plan.layers[static_cast<size_t>(i)].input_requires_grad ? carry : 0;
+          att.temporary_bytes = att_carry + prec.matmul * T * a * g.v_head_dim + layer_extra + li.saved.max_dequant_bytes;
           if (eager) {
             att.temporary_bytes += checked::Mul(8, b, a, s, s);  // grad of the probabilities and softmax backward output
           } else {
