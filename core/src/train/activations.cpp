@@ -206,7 +206,14 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
   bool x_req = plan.input_requires_grad;
   bool n1_req = pre_attn != nullptr ? w.Norm(*pre_attn, nk, x_req, T) : x_req;
   const int64_t xb = p.residual;
+  w.out.pre_attn_norm_bytes = w.out.total_bytes;
   bool qkv_req = w.Linears(attn_in, n1_req, xb);
+  if (plan.weights_trainable && !plan.lora && attn_second.empty() && !attn_in.empty() && !ctx.quantized_base) {
+    // The shared 16/32-bit input (one storage) or, under autocast, q_proj's own input and weight casts.
+    const LinearSpec& q = *attn_in.front();
+    w.out.last_qkv_saved_bytes = p.autocast && xb != 2 ? 2 * T * q.in_features + (n1_req ? 2 * q.in_features * q.out_features : 0)
+                                                       : xb * T * q.in_features;
+  }
   if (!attn_second.empty()) {
     // MLA: q_a / kv_a outputs go through their own RMSNorm before the second-stage projections.
     for (const NormSpec* n : other_norms) {

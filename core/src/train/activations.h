@@ -53,6 +53,10 @@ struct LayerSaved {
   // Saved before the pre-MLP RMSNorm (the attention block and o_proj): what is left, with the norm's
   // own fp32 input, when that norm's backward runs (-1: no separate pre-MLP RMSNorm).
   int64_t before_mlp_norm_bytes = -1;
+  // Full fine-tuning: saved by the pre-attention norm, and what the q/k/v projection that runs last
+  // in backward (q_proj: created first) still holds of its own saves (-1: not a plain q/k/v layer).
+  int64_t pre_attn_norm_bytes = 0;
+  int64_t last_qkv_saved_bytes = -1;
   // Autocast: the 16-bit casts of trainable LoRA adapters, cached for the whole autocast region, and
   // of those the ones no op saves (lora_A's cast when its input needs no gradient).
   int64_t adapter_cast_bytes = 0;

@@ -551,6 +551,26 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
           push(att);
         }
       }
+      if (simulated && li.saved.last_qkv_saved_bytes >= 0 && kind.mlp.num_experts == 0) {
+        // The q/k/v projections' backward, at q_proj (the last to run, created first): every weight
+        // gradient of the layer but the input norm's, the pre-attention norm's saved tensors and
+        // what q_proj saved, the gradient of the norm's output accumulated from v and k, q's input
+        // gradient and the residual gradient (measured: R038 in measured_cpu_random.json).
+        int64_t norm_grad = 0;
+        if (plan.layers[static_cast<size_t>(i)].weights_trainable) {
+          for (const auto& n : kind.norms) {
+            if (n.slot == NormSlot::kPreAttention) norm_grad += prec.grad * n.Params();
+          }
+        }
+        const int64_t layer_extra = parked_tied_grad + rng_live + li.recomputed_input_bytes + loss_scalars;
+        Moment qkv = step(Phase::kBackward, At::kQkvBackward, i);
+        qkv.gradient_bytes = grads_live + (train.grad_accum_steps > 1 ? 0 : li.grad_bytes - norm_grad);
+        qkv.activation_bytes = saved_prev + li.saved.pre_attn_norm_bytes + li.saved.last_qkv_saved_bytes;
+        qkv.logits_and_loss_bytes = keep_outputs;
+        qkv.kv_cache_bytes = kept_kv_cache;
+        qkv.temporary_bytes = (plan.layers[static_cast<size_t>(i)].input_requires_grad ? carry : 0) + 3 * prec.residual * T * h + layer_extra;
+        push(qkv);
+      }
       grads_so_far += li.grad_bytes;
       rng_live -= li.rng_state_bytes;
     }
