@@ -541,6 +541,13 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
           // The residual gradient flows on only when the layer's input needs one (not into a frozen embedding).
           const int64_t att_carry = plan.layers[static_cast<size_t>(i)].input_requires_grad ? carry : 0;
           att.temporary_bytes = att_carry + prec.matmul * T * a * g.v_head_dim + layer_extra + li.saved.max_dequant_bytes;
+          if (ckpt == Checkpointing::kSelective && eager && li.saved.attention_core_bytes > 0) {
+            // The checkpoint still holds the core's arguments while the re-run core's backward runs:
+            // k_embed and v beside their repeat_kv copies (GQA), q_embed beside its autocast cast
+            // (measured: the *.selective rows of measured_cpu_ext.json, b = 1).
+            if (g.num_kv_heads < a) att.temporary_bytes += T * g.num_kv_heads * (prec.q_after_rope * g.head_dim + prec.matmul * g.v_head_dim);
+            if (prec.autocast) att.temporary_bytes += prec.q_after_rope * T * a * g.head_dim;
+          }
           if (eager) {
             att.temporary_bytes += checked::Mul(8, b, a, s, s);  // grad of the probabilities and softmax backward output
           } else {
