@@ -421,6 +421,21 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
     bwd.temporary_bytes = 2 * T * V + 6 * V * h + 128 + 2 * q + rng_states;
     push(bwd);
   }
+  // -- backward: the final RMSNorm's `weight * y` (MulBackward0): its input gradient and, with a
+  // trainable weight, the product summed into the weight's gradient, both at the residual width,
+  // beside the incoming gradient; the loss head's and lm_head's saved tensors are released by then
+  // and a tied lm_head's gradient is parked (measured: R137 in measured_cpu_random.json, AMP).
+  if (final_req && model.norm_kind == NormKind::kRmsNorm && model.final_norm.has_weight) {
+    Moment m = step(Phase::kBackward, At::kFinalNormBackward);
+    m.gradient_bytes = grads_resident + (plan.lm_head_trainable && !model.tied_embeddings ? prec.grad * V * h : 0) +
+                       (plan.final_norm_trainable ? prec.grad * model.final_norm.Params() : 0);
+    m.activation_bytes = saved_total - loss.saved_bytes - lm_head_saved;
+    m.logits_and_loss_bytes = keep_outputs;
+    m.kv_cache_bytes = kept_kv_cache;
+    m.temporary_bytes = (model.tied_embeddings && plan.lm_head_trainable ? prec.grad * V * h : 0) + rng_states + (on_cpu ? 8 : 0) +
+                        (plan.final_norm_trainable ? 3 : 2) * prec.residual * T * h;
+    push(m);
+  }
   // -- backward through the layers, last to first.
   const int64_t head_grads = (plan.lm_head_trainable && !model.tied_embeddings ? prec.grad * V * h : 0) +
                              (plan.final_norm_trainable ? prec.grad * model.final_norm.Params() : 0);
