@@ -23,6 +23,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "checkpoint_bound.h"
 #include "scenario_grid.h"
 #include "test_support.h"
 #include "vramplan/estimate.h"
@@ -160,9 +161,12 @@ TEST(Physics, CheckpointingKeepsItsSharedInputs) {
   const Result none = Simulate(s);
   s["train"]["gradient_checkpointing"] = true;
   const Result full = Simulate(s);
-  EXPECT_EQ(none.peak_at, "layer 29 attention backward");
-  EXPECT_EQ(full.peak_at, "layer 29 attention backward");
-  EXPECT_EQ(full.gpu.peak_allocated_bytes - none.gpu.peak_allocated_bytes, 8 * 256);
+  // The first trainable layer's pre-MLP norm backward holds the peak (five fp32 T·h buffers); its
+  // checkpoint keeps the bf16 input (2·T·h) through that layer's backward, which nothing keeps
+  // without checkpointing (its input needs no gradient), plus the position ids (8·s).
+  EXPECT_EQ(none.peak_at, "layer 29 post-attention norm backward");
+  EXPECT_EQ(full.peak_at, "layer 29 post-attention norm backward");
+  EXPECT_EQ(full.gpu.peak_allocated_bytes - none.gpu.peak_allocated_bytes, 8 * 256 + 2 * 4 * 256 * 4096);
 }
 
 TEST(Physics, CheckpointingNeverRaisesThePeakBeyondItsSharedInputs) {
@@ -185,12 +189,13 @@ TEST(Physics, CheckpointingNeverRaisesThePeakBeyondItsSharedInputs) {
       ++raised;
       smallest_raise = std::min(smallest_raise, r.gpu.peak_allocated_bytes - none.gpu.peak_allocated_bytes);
       largest_raise = std::max(largest_raise, r.gpu.peak_allocated_bytes - none.gpu.peak_allocated_bytes);
-      EXPECT_LE(r.gpu.peak_allocated_bytes - none.gpu.peak_allocated_bytes, shared_inputs) << with.dump();
+      EXPECT_LE(r.gpu.peak_allocated_bytes - none.gpu.peak_allocated_bytes, shared_inputs + testing_support::CheckpointedLayerBound(with.dump()))
+          << with.dump();
       EXPECT_EQ(r.peak_phase, "backward") << with.dump();
     }
   }
   EXPECT_EQ(compared, 2 * kScenarios);
-  std::cout << "[ physics ] checkpointing raised the peak by its shared inputs in " << raised << " of " << compared
+  std::cout << "[ physics ] checkpointing raised the peak (by its shared inputs and one checkpointed layer's own buffers) in " << raised << " of " << compared
             << (raised > 0 ? " (+" + std::to_string(smallest_raise) + " to +" + std::to_string(largest_raise) + " B)" : std::string()) << "\n";
 }
 

@@ -1,7 +1,11 @@
 // The training-step simulation against measured steps (tests/fixtures/training/*.json: exact tensor
-// bytes from PyTorch on CPU, shared/measure harness): weights, gradients, optimizer states and saved
-// activations exact to the byte; every phase peak within 1%.
+// bytes from PyTorch on CPU; measured_cpu_random.json is a seeded random draw, regenerated with
+// tests/fixtures/training/measure_random_steps.py): weights, gradients, optimizer states and saved
+// activations exact to the byte; every phase peak (forward, backward, optimizer) within 0.1% and the
+// step's peak (the highest of the three) exact, except the rows listed in KnownMisses below.
+#include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <fstream>
 #include <sstream>
 
@@ -24,12 +28,36 @@ void ExpectWithin(int64_t predicted, int64_t measured, double tol, const std::st
   EXPECT_LE(err, tol) << what << ": predicted " << predicted << " measured " << measured << " (" << err * 100 << "%)";
 }
 
+// Rows not at the exact bars yet, each with the moment the simulation does not have (docs/training.md
+// section 3): their phase peaks stay within 1.5% (R124's forward, -1.12%, is the worst) and their
+// step peak within 1%.
+bool KnownMiss(const std::string& name) {
+  static const char* const kMisses[] = {
+      // the checkpointed last layer's RoPE in forward (R124); an RMSNorm's backward in bf16 without
+      // checkpointing, 2,268 B (R019)
+      "R124.amp_bf16.sgd_momentum.ckpt.lora", "R019.bf16.sgd_momentum.nockpt",
+      // a forward or backward phase peak that is not the step's peak (the step's peak is exact)
+      "R007.amp_bf16.adamw_foreach.nockpt", "R045.bf16.adamw_foreach.nockpt.lora", "R126.fp32.adamw_foreach.ckpt",
+      "R155.amp_bf16.sgd_momentum.nockpt.lora",
+      // the forward of a 1024-token sequence's eager attention (the step's peak is exact)
+      "F_longseq_v2k_gqa4.amp_bf16.adamw.b1s1024", "F_longseq_v2k_gqa4.bf16.adamw.b1s1024.selective",
+      "F_longseq_v2k_gqa4.bf16.lora_qv_r8.b1s1024", "F_longseq_v2k_gqa4.fp32.adamw.b1s1024.selective",
+      "F_longseq_v2k_gqa4.fp32.freeze2.b1s1024",
+      // 896 B at the GPTQ forward's cross-entropy (within 0.001%)
+      "B_small_gqa3.bf16.gptq4_lora_qv_r8.b2s256", "B_small_gqa3.bf16.gptq4_lora_all_r8.b2s256.ckpt",
+  };
+  for (const char* m : kMisses) {
+    if (name == m) return true;
+  }
+  return false;
+}
+
 class MeasuredStep : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(MeasuredStep, MatchesFixtures) {
   nlohmann::json table = Load(GetParam());
   ASSERT_TRUE(table.is_object()) << GetParam();
-  int count = 0;
+  int count = 0, misses = 0;
   for (const auto& row : table["rows"]) {
     const std::string name = row["name"].get<std::string>();
     auto scenario = ParseScenario(row["scenario"].dump());
@@ -40,21 +68,33 @@ TEST_P(MeasuredStep, MatchesFixtures) {
     EXPECT_EQ(r.gpu.gradient_bytes, m["gradients"].get<int64_t>()) << name << " gradients";
     EXPECT_EQ(r.gpu.optimizer_state_bytes, m["optimizer_states"].get<int64_t>()) << name << " optimizer states";
     EXPECT_EQ(r.gpu.saved_activation_bytes, m["saved_activations"].get<int64_t>()) << name << " saved activations";
-    ExpectWithin(r.gpu.phase_peaks.forward, m["peak_forward"].get<int64_t>(), 0.01, name + " forward peak");
-    ExpectWithin(r.gpu.phase_peaks.backward, m["peak_backward"].get<int64_t>(), 0.01, name + " backward peak");
-    ExpectWithin(r.gpu.phase_peaks.optimizer_step, m["peak_optimizer"].get<int64_t>(), 0.01, name + " optimizer peak");
+    const bool miss = KnownMiss(name);
+    const double tol = miss ? 0.015 : 0.001;
+    ExpectWithin(r.gpu.phase_peaks.forward, m["peak_forward"].get<int64_t>(), tol, name + " forward peak");
+    ExpectWithin(r.gpu.phase_peaks.backward, m["peak_backward"].get<int64_t>(), tol, name + " backward peak");
+    ExpectWithin(r.gpu.phase_peaks.optimizer_step, m["peak_optimizer"].get<int64_t>(), tol, name + " optimizer peak");
+    const int64_t predicted_step = std::max({r.gpu.phase_peaks.forward, r.gpu.phase_peaks.backward, r.gpu.phase_peaks.optimizer_step});
+    const int64_t measured_step = std::max({m["peak_forward"].get<int64_t>(), m["peak_backward"].get<int64_t>(), m["peak_optimizer"].get<int64_t>()});
+    if (miss) {
+      ExpectWithin(predicted_step, measured_step, 0.01, name + " step peak");
+      ++misses;
+    } else {
+      EXPECT_EQ(predicted_step, measured_step) << name << " step peak";
+    }
     ++count;
   }
   EXPECT_GT(count, 0);
+  std::cout << "[ measured ] " << GetParam() << ": " << count << " steps, " << count - misses << " at the exact bar\n";
 }
 
 TEST(MeasuredStepTable, AtLeastEightyFixtures) {
   size_t rows = Load("measured_cpu.json")["rows"].size() + Load("measured_cpu_ext.json")["rows"].size();
   EXPECT_GE(rows, 80u);
+  EXPECT_GE(Load("measured_cpu_random.json")["rows"].size(), 150u);  // the seeded random draw
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, MeasuredStep, ::testing::Values("measured_cpu.json", "measured_cpu_ext.json", "measured_cpu_dora.json",
-                                                                 "measured_cpu_gptq.json"));
+                                                                 "measured_cpu_gptq.json", "measured_cpu_random.json"));
 
 }  // namespace
 }  // namespace vramplan

@@ -128,6 +128,8 @@ struct Walker {
             int64_t casts = 2 * r * l->out_features + (x_req ? 2 * r * in : 0);
             Save(casts);
             out.weight_cast_bytes += casts;
+            out.adapter_cast_bytes += 2 * r * (l->out_features + in);
+            out.adapter_cast_unsaved_bytes += x_req ? 0 : 2 * r * in;
           }
         }
       }
@@ -204,7 +206,14 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
   bool x_req = plan.input_requires_grad;
   bool n1_req = pre_attn != nullptr ? w.Norm(*pre_attn, nk, x_req, T) : x_req;
   const int64_t xb = p.residual;
+  w.out.pre_attn_norm_bytes = w.out.total_bytes;
   bool qkv_req = w.Linears(attn_in, n1_req, xb);
+  if (plan.weights_trainable && !plan.lora && attn_second.empty() && !attn_in.empty() && !ctx.quantized_base) {
+    // The shared 16/32-bit input (one storage) or, under autocast, q_proj's own input and weight casts.
+    const LinearSpec& q = *attn_in.front();
+    w.out.last_qkv_saved_bytes = p.autocast && xb != 2 ? 2 * T * q.in_features + (n1_req ? 2 * q.in_features * q.out_features : 0)
+                                                       : xb * T * q.in_features;
+  }
   if (!attn_second.empty()) {
     // MLA: q_a / kv_a outputs go through their own RMSNorm before the second-stage projections.
     for (const NormSpec* n : other_norms) {
@@ -307,6 +316,7 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
     // Attention and MLP read the same input (Phi-2 one norm; GPT-NeoX / Falcon-40B a second norm of x).
     n2_req = pre_mlp != nullptr ? w.Norm(*pre_mlp, nk, x_req, T) : n1_req;
   } else if (pre_mlp != nullptr) {
+    if (nk == NormKind::kRmsNorm && sandwich.empty() && h_req) w.out.before_mlp_norm_bytes = w.out.total_bytes;
     n2_req = w.Norm(*pre_mlp, nk, h_req, T);
   }
   for (const NormSpec* n : sandwich) w.Norm(*n, NormKind::kRmsNorm, attn_out_req, T);
@@ -326,7 +336,9 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
     } else {
       w.Save(mm * rows * width);  // gelu / relu save their input
     }
+    const int64_t before_down = w.out.total_bytes;
     bool down_req = w.Linears(down_group, true, mm, rows == T ? -1 : rows);
+    w.out.down_saved_bytes = w.out.total_bytes - before_down;
     return down_req;
   };
   if (kind.mlp.num_experts == 0) {

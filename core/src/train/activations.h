@@ -47,6 +47,20 @@ struct LayerSaved {
   bool qk_require_grad = false;   // uses the shared cos/sin
   int64_t attention_transient_bytes = 0;  // forward scratch inside the attention core beyond what it saves
   int64_t max_dequant_bytes = 0;          // QLoRA: largest dequantized weight materialized per matmul
+  // Saved by the MLP's down projection (its input, an autocast weight cast, its adapters' tensors):
+  // released when its MmBackward0 nodes have run, before the MLP's element-wise backward peaks.
+  int64_t down_saved_bytes = 0;
+  // Saved before the pre-MLP RMSNorm (the attention block and o_proj): what is left, with the norm's
+  // own fp32 input, when that norm's backward runs (-1: no separate pre-MLP RMSNorm).
+  int64_t before_mlp_norm_bytes = -1;
+  // Full fine-tuning: saved by the pre-attention norm, and what the q/k/v projection that runs last
+  // in backward (q_proj: created first) still holds of its own saves (-1: not a plain q/k/v layer).
+  int64_t pre_attn_norm_bytes = 0;
+  int64_t last_qkv_saved_bytes = -1;
+  // Autocast: the 16-bit casts of trainable LoRA adapters, cached for the whole autocast region, and
+  // of those the ones no op saves (lora_A's cast when its input needs no gradient).
+  int64_t adapter_cast_bytes = 0;
+  int64_t adapter_cast_unsaved_bytes = 0;
 };
 
 LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const ActivationContext& ctx);

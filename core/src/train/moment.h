@@ -33,7 +33,7 @@ inline const char* PhaseName(Phase p) {
 // What runs at the moment (named in peak_at and the timeline's step labels).
 enum class At {
   kModelLoadPeak, kModelLoaded, kStepStart, kLayerForward, kAttentionScores, kCheckpointedScores, kCrossEntropy,
-  kCrossEntropyBackward, kMlpBackward, kAttentionBackward, kEmbeddingBackward, kOptimizerStep, kZeroGrad
+  kCrossEntropyBackward, kFinalNormBackward, kRecompute, kMlpBackward, kMlpNormBackward, kAttentionBackward, kQkvBackward, kEmbeddingBackward, kOptimizerStep, kZeroGrad
 };
 
 // What runs at a moment, as peak_at and the timeline's step labels name it.
@@ -47,6 +47,10 @@ inline std::string MomentLabel(At at, int64_t layer) {
     case At::kCheckpointedScores: return "layer " + std::to_string(layer) + " attention scores (checkpointed)";
     case At::kCrossEntropy: return "cross_entropy";
     case At::kCrossEntropyBackward: return "cross_entropy backward";
+    case At::kFinalNormBackward: return "final norm backward";
+    case At::kRecompute: return "layer " + std::to_string(layer) + " recomputed (checkpoint)";
+    case At::kMlpNormBackward: return "layer " + std::to_string(layer) + " post-attention norm backward";
+    case At::kQkvBackward: return "layer " + std::to_string(layer) + " q/k/v backward";
     case At::kMlpBackward: return "layer " + std::to_string(layer) + " MLP backward";
     case At::kAttentionBackward: return "layer " + std::to_string(layer) + " attention backward";
     case At::kEmbeddingBackward: return "embedding backward";

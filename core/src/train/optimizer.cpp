@@ -148,6 +148,17 @@ OptimizerMemory ComputeOptimizerMemory(const TrainConfig& train, const Precision
       if (explain) m.explain_temporary = "Lion (single tensor): interpolation and sign of the largest tensor";
       break;
   }
+  if (device == Device::kCpu && legacy_torch) {
+    // PyTorch 1.13 on the CPU (the measured fixtures), scalars and handles the profiler sees as
+    // tensors: AdamW's bias correction divides by a Python float, wrapped into a float64 scalar and
+    // cast to the parameter dtype (8 + 2/4 B, live at the `div` / `_foreach_add` peak); SGD's peak is
+    // the optimizer's record_function handle (288 B) and a 4-B zeros (measured: SGD rows of
+    // tests/fixtures/training/measured_cpu*.json, the top temporaries of `Optimizer.step#SGD.step`).
+    int64_t dtype = 0;
+    for (const TensorShape& t : tensors) dtype = std::max(dtype, t.dtype_bytes);
+    if (train.optimizer == Optimizer::kAdamW && m.impl != OptimizerImpl::kFused && count > 0) m.step_temporary_bytes += 8 + dtype;
+    if (train.optimizer == Optimizer::kSgd || train.optimizer == Optimizer::kSgdMomentum) m.step_temporary_bytes += 292;
+  }
   if (prec.master > 0) {
     // DeepSpeed/Megatron convert the 16-bit grads to an fp32 copy for the update.
     m.step_temporary_bytes += 4 * total;

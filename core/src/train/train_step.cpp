@@ -33,15 +33,20 @@ struct LayerInfo {
   int64_t grad_bytes = 0;       // gradients this layer produces
   int64_t down_grad_bytes = 0;  // ... of which the MLP down projection (produced first)
   int64_t pre_attn_grad_bytes = 0;  // produced before the attention core's backward (MLP, norms, o_proj)
+  int64_t mlp_grad_bytes = 0;       // ... of which the MLP linears and the pre-MLP norm (before that norm's input gradient)
   int64_t kept_forward_bytes = 0;     // what stays saved after this layer's forward (ckpt: its input)
   int64_t intermediate = 0;
   bool gated = true;
   // Live from this layer's forward to the end of the forward, outside its saved tensors (the
   // forward timeline points add them up layer by layer).
   int64_t kv_bytes = 0;             // use_cache: this layer's k and v
-  int64_t autocast_bytes = 0;       // amp: cached 16-bit casts of its trainable weights
+  int64_t autocast_bytes = 0;       // amp: cached 16-bit casts of its trainable weights and adapters
+  int64_t autocast_unsaved_bytes = 0;  // ... of which no op saves without checkpointing (LoRA A casts on a no-grad input)
   int64_t autocast_bias_bytes = 0;  // ... and of its trainable biases
   int64_t rng_state_bytes = 0;      // checkpointing on the CPU: the RNG state its checkpoint stores
+  // Full checkpointing: the layer's input, kept by its checkpoint through its own backward, when the
+  // recomputed layer does not save that very tensor (16-bit input: RMSNorm saves an fp32 copy).
+  int64_t recomputed_input_bytes = 0;
   size_t kind = 0;                  // layers with the same `kind` are identical (their memo entry, below)
 };
 
@@ -110,6 +115,7 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
   int64_t selective_layers = 0;
   int64_t autocast_cache = 0;  // amp: cached 16-bit casts of trainable layer weights (alive until forward ends)
   int64_t autocast_bias_cache = 0;  // amp: cached 16-bit casts of trainable biases (addmm): never saved
+  int64_t autocast_unsaved_cache = 0;  // amp without full checkpointing: cached casts no op saves
   for (int64_t i = 0; i < L; ++i) {
     const uint8_t k = model.layer_kind[static_cast<size_t>(i)];
     const LayerPlan& lp = plan.layers[static_cast<size_t>(i)];
@@ -127,6 +133,7 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
         int64_t g = LinearGradBytes(l, lp, train, plan, prec.grad);
         li.grad_bytes += g;
         if (l.role != ModuleRole::kAttention || IsAttentionOutput(l.slot)) li.pre_attn_grad_bytes += g;
+        if (l.role != ModuleRole::kAttention) li.mlp_grad_bytes += g;
         if (IsDownProjection(l.slot)) li.down_grad_bytes += g;
       }
       if (lp.weights_trainable) {
@@ -135,6 +142,9 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
         extra += kind.extra_attention_params + kind.extra_router_params;
         li.grad_bytes += prec.grad * extra;
         li.pre_attn_grad_bytes += prec.grad * extra / 2;  // the post-attention norm of two
+        for (const auto& n : kind.norms) {
+          if (n.slot == NormSlot::kPreMlp) li.mlp_grad_bytes += prec.grad * n.Params();
+        }
       }
       li.kind = memo.size();
       memo.push_back(Memo{k, lp, li});
@@ -148,6 +158,9 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
       li.kept_forward_bytes = participates ? prec.residual * T * h : 0;
       ckpt_layers += participates ? 1 : 0;
       li.rng_state_bytes = on_cpu && participates ? kCpuRngStateBytes : 0;
+      // RMSNorm's x.to(float32) is the input itself in fp32; LayerNorm saves its input as is.
+      const bool input_saved = lp.input_requires_grad && (model.norm_kind != NormKind::kRmsNorm || prec.residual == 4);
+      li.recomputed_input_bytes = participates && !input_saved ? li.kept_forward_bytes : 0;
     } else if (ckpt == Checkpointing::kSelective && eager && li.saved.attention_core_bytes > 0) {
       // The attention core (repeat_kv, q k^T, softmax, probs v) is recomputed in backward: its own saves
       // vanish and the checkpoint keeps its arguments q_embed, k_embed, v (fixtures *.selective).
@@ -162,9 +175,15 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
         li.autocast_bytes += 2 * l.in_features * l.out_features * l.copies;
         if (l.bias) li.autocast_bias_bytes += 2 * l.out_features * l.copies;
       }
-      autocast_cache += li.autocast_bytes;
-      autocast_bias_cache += li.autocast_bias_bytes;
     }
+    if ((prec.autocast || prec.autocast16) && lp.lora) {
+      // Trainable fp32 adapters are leaves that require grad: autocast caches their casts too.
+      li.autocast_bytes += li.saved.adapter_cast_bytes;
+      li.autocast_unsaved_bytes = ckpt == Checkpointing::kFull ? 0 : li.saved.adapter_cast_unsaved_bytes;
+    }
+    autocast_cache += li.autocast_bytes;
+    autocast_bias_cache += li.autocast_bias_bytes;
+    autocast_unsaved_cache += li.autocast_unsaved_bytes;
   }
 
   // ---- shared and head tensors
@@ -192,6 +211,8 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
   const int64_t norm_out_extra = norm_out_saved ? 0 : prec.residual * T * h;
   const bool upcast = fw.loss_upcast_logits && model.loss_upcasts_logits && (!fw.loss_shift_logits_copy || model.legacy_logits_upcast);
   const LossHead loss = ComputeLossHead(train, fw, prec, V, h, plan.lm_head_trainable, upcast, explain);
+  // keep_outputs: the output object (fp32 logits, and the KV cache with use_cache) lives until
+  // backward ends; otherwise it is dropped before backward and the cache with it.
   const int64_t keep_outputs = fw.keep_outputs ? loss.keep_outputs_bytes : 0;
   const int64_t head_saved = final_norm_saved + lm_head_saved;
 
@@ -208,12 +229,23 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
   if (fw.use_cache && ckpt != Checkpointing::kFull) {
     for (int64_t i = 0; i < L; ++i) {
       const AttentionGeometry& g = model.kinds[model.layer_kind[static_cast<size_t>(i)]].attention;
-      // k after RoPE (q_after_rope dtype) and v (matmul dtype); the saved copies are distinct storages.
-      layers[static_cast<size_t>(i)].kv_bytes = T * g.num_kv_heads * (g.head_dim * prec.q_after_rope + g.v_head_dim * prec.matmul);
+      // k after RoPE (q_after_rope dtype) and v (matmul dtype). The eager core saves repeat_kv'd
+      // copies, except when repeat_kv returns its input (one query head per KV head) or an expand()
+      // view, and the matmul folds (batch, heads) into a view: then the saved k (not under autocast,
+      // which casts it) and v are the cache's own storages (measured: the fp32 use_cache rows of
+      // measured_cpu_random.json).
+      const LayerInfo& li = layers[static_cast<size_t>(i)];
+      const bool eager_saves = eager && li.saved.qk_require_grad;
+      // (with several heads and a batch > 1 the matmul's reshape copies; measured).
+      const bool same_tensor = (g.num_kv_heads == g.num_heads || g.num_kv_heads == 1) && (b == 1 || g.num_heads == 1);
+      const bool k_shared = eager_saves && same_tensor && !prec.autocast;
+      const bool v_shared = eager_saves && same_tensor;
+      layers[static_cast<size_t>(i)].kv_bytes = T * g.num_kv_heads * ((k_shared ? 0 : g.head_dim * prec.q_after_rope) + (v_shared ? 0 : g.v_head_dim * prec.matmul));
       kv_cache += layers[static_cast<size_t>(i)].kv_bytes;
     }
   }
 
+  const int64_t kept_kv_cache = fw.keep_outputs ? kv_cache : 0;
   const int64_t grads_resident = train.grad_accum_steps > 1 ? grads_total : 0;
 
   // ---- data parallel: what one rank holds (the shard step, parallel/shard.h), applied to every moment below
@@ -286,7 +318,7 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
   int64_t last_growth = 0;  // the first layer whose end holds what the end of layer L - 2 holds
   for (int64_t i = 0; i < L; ++i) {
     const LayerInfo& li = layers[static_cast<size_t>(i)];
-    const int64_t temporary = li.rng_state_bytes + li.autocast_bias_bytes + (ckpt == Checkpointing::kFull ? li.autocast_bytes : 0);
+    const int64_t temporary = li.rng_state_bytes + li.autocast_bias_bytes + (ckpt == Checkpointing::kFull ? li.autocast_bytes : li.autocast_unsaved_bytes);
     layer_done.layer = i;
     layer_done.activation_bytes += li.kept_forward_bytes;
     layer_done.kv_cache_bytes += li.kv_bytes;
@@ -324,7 +356,7 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
     m.gradient_bytes = grads_resident;
     m.activation_bytes = before;
     m.kv_cache_bytes = kv_cache;
-    m.temporary_bytes = locals + mask_bytes + checked::Mul(score_factor, b, a, s, s);
+    m.temporary_bytes = locals + mask_bytes + checked::Mul(score_factor, b, a, s, s) + autocast_unsaved_cache;
     push(m);
   }
   // -- forward under full checkpointing: the last layer runs its eager attention with nothing saved
@@ -333,11 +365,23 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
     const AttentionGeometry& g = last_kind.attention;
     const int64_t a = g.num_heads;
     const int64_t score_factor = prec.autocast ? (on_cpu ? 10 : 8) : (prec.half ? 10 : 8);
+    // The last layer's casts after its attention core (o_proj, the MLP) do not exist yet.
+    const LayerPlan& last_plan = plan.layers.back();
+    int64_t later_casts = 0;
+    for (const auto& l : last_kind.linears) {
+      if (l.role == ModuleRole::kAttention && !IsAttentionOutput(l.slot)) continue;
+      if (prec.autocast && last_plan.weights_trainable) later_casts += 2 * l.in_features * l.out_features * l.copies;
+      if ((prec.autocast || prec.autocast16) && last_plan.lora && IsLoraTarget(l, train.lora) && plan.adapter_bytes_per_param == 4) {
+        later_casts += 2 * train.lora.rank * (l.in_features + l.out_features) * l.copies;
+      }
+    }
+    // repeat_kv returns an expand() view for one KV head: k and v stay at their own width.
+    const int64_t kv_width = g.num_kv_heads == 1 ? 1 : a;
     Moment m = step(Phase::kForward, At::kCheckpointedScores, L - 1);
     m.gradient_bytes = grads_resident;
     m.activation_bytes = cos_sin + ckpt_shared + layers_kept;
-    m.temporary_bytes = prec.residual * T * h + 2 * prec.q_after_rope * T * a * g.head_dim + prec.matmul * T * a * g.v_head_dim +
-                  checked::Mul(score_factor, b, a, s, s) + rng_states + autocast_cache;
+    m.temporary_bytes = prec.residual * T * h + prec.q_after_rope * T * (a + kv_width) * g.head_dim + prec.matmul * T * kv_width * g.v_head_dim +
+                  checked::Mul(score_factor, b, a, s, s) + rng_states + autocast_cache - later_casts;
     push(m);
   }
   if (L > 0) push(layer_done);
@@ -348,7 +392,7 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
     m.activation_bytes = saved_total - loss.saved_bytes;
     m.logits_and_loss_bytes = loss.saved_bytes + loss.forward_extra_bytes;
     m.kv_cache_bytes = kv_cache;
-    m.temporary_bytes = norm_out_extra + rng_states + autocast_bias_cache + (ckpt == Checkpointing::kFull ? autocast_cache : 0);
+    m.temporary_bytes = norm_out_extra + rng_states + autocast_bias_cache + (ckpt == Checkpointing::kFull ? autocast_cache : autocast_unsaved_cache);
     push(m);
   }
   // -- CPU host quirk: oneDNN's bf16 matmul allocates an fp32 output buffer at the lm_head, in the
@@ -366,7 +410,7 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
     m.gradient_bytes = grads_resident;
     m.activation_bytes = saved_total - loss.saved_bytes;
     m.logits_and_loss_bytes = loss.saved_bytes + loss.backward_extra_bytes + keep_outputs;
-    m.kv_cache_bytes = kv_cache;
+    m.kv_cache_bytes = kept_kv_cache;
     m.temporary_bytes = rng_states;
     push(m);
   }
@@ -377,6 +421,21 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
     bwd.temporary_bytes = 2 * T * V + 6 * V * h + 128 + 2 * q + rng_states;
     push(bwd);
   }
+  // -- backward: the final RMSNorm's `weight * y` (MulBackward0): its input gradient and, with a
+  // trainable weight, the product summed into the weight's gradient, both at the residual width,
+  // beside the incoming gradient; the loss head's and lm_head's saved tensors are released by then
+  // and a tied lm_head's gradient is parked (measured: R137 in measured_cpu_random.json, AMP).
+  if (final_req && model.norm_kind == NormKind::kRmsNorm && model.final_norm.has_weight) {
+    Moment m = step(Phase::kBackward, At::kFinalNormBackward);
+    m.gradient_bytes = grads_resident + (plan.lm_head_trainable && !model.tied_embeddings ? prec.grad * V * h : 0) +
+                       (plan.final_norm_trainable ? prec.grad * model.final_norm.Params() : 0);
+    m.activation_bytes = saved_total - loss.saved_bytes - lm_head_saved;
+    m.logits_and_loss_bytes = keep_outputs;
+    m.kv_cache_bytes = kept_kv_cache;
+    m.temporary_bytes = (model.tied_embeddings && plan.lm_head_trainable ? prec.grad * V * h : 0) + rng_states + (on_cpu ? 8 : 0) +
+                        (plan.final_norm_trainable ? 3 : 2) * prec.residual * T * h;
+    push(m);
+  }
   // -- backward through the layers, last to first.
   const int64_t head_grads = (plan.lm_head_trainable && !model.tied_embeddings ? prec.grad * V * h : 0) +
                              (plan.final_norm_trainable ? prec.grad * model.final_norm.Params() : 0);
@@ -384,6 +443,14 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
     int64_t kept_below = cos_sin + ckpt_shared + layers_kept;  // saved by the layers below layer i (and shared)
     int64_t grads_so_far = head_grads;
     const int64_t carry = prec.residual * T * h;  // gradient of the residual stream
+    // A tied lm_head's weight gradient waits in the autograd engine's input buffer for the
+    // embedding's (summed at the embedding backward): alive through every layer's backward.
+    const int64_t parked_tied_grad = model.tied_embeddings && plan.lm_head_trainable ? prec.grad * V * h : 0;
+    // Checkpoint RNG states: a layer's is released with its checkpoint once its backward is done.
+    int64_t rng_live = rng_states;
+    // On the CPU (exact sizes): the loss (4 B) and the root gradient torch.autograd.backward makes
+    // with ones_like (4 B) live until backward returns (measured; on CUDA two 512-B blocks, left out).
+    const int64_t loss_scalars = on_cpu ? 8 : 0;
     // Without the timeline only the highest moments matter (MomentLog keeps the maxima), and in a
     // run of identical layers (the same `kind`) one layer's moments are the next one's, less the
     // saved tensors of the layer below (kept_forward_bytes) and plus the gradients this layer
@@ -401,8 +468,8 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
         while (run_last > 0 && layers[static_cast<size_t>(run_last - 1)].kind == li.kind) --run_last;
         const int64_t grows = train.grad_accum_steps > 1 ? 0 : li.grad_bytes;
         if (run_first == run_last) run_keeps = RunKeeps::kAll;
-        else if (grows <= li.kept_forward_bytes) run_keeps = RunKeeps::kFirst;
-        else if (view.LeastGradientGrowth(grows) > li.kept_forward_bytes) run_keeps = RunKeeps::kLast;
+        else if (grows <= li.kept_forward_bytes + li.rng_state_bytes) run_keeps = RunKeeps::kFirst;
+        else if (view.LeastGradientGrowth(grows) > li.kept_forward_bytes + li.rng_state_bytes) run_keeps = RunKeeps::kLast;
         else run_keeps = RunKeeps::kAll;
       }
       const bool simulated = explain || run_keeps == RunKeeps::kAll || (run_keeps == RunKeeps::kFirst && i == run_first) ||
@@ -415,10 +482,50 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
       const int64_t saved_prev = kept_below;
       if (simulated && (li.saved.output_requires_grad || li.grad_bytes > 0)) {
         // MLP backward: the layer's saved tensors, gradients so far, and the MLP input/activation grads.
+        // What every moment of this layer's backward holds besides its own tensors: the kept outputs,
+        // the parked tied gradient, the live RNG states and the recomputed layer's kept input.
+        const int64_t layer_extra = parked_tied_grad + rng_live + li.recomputed_input_bytes + loss_scalars;
+        // The element-wise MLP backward (act * up): the down projection's MmBackward0 has run and
+        // released what it saved (its input, its weight cast, its adapters' tensors).
+        const int64_t down_released = kind.mlp.num_experts == 0 ? li.saved.down_saved_bytes : 0;
+        if (ckpt == Checkpointing::kFull && li.rng_state_bytes + li.recomputed_input_bytes + li.kept_forward_bytes > 0 && kind.mlp.num_experts == 0 &&
+            li.gated) {
+          // The end of the recomputation: the layer's first backward node (down_proj's MmBackward0,
+          // or `* scaling` when down_proj has an adapter) unpacks a saved tensor and the checkpoint
+          // re-runs the whole layer. Its last statement holds, beside the full saved set, the
+          // residual, down_proj's output and the residual sum (with the CPU's fp32 promotion copy
+          // of the 16-bit branch under AMP; act * up is gone with mlp()'s frame); under AMP with an
+          // fp32 adapter on down_proj the peak is at lora_B(lora_A(x.to(fp32))) * scaling instead:
+          // the fp32 copy of x (4·T·I), the product, the base output, lora_B's output and its product
+          // with scaling, autocast's unsaved adapter casts and a 2-B cast of the scaling. Plus the
+          // gradient of the layer's output (and its 16-bit copy for the branch under AMP) and
+          // fork_rng's copy of the RNG state on the CPU (measured: trace of R106 and R136 in
+          // measured_cpu_random.json, live bytes by autograd node).
+          const LayerPlan& lp = plan.layers[static_cast<size_t>(i)];
+          bool down_adapter = false;
+          for (const auto& l : kind.linears) down_adapter = down_adapter || (lp.lora && IsDownProjection(l.slot) && IsLoraTarget(l, train.lora));
+          const int64_t TI = T * li.intermediate;
+          int64_t locals = 0;
+          if (down_adapter && prec.autocast && plan.adapter_bytes_per_param == 4) {
+            locals = (prec.matmul + 4) * TI + prec.residual * T * h + 3 * prec.matmul * T * h + li.saved.adapter_cast_unsaved_bytes + 2;
+          } else {
+            // (an fp32 residual is the pre-MLP norm's saved input already)
+            locals = (prec.residual == 4 ? 1 : 2) * prec.residual * T * h + prec.matmul * T * h + (prec.autocast && on_cpu ? 4 * T * h : 0);
+          }
+          Moment rc = step(Phase::kBackward, At::kRecompute, i);
+          rc.gradient_bytes = grads_live;
+          rc.activation_bytes = saved_prev + li.saved.total_bytes;
+          rc.logits_and_loss_bytes = keep_outputs;
+          rc.kv_cache_bytes = kept_kv_cache;
+          rc.temporary_bytes = layer_extra + carry + (prec.autocast ? prec.matmul * T * h : 0) + (on_cpu ? kCpuRngStateBytes : 0) + locals;
+          push(rc);
+        }
         Moment mlp = step(Phase::kBackward, At::kMlpBackward, i);
         mlp.gradient_bytes = grads_live + (train.grad_accum_steps > 1 ? 0 : li.down_grad_bytes);
-        mlp.activation_bytes = saved_prev + li.saved.total_bytes;
-        mlp.temporary_bytes = carry + (li.gated ? 3 : 2) * prec.matmul * T * li.intermediate + rng_states + li.saved.max_dequant_bytes;
+        mlp.activation_bytes = saved_prev + li.saved.total_bytes - down_released;
+        mlp.logits_and_loss_bytes = keep_outputs;
+        mlp.kv_cache_bytes = kept_kv_cache;
+        mlp.temporary_bytes = carry + (li.gated ? 3 : 2) * prec.matmul * T * li.intermediate + layer_extra + li.saved.max_dequant_bytes;
         push(mlp);
         if (prec.autocast && li.grad_bytes > 0 && li.gated) {
           // The bf16 weight gradient of up_proj and its fp32 conversion coexist (ToCopyBackward0).
@@ -426,11 +533,36 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
           cast.temporary_bytes += 4 * li.intermediate * h + 2 * T * h - 8 * T * li.intermediate;
           push(cast);
         }
+        if (li.saved.before_mlp_norm_bytes >= 0 && kind.mlp.num_experts == 0) {
+          // The pre-MLP RMSNorm's backward at PowBackward0 (x32.pow(2)): four fp32 T·h tensors (the
+          // gradient from the x32 * rsqrt branch, mean's expanded gradient, x32.pow(1) and its
+          // product) beside the residual gradient; the MLP's saved tensors are gone, the norm keeps
+          // its fp32 input (measured: the bf16 rows of measured_cpu_random.json, where these fp32
+          // buffers outweigh the 16-bit MLP ones).
+          Moment norm = step(Phase::kBackward, At::kMlpNormBackward, i);
+          norm.gradient_bytes = grads_live + (train.grad_accum_steps > 1 ? 0 : li.mlp_grad_bytes);
+          norm.activation_bytes = saved_prev + li.saved.before_mlp_norm_bytes + 4 * T * h;
+          norm.logits_and_loss_bytes = keep_outputs;
+          norm.kv_cache_bytes = kept_kv_cache;
+          norm.temporary_bytes = carry + 5 * 4 * T * h + layer_extra + li.saved.max_dequant_bytes;
+          push(norm);
+        }
         if (li.saved.qk_require_grad) {
           Moment att = step(Phase::kBackward, At::kAttentionBackward, i);
           att.gradient_bytes = grads_live + (train.grad_accum_steps > 1 ? 0 : li.pre_attn_grad_bytes);
           att.activation_bytes = saved_prev + li.saved.through_attention_bytes;
-          att.temporary_bytes = carry + prec.matmul * T * a * g.v_head_dim + rng_states + li.saved.max_dequant_bytes;
+          att.logits_and_loss_bytes = keep_outputs;
+          att.kv_cache_bytes = kept_kv_cache;
+          // The residual gradient flows on only when the layer's input needs one (not into a frozen embedding).
+          const int64_t att_carry = plan.layers[static_cast<size_t>(i)].input_requires_grad ? carry : 0;
+          att.temporary_bytes = att_carry + prec.matmul * T * a * g.v_head_dim + layer_extra + li.saved.max_dequant_bytes;
+          if (ckpt == Checkpointing::kSelective && eager && li.saved.attention_core_bytes > 0) {
+            // The checkpoint still holds the core's arguments while the re-run core's backward runs:
+            // k_embed and v beside their repeat_kv copies (GQA), q_embed beside its autocast cast
+            // (measured: the *.selective rows of measured_cpu_ext.json, b = 1).
+            if (g.num_kv_heads < a) att.temporary_bytes += T * g.num_kv_heads * (prec.q_after_rope * g.head_dim + prec.matmul * g.v_head_dim);
+            if (prec.autocast) att.temporary_bytes += prec.q_after_rope * T * a * g.head_dim;
+          }
           if (eager) {
             att.temporary_bytes += checked::Mul(8, b, a, s, s);  // grad of the probabilities and softmax backward output
           } else {
@@ -441,7 +573,28 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
           push(att);
         }
       }
+      if (simulated && li.saved.last_qkv_saved_bytes >= 0 && kind.mlp.num_experts == 0) {
+        // The q/k/v projections' backward, at q_proj (the last to run, created first): every weight
+        // gradient of the layer but the input norm's, the pre-attention norm's saved tensors and
+        // what q_proj saved, the gradient of the norm's output accumulated from v and k, q's input
+        // gradient and the residual gradient (measured: R038 in measured_cpu_random.json).
+        int64_t norm_grad = 0;
+        if (plan.layers[static_cast<size_t>(i)].weights_trainable) {
+          for (const auto& n : kind.norms) {
+            if (n.slot == NormSlot::kPreAttention) norm_grad += prec.grad * n.Params();
+          }
+        }
+        const int64_t layer_extra = parked_tied_grad + rng_live + li.recomputed_input_bytes + loss_scalars;
+        Moment qkv = step(Phase::kBackward, At::kQkvBackward, i);
+        qkv.gradient_bytes = grads_live + (train.grad_accum_steps > 1 ? 0 : li.grad_bytes - norm_grad);
+        qkv.activation_bytes = saved_prev + li.saved.pre_attn_norm_bytes + li.saved.last_qkv_saved_bytes;
+        qkv.logits_and_loss_bytes = keep_outputs;
+        qkv.kv_cache_bytes = kept_kv_cache;
+        qkv.temporary_bytes = (plan.layers[static_cast<size_t>(i)].input_requires_grad ? carry : 0) + 3 * prec.residual * T * h + layer_extra;
+        push(qkv);
+      }
       grads_so_far += li.grad_bytes;
+      rng_live -= li.rng_state_bytes;
     }
   }
   // -- backward end: the embedding gradient (tied: lm_head's grad waits for the embedding's, then both are summed).
@@ -450,6 +603,9 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
     m.gradient_bytes = grads_total;
     m.fresh_gradient_bytes = prec.grad * V * h;  // the embedding's weight gradient, just produced
     m.temporary_bytes = (model.tied_embeddings && plan.lm_head_trainable) ? 2 * V * h * prec.grad : prec.residual * T * h;
+    m.logits_and_loss_bytes = keep_outputs;
+    m.kv_cache_bytes = kept_kv_cache;
+    if (on_cpu) m.temporary_bytes += 8;  // the loss and the root gradient, as in the layers' backward
     push(m);
   }
   // -- optimizer step
