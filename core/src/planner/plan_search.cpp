@@ -328,19 +328,21 @@ class Searcher {
     const Scenario v = Full(c);
     if (!ValidateCombination(v).empty()) return std::nullopt;
     const std::vector<const LeverOption*> levels = Levels();
-    // The smallest setting: the dearest checkpointing level, the first chain value.
+    // The smallest setting: the dearest checkpointing level, the first chain value (kept: the
+    // bisection of the last level starts there).
+    std::optional<Result> smallest;
+    Scenario smallest_s = v;
     {
-      Scenario w = v;
-      if (levels.back() != nullptr) levels.back()->Apply(&w);
-      const InnerChain chain = InnerChainFor(space_, w, base_.model);
+      if (levels.back() != nullptr) levels.back()->Apply(&smallest_s);
+      const InnerChain chain = InnerChainFor(space_, smallest_s, base_.model);
       if (chain.values.empty()) return std::nullopt;
-      chain.Apply(&w, chain.values.front());
-      std::optional<Result> r = Evaluate(w);
-      if (!r || !MemoryFits(w, *r)) {
+      chain.Apply(&smallest_s, chain.values.front());
+      smallest = Evaluate(smallest_s);
+      if (!smallest || !MemoryFits(smallest_s, *smallest)) {
         failed_.push_back(&c.pick);
         return std::nullopt;
       }
-      if (!Fits(w, *r)) return std::nullopt;
+      if (!Fits(smallest_s, *smallest)) return std::nullopt;
     }
     std::optional<Plan> best;
     for (size_t li = 0; li < levels.size(); ++li) {
@@ -364,6 +366,11 @@ class Searcher {
       std::optional<Result> at_lo;
       Scenario at_lo_s;
       auto fits_at = [&](int64_t i, std::optional<Result>* keep, Scenario* keep_s) {
+        if (li + 1 == levels.size() && i == 0) {  // the smallest setting, already estimated
+          *keep = smallest;
+          *keep_s = smallest_s;
+          return true;
+        }
         const int64_t value = chain.values[static_cast<size_t>(i)];
         if (FailedBefore(c, li, value)) return false;
         Scenario x = w;
