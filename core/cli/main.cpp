@@ -1,6 +1,7 @@
 // vramplan CLI: the same op table (vramplan/api.h) the page and tests call, plus a table view.
 //   vramplan estimate FILE|- [--table]   vramplan models   vramplan gpus   vramplan schema
 //   vramplan call OP [FILE|-]            any op of the table, its JSON envelope printed as is
+//   vramplan import FILE [--format F]    vramplan export --to FORMAT FILE   (launch_commands.h)
 // Exit codes: 0 ok, 2 bad input (one line per problem: "error: <path>: <message>"), 1 usage/IO.
 #include <cstdio>
 #include <fstream>
@@ -11,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "launch_commands.h"
 #include "vramplan/api.h"
 #include "vramplan/result.h"
 
@@ -31,7 +33,9 @@ int Usage() {
                "       vramplan gpus                         list the GPU catalogue\n"
                "       vramplan schema                       print the scenario JSON Schema\n"
                "       vramplan config FILE|-                parse a Hugging Face config.json\n"
-               "       vramplan call OP [FILE|-]             run one op of the table (%s)\n",
+               "       vramplan call OP [FILE|-]             run one op of the table (%s)\n"
+               "       vramplan import FILE|- [--format F]   read a launch config (vLLM, llama.cpp, LLaMA-Factory, ...)\n"
+               "       vramplan export --to FORMAT FILE|-    write a scenario as a launch config\n",
                OpList().c_str());
   return 1;
 }
@@ -140,6 +144,7 @@ int ReportErrors(const json& r) {
 int main(int argc, char** argv) {
   if (argc < 2) return Usage();
   std::string cmd = argv[1];
+  if (const int rc = vramplan::cli::RunLaunchCommand(argc, argv); rc >= 0) return rc;
   if (cmd == "models") {
     std::cout << json::parse(vramplan::CallOp("presets", ""), nullptr, false)["presets"].dump(2) << "\n";
     return 0;

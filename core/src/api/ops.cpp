@@ -8,6 +8,7 @@
 #include "io/json_writer.h"
 #include "io/message_text.h"
 #include "io/result_json.h"
+#include "launch/launch_ops.h"
 #include "vramplan/estimate.h"
 
 namespace vramplan {
@@ -27,8 +28,8 @@ std::string EstimateFast(std::string_view request) {
   return EstimateJson(request, options);
 }
 
-// Future ops ("plan", "import", "export") go here, one line each.
-const std::array<Op, 8> kOps = {{
+// Future ops ("plan") go here, one line each.
+const std::array<Op, 10> kOps = {{
     {"estimate", [](std::string_view r) { return EstimateJson(r); }, nullptr, false},
     {"estimate_fast", &EstimateFast, nullptr, false},
     {"summary", &EstimateSummaryJson, nullptr, false},
@@ -37,6 +38,8 @@ const std::array<Op, 8> kOps = {{
     {"schema", [](std::string_view) { return SchemaJson(); }, "schema", false},
     {"parse_config", &ParseHfConfigJson, nullptr, false},
     {"version", [](std::string_view) { return VersionString(); }, "version", true},
+    {"import", &launch::ImportJson, nullptr, false},
+    {"export", &launch::ExportJson, nullptr, false},
 }};
 
 const Op* FindOp(std::string_view name) {
