@@ -67,7 +67,9 @@ void ImportAccelerate(std::string_view text, ImportContext* ctx) {
   for (auto it = d.begin(); it != d.end(); ++it) {
     const std::string& key = it.key();
     const io::Json& v = it.value();
-    if (key == "distributed_type") {
+    if (v.is_null()) {
+      ctx->Ignored(key, "empty: the default");
+    } else if (key == "distributed_type") {
       if (auto s = ctx->String(v, key)) type = *s, ctx->AddNote("read", key, "-> parallel (" + io::Printable(*s, 20) + ")");
     } else if (key == "num_processes") {
       if (auto n = ctx->Int(v, key, 1, int64_t{1} << 20)) processes = *n, ctx->Read(key, "parallel.gpus", *n);

@@ -141,7 +141,10 @@ void ImportAxolotl(std::string_view text, ImportContext* ctx) {
   ctx->Set("mode", "train");
   TrainerFlags flags;
   std::optional<bool> load4, load8;
-  for (auto it = docs[0].begin(); it != docs[0].end(); ++it) ReadKey(it.key(), it.value(), ctx, &flags, &load4, &load8);
+  for (auto it = docs[0].begin(); it != docs[0].end(); ++it) {
+    if (it.value().is_null()) ctx->Ignored(it.key(), "empty: the default");  // YAML "key:" with nothing after it
+    else ReadKey(it.key(), it.value(), ctx, &flags, &load4, &load8);
+  }
   if (docs[0].contains("deepspeed") && docs[0]["deepspeed"].is_string() && docs.size() > 1 && docs[1].is_object()) {
     ReadDeepSpeed(docs[1], "deepspeed", ctx, &flags.deepspeed);
   }

@@ -160,7 +160,10 @@ void ImportLlamaFactory(std::string_view text, ImportContext* ctx) {
   TrainerFlags flags;
   bool pure_bf16 = false;
   int64_t rank = 8;
-  for (auto it = docs[0].begin(); it != docs[0].end(); ++it) ReadKey(it.key(), it.value(), ctx, &flags, &pure_bf16, &rank);
+  for (auto it = docs[0].begin(); it != docs[0].end(); ++it) {
+    if (it.value().is_null()) ctx->Ignored(it.key(), "empty: the default");  // YAML "key:" with nothing after it
+    else ReadKey(it.key(), it.value(), ctx, &flags, &pure_bf16, &rank);
+  }
   if (docs[0].contains("deepspeed") && docs[0]["deepspeed"].is_string()) {
     if (docs.size() > 1 && docs[1].is_object()) {
       ctx->notes.push_back(Note{"read", "deepspeed", "the ds_config given as the second document"});

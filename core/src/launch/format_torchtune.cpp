@@ -319,7 +319,10 @@ void ImportTorchtune(std::string_view text, ImportContext* ctx) {
     Override(&doc, key, value.empty() || !value[0].is_object() ? io::Json(nullptr) : value[0]["v"], remove);
     ctx->AddNote("read", key, "override " + io::Quote(o, 60));
   }
-  for (auto it = doc.begin(); it != doc.end(); ++it) ReadTop(it.key(), it.value(), ctx);
+  for (auto it = doc.begin(); it != doc.end(); ++it) {
+    if (it.value().is_null()) ctx->Ignored(it.key(), "empty: the default");  // YAML "key:" with nothing after it
+    else ReadTop(it.key(), it.value(), ctx);
+  }
   if (!ctx->errors.empty()) return;
   const bool distributed = recipe.find("distributed") != std::string::npos;
   if (!recipe.empty() && !distributed) ctx->Default("parallel.gpus", 1, "a single-device recipe");

@@ -210,7 +210,8 @@ ExportText ExportVllm(const Scenario& s) {
   const int64_t max_model_len = inf.max_model_len > 0 ? inf.max_model_len : inf.prompt_len + inf.new_tokens;
   lines.push_back("--max-model-len " + std::to_string(max_model_len));
   char util[32];
-  std::snprintf(util, sizeof util, "%.17g", inf.gpu_memory_utilization);
+  std::snprintf(util, sizeof util, "%.15g", inf.gpu_memory_utilization);  // the shortest that reads back the same
+  if (std::strtod(util, nullptr) != inf.gpu_memory_utilization) std::snprintf(util, sizeof util, "%.17g", inf.gpu_memory_utilization);
   lines.push_back(std::string("--gpu-memory-utilization ") + util);
   lines.push_back("--max-num-seqs " + std::to_string(inf.max_num_seqs));
   if (inf.max_num_batched_tokens > 0) lines.push_back("--max-num-batched-tokens " + std::to_string(inf.max_num_batched_tokens));

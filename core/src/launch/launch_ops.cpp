@@ -39,19 +39,35 @@ void Validate(ImportOutcome* out) {
   }
 }
 
+// Fields with no effect on `s`'s estimate, which a format need not carry: the other mode's block,
+// the LoRA/QLoRA/freeze settings of the methods that do not use them, and the GPUs-per-node default.
+bool Irrelevant(const std::string& path, const Scenario& s) {
+  auto under = [&](const char* prefix) { return path == prefix || path.rfind(std::string(prefix) + ".", 0) == 0; };
+  if (s.mode == Mode::kInference) return under("train");
+  if (under("inference")) return true;
+  const bool lora = s.train.method == TrainMethod::kLora || s.train.method == TrainMethod::kQlora;
+  if (!lora && under("train.lora")) return true;
+  if (s.train.method != TrainMethod::kQlora && path.rfind("train.qlora_", 0) == 0) return true;
+  if (s.train.method != TrainMethod::kFreeze && under("train.freeze")) return true;
+  if (s.parallel.gpus_per_node == 0 && path == "parallel.gpus_per_node") return true;
+  return false;
+}
+
 // Leaves of `want` that `got` does not have with the same value, copied into `*extras`.
-void Diff(const io::Json& want, const io::Json& got, const std::string& path, io::Json* extras, std::vector<std::string>* paths) {
+void Diff(const io::Json& want, const io::Json& got, const std::string& path, const Scenario& s, io::Json* extras, std::vector<std::string>* paths) {
+  if (Irrelevant(path, s)) return;
   if (want.is_object() && got.is_object() && path != "model") {
     for (auto it = want.begin(); it != want.end(); ++it) {
       const auto other = got.find(it.key());
       const std::string key_path = io::JoinPath(path, it.key());
+      if (Irrelevant(key_path, s)) continue;
       if (other == got.end()) {
         (*extras)[it.key()] = it.value();
         paths->push_back(key_path);
         continue;
       }
       io::Json sub = io::Json::object();
-      Diff(it.value(), *other, key_path, &sub, paths);
+      Diff(it.value(), *other, key_path, s, &sub, paths);
       if (!sub.empty()) (*extras)[it.key()] = std::move(sub);
     }
     return;
@@ -169,7 +185,7 @@ ExportOutcome ExportLaunchConfig(const Scenario& s, std::string_view format) {
   auto reparsed = back.errors.empty() ? ParseScenario(io::Dump(got)) : Expected<Scenario>(back.errors);
   if (reparsed.ok()) {
     const io::Json normalized = io::Json::parse(ScenarioToJson(reparsed.value()), nullptr, false);
-    Diff(want, normalized, "", &extras, &paths);
+    Diff(want, normalized, "", s, &extras, &paths);
   } else {
     extras = want;  // the export does not read back: everything travels in the extras
     out.notes.push_back(Note{"unsupported", "", "the export does not read back as a scenario (" + reparsed.errors()[0].message + "); the whole scenario is in the vramplan comment"});

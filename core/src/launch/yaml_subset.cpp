@@ -89,7 +89,7 @@ class Parser {
   bool JoinFlow(size_t* i, size_t indent, std::string* text) {
     if (text->empty() || ((*text)[0] != '[' && (*text)[0] != '{')) return true;
     while (!Balanced(*text)) {
-      if (*i >= lines_.size() || lines_[*i].indent <= indent) return false;
+      if (*i >= lines_.size() || lines_[*i].indent < indent) return false;  // inside brackets the column is free
       if (text->size() + lines_[*i].text.size() > io::kMaxStringBytes) return false;
       *text += ' ';
       *text += lines_[*i].text;
