@@ -385,7 +385,44 @@ ExportText ExportTorchtune(const Scenario& s) {
     if (t.lora.use_dora) m["use_dora"] = true;
   }
   y["model"] = m;
-  y["tokenizer"] = {{"max_seq_len", t.seq_len}};
+  // The tokenizer and checkpointer the recipe instantiates, at the paths `tune download` uses
+  // (recipes/configs/<family>/*.yaml); the checkpoint's file names are the user's to fill in.
+  const std::string family = builder != nullptr ? std::string(builder->module) : "llama3_1";
+  const std::string dir = "/tmp/" + (s.model_id.empty() ? std::string("model") : s.model_id.substr(s.model_id.find('/') + 1)) + "/";
+  struct Family {
+    const char* prefix;
+    const char* tokenizer;
+    const char* model_type;
+    bool bpe;  // vocab.json + merges.txt instead of a SentencePiece / tiktoken model
+  };
+  static constexpr Family kFamilies[] = {
+      {"llama2", "torchtune.models.llama2.llama2_tokenizer", "LLAMA2", false}, {"llama3_2", "torchtune.models.llama3.llama3_tokenizer", "LLAMA3_2", false},
+      {"llama3", "torchtune.models.llama3.llama3_tokenizer", "LLAMA3", false}, {"mistral", "torchtune.models.mistral.mistral_tokenizer", "MISTRAL", false},
+      {"gemma2", "torchtune.models.gemma.gemma_tokenizer", "GEMMA2", false},   {"gemma", "torchtune.models.gemma.gemma_tokenizer", "GEMMA", false},
+      {"qwen2_5", "torchtune.models.qwen2_5.qwen2_5_tokenizer", "QWEN2", true}, {"qwen3", "torchtune.models.qwen3.qwen3_tokenizer", "QWEN3", true},
+      {"phi3", "torchtune.models.phi3.phi3_mini_tokenizer", "PHI3_MINI", false}, {"phi4", "torchtune.models.phi4.phi4_tokenizer", "PHI4", true}};
+  const Family* fam = &kFamilies[2];
+  for (const Family& f : kFamilies) {
+    if (family.rfind(f.prefix, 0) == 0) {
+      fam = &f;
+      break;
+    }
+  }
+  OrderedJson tok = OrderedJson::object();
+  tok["_component_"] = fam->tokenizer;
+  if (fam->bpe) {
+    tok["path"] = dir + "vocab.json";
+    tok["merges_file"] = dir + "merges.txt";
+  } else {
+    tok["path"] = dir + (family.rfind("llama3", 0) == 0 ? "original/tokenizer.model" : "tokenizer.model");
+  }
+  tok["max_seq_len"] = t.seq_len;
+  y["tokenizer"] = tok;
+  y["checkpointer"] = {{"_component_", "torchtune.training.FullModelHFCheckpointer"}, {"checkpoint_dir", dir},
+                       {"checkpoint_files", {{"filename_format", "model-{}-of-{}.safetensors"}, {"max_filename", "00004"}}},
+                       {"recipe_checkpoint", nullptr}, {"output_dir", "/tmp/torchtune/vramplan-job"}, {"model_type", fam->model_type}};
+  y["resume_from_checkpoint"] = false;
+  out.notes.push_back(Note{"ignored", "checkpointer.checkpoint_files", "set max_filename to the checkpoint's shard count (the paths are where `tune download` puts the model)"});
   y["dataset"] = {{"_component_", "torchtune.datasets.alpaca_cleaned_dataset"}, {"packed", false}};
   y["seed"] = nullptr;
   y["shuffle"] = true;
