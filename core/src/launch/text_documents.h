@@ -15,13 +15,16 @@
 
 namespace vramplan::launch {
 
-using OrderedJson = nlohmann::ordered_json;
+// The exports are built as io::Json, whose objects keep their keys sorted: a second instantiation
+// of nlohmann's templates for insertion order (nlohmann::ordered_json) costs the page's module tens
+// of KB, and every format here reads its keys in any order (accelerate's own writer sorts them too).
+using OrderedJson = io::Json;
 
 // Every top-level JSON value of `text` (whitespace between them), each parsed under the input
 // limits (io/input_limits.h). False with the errors otherwise.
 bool ParseJsonDocuments(std::string_view text, std::vector<io::Json>* documents, Issues* errors);
 
-// `doc` (an object) as block YAML, keys in their order.
+// `doc` (an object) as block YAML, keys in sorted order.
 std::string ToYaml(const OrderedJson& doc);
 
 // The comment line that carries scenario fields a format cannot express, and its reader.
