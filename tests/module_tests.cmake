@@ -31,7 +31,23 @@ set(tested_elsewhere
   train/optimizer=optimizer_step
   train/precision=train_step
   train/train_plan=train_step
-  train/weights=train_step)
+  train/weights=train_step
+  launch/command_args=launch_import
+  launch/deepspeed_config=launch_import
+  launch/format_accelerate=launch_import
+  launch/format_axolotl=launch_import
+  launch/format_deepspeed=launch_import
+  launch/format_hf=launch_import
+  launch/format_llama_cpp=launch_import
+  launch/format_llamafactory=launch_import
+  launch/format_torchtune=launch_import
+  launch/format_vllm=launch_import
+  launch/formats=launch_import
+  launch/import_context=launch_import
+  launch/launch_ops=launch_roundtrip
+  launch/model_match=launch_import
+  launch/text_documents=launch_import
+  launch/trainer_keys=launch_import)
 
 get_filename_component(CORE_SRC ${CORE_SRC} ABSOLUTE)
 get_filename_component(TESTS ${TESTS} ABSOLUTE)

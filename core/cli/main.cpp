@@ -3,6 +3,7 @@
 //   vramplan call OP [FILE|-]            any op of the table, its JSON envelope printed as is
 //   vramplan plan FILE|-                 the plans that make the job fit (docs/planner.md)
 //   vramplan check FILE|-                the pre-launch guard: exit 0 fits, 1 does not (best plans printed)
+//   vramplan import FILE [--format F]    vramplan export --to FORMAT FILE   (launch_commands.h)
 // Exit codes: 0 ok, 2 bad input (one line per problem: "error: <path>: <message>"), 1 usage/IO
 // (check: 1 = does not fit).
 #include <cstdio>
@@ -14,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "launch_commands.h"
 #include "vramplan/api.h"
 #include "vramplan/plan.h"
 #include "vramplan/result.h"
@@ -37,7 +39,9 @@ int Usage() {
                "       vramplan config FILE|-                parse a Hugging Face config.json\n"
                "       vramplan plan FILE|-                  plans that make the job fit, ranked (JSON)\n"
                "       vramplan check FILE|-                 exit 0 when the job fits, 1 when not (best plans), 2 bad input\n"
-               "       vramplan call OP [FILE|-]             run one op of the table (%s)\n",
+               "       vramplan call OP [FILE|-]             run one op of the table (%s)\n"
+               "       vramplan import FILE|- [--format F]   read a launch config (vLLM, llama.cpp, LLaMA-Factory, ...)\n"
+               "       vramplan export --to FORMAT FILE|-    write a scenario as a launch config\n",
                OpList().c_str());
   return 1;
 }
@@ -146,6 +150,7 @@ int ReportErrors(const json& r) {
 int main(int argc, char** argv) {
   if (argc < 2) return Usage();
   std::string cmd = argv[1];
+  if (const int rc = vramplan::cli::RunLaunchCommand(argc, argv); rc >= 0) return rc;
   if (cmd == "models") {
     std::cout << json::parse(vramplan::CallOp("presets", ""), nullptr, false)["presets"].dump(2) << "\n";
     return 0;

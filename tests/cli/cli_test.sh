@@ -93,4 +93,22 @@ hostile many_unknown_keys 20 "error: 9981 more problems not shown" "$tmp/many_ke
 printf '{"model":{%s,"extra":%s}}' "$llama" "$(nest 60 0)" >"$tmp/nested_ok.json"
 bytes=$("$bin" estimate "$tmp/nested_ok.json" | wc -c)
 [ "$bytes" -lt 200000 ] && echo "ok   nested_echo_bounded ($bytes bytes)" || { echo "FAIL nested_echo_bounded: $bytes bytes"; fail=1; }
+# Launch configs: import prints the scenario (notes on stderr), export the config; the two round-trip.
+printf '%s\n' 'vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192 --port 8000' >"$tmp/serve.sh"
+out=$("$bin" import "$tmp/serve.sh" 2>"$tmp/notes.txt"); code=$?
+[ "$code" = 0 ] && grep -q '"model": "Qwen/Qwen2.5-7B"' <<<"$out" && grep -q '^note: \[ignored\] --port' "$tmp/notes.txt" \
+  && echo "ok   import vllm" || { echo "FAIL import vllm: $code $out"; fail=1; }
+printf '%s\n' 'finetuning_type: lora' 'lora_rank: eight' >"$tmp/bad.yaml"
+code=0; err=$("$bin" import "$tmp/bad.yaml" 2>&1 >/dev/null) || code=$?
+[ "$code" = 2 ] && grep -q '^error: lora_rank: expected an integer' <<<"$err" && echo "ok   import bad key" || { echo "FAIL import bad key: $code $err"; fail=1; }
+printf '%s' '{"model":"meta-llama/Llama-3.1-8B","train":{"method":"qlora","micro_batch_size":2},"gpu":"rtx-4090-24gb"}' >"$tmp/job.json"
+"$bin" export --to llamafactory "$tmp/job.json" >"$tmp/job.yaml" 2>/dev/null && grep -q '^finetuning_type: lora' "$tmp/job.yaml" \
+  && grep -q '^# vramplan: {"gpu":"rtx-4090-24gb"}' "$tmp/job.yaml" && echo "ok   export llamafactory" || { echo "FAIL export llamafactory"; fail=1; }
+"$bin" import "$tmp/job.yaml" 2>/dev/null >"$tmp/back.json" && a=$("$bin" call summary "$tmp/job.json" | grep -o '"device_total_bytes":[0-9]*') \
+  && b=$("$bin" call summary "$tmp/back.json" | grep -o '"device_total_bytes":[0-9]*') && [ -n "$a" ] && [ "$a" = "$b" ] \
+  && echo "ok   export/import round trip" || { echo "FAIL export/import round trip: $a vs $b"; fail=1; }
+code=0; "$bin" export --to vllm "$tmp/job.json" >/dev/null 2>&1 || code=$?
+[ "$code" = 2 ] && echo "ok   export wrong mode" || { echo "FAIL export wrong mode: $code"; fail=1; }
+code=0; "$bin" export "$tmp/job.json" >/dev/null 2>&1 || code=$?
+[ "$code" = 1 ] && echo "ok   export usage" || { echo "FAIL export usage: $code"; fail=1; }
 exit $fail

@@ -26,7 +26,7 @@ json Call(const std::string& op, const std::string& request) {
 }
 
 TEST(Api, TableListsEveryOp) {
-  const std::vector<std::string> expected = {"estimate", "estimate_fast", "summary", "presets", "gpus", "schema", "parse_config", "plan", "version"};
+  const std::vector<std::string> expected = {"estimate", "estimate_fast", "summary", "presets", "gpus", "schema", "parse_config", "plan", "version", "import", "export"};
   EXPECT_EQ(OpNames(), expected);
 }
 
@@ -35,7 +35,8 @@ TEST(Api, EveryOpRepliesWithTheEnvelope) {
     "num_attention_heads":4,"num_key_value_heads":4,"vocab_size":100,"max_position_embeddings":128})";
   const std::vector<std::pair<std::string, std::string>> calls = {
       {"estimate", kTrain}, {"estimate_fast", kServe}, {"summary", kTrain}, {"presets", ""},
-      {"gpus", ""}, {"schema", ""}, {"parse_config", config}, {"plan", kTrain}, {"version", "{}"}};
+      {"gpus", ""}, {"schema", ""}, {"parse_config", config}, {"plan", kTrain}, {"version", "{}"},
+      {"import", R"({"text":"vllm serve Qwen/Qwen2.5-7B"})"}, {"export", std::string(R"({"to":"vllm","scenario":)") + kServe + "}"}};
   for (const auto& [op, request] : calls) {
     json r = Call(op, request);
     ASSERT_TRUE(r.is_object()) << op;

@@ -17,10 +17,17 @@
 //   schema         ignored            "schema": the scenario's JSON Schema
 //   parse_config   HF config.json     "model", "params", "warnings"
 //   version        ignored            "version": "0.1.0+<build id>"
+//   import         {"format": "auto"  "format" (the one read), "scenario" (without "model" when the
+//                   | name, "text"}   config names no preset), "complete", "notes": [{status, key,
+//                                     message}]: read / default / ignored / unsupported / model / extra
+//   export         {"to": name,       "format", "text" (the config to launch; what the format cannot
+//                   "scenario"}       express rides in a "vramplan" comment or member), "notes"
+//                  Formats: vllm, llama_cpp, llamafactory, axolotl, deepspeed, hf, accelerate, torchtune
+//                  (docs/planner.md, "Formats and their keys").
 //
 // An unknown op is an error value (code "unknown_op", field_path "op") naming the allowed ops; a
 // request that is not valid JSON is the op's own error value (code "invalid_json"). Nothing throws.
-// Room is left in the table for "plan", "import" and "export". docs/api.md describes each op.
+// Room is left in the table for "plan". docs/api.md describes each op.
 #pragma once
 
 #include <string>

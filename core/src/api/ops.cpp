@@ -8,6 +8,7 @@
 #include "io/json_writer.h"
 #include "io/message_text.h"
 #include "io/result_json.h"
+#include "launch/launch_ops.h"
 #include "vramplan/estimate.h"
 #include "vramplan/plan.h"
 
@@ -28,8 +29,8 @@ std::string EstimateFast(std::string_view request) {
   return EstimateJson(request, options);
 }
 
-// Future ops ("import", "export") go here, one line each.
-const std::array<Op, 9> kOps = {{
+// Every op of the table, one line each.
+const std::array<Op, 11> kOps = {{
     {"estimate", [](std::string_view r) { return EstimateJson(r); }, nullptr, false},
     {"estimate_fast", &EstimateFast, nullptr, false},
     {"summary", &EstimateSummaryJson, nullptr, false},
@@ -39,6 +40,8 @@ const std::array<Op, 9> kOps = {{
     {"parse_config", &ParseHfConfigJson, nullptr, false},
     {"plan", &PlanJson, nullptr, false},
     {"version", [](std::string_view) { return VersionString(); }, "version", true},
+    {"import", &launch::ImportJson, nullptr, false},
+    {"export", &launch::ExportJson, nullptr, false},
 }};
 
 const Op* FindOp(std::string_view name) {
