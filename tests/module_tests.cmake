@@ -10,6 +10,8 @@ set(tested_elsewhere
   api/ops=api
   planner/prepared=api
   planner/simulate=api
+  planner/context_limit_check=context_limit
+  planner/verdict=context_limit
   inference/engine_llama_cpp=inference_engine
   inference/engine_transformers=inference_engine
   inference/engine_vllm=inference_engine

@@ -135,6 +135,7 @@ void EstimateLlamaCppEngine(const Scenario& s, const RankShard& rank, const Prep
   c.kv_bytes_per_token = KvBytesPerToken(groups, e);
   c.kv_token_capacity = n_ctx;
   c.max_concurrency = n_seq;
+  c.concurrent_sequences = n_seq;  // one slot per sequence (n_seq_max = batch_size)
   c.max_model_len_fits = true;
   if (explain) {
     if (inf.attention != AttentionImpl::kSdpa || inf.logits != LogitsKept::kLast) Warn(r, true, WarningCode::kNoEffect, "inference.attention", "llama.cpp uses flash_attn instead of inference.attention; logits settings are ignored");

@@ -177,6 +177,7 @@ void EstimateTransformersEngine(const Scenario& s, const RankShard& rank, const 
   c.kv_bytes_per_token = KvBytesPerToken(groups, e);
   c.kv_token_capacity = 0;
   c.max_concurrency = 0;
+  c.concurrent_sequences = s.inference.batch_size;  // generate() runs the whole batch together
   c.max_model_len_fits = true;
   if (explain) {
     if (split > 1) Warn(r, explain, WarningCode::kApproximate, "parallel.gpus", "device_map=\"auto\" splits layers evenly in this estimate; accelerate's real split is by module size and may put more on some GPUs");
