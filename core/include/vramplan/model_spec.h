@@ -166,6 +166,11 @@ struct ModelSpec {
   std::vector<LayerKind> kinds;
   std::vector<uint8_t> layer_kind;  // size num_layers: index into kinds
   std::vector<std::string> notes;   // facts worth telling the user (e.g. MTP layer not counted)
+  // Modules a quantized checkpoint keeps in 16-bit (config.json quantization_config:
+  // modules_to_not_convert, ignored_layers, or ignore without "re:" patterns): HF module names or
+  // prefixes, "*" matching any run ("model.layers.*.self_attn"). model/unquantized_modules.h.
+  std::vector<std::string> unquantized_modules;
+  std::string quantization_method;  // quantization_config.quant_method ("fbgemm_fp8", "mxfp4", ...)
 };
 
 // Exact parameter counts (each tied tensor counted once), by breakdown bucket.

@@ -4,6 +4,7 @@
 #include "io/json_reader.h"
 #include "io/message_text.h"
 #include "model/context_limit.h"
+#include "model/unquantized_modules.h"
 #include "model/families/config_reader.h"
 #include "model/families/registry.h"
 
@@ -49,6 +50,8 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
     }
   }
   if (!errors.empty()) return errors;
+  spec.unquantized_modules = UnquantizedModulesFromConfig(config);
+  spec.quantization_method = QuantizationMethodFromConfig(config);
   ContextLimit limit = ContextLimitFromConfig(*cfg, type);
   spec.context_limit = limit.tokens;
   spec.context_limit_source = std::move(limit.source);
