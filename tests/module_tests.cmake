@@ -14,6 +14,8 @@ set(tested_elsewhere
   planner/training_levers=plan_search
   planner/serving_levers=plan_search
   api/plan_op=plan_search
+  planner/context_limit_check=context_limit
+  planner/verdict=context_limit
   inference/engine_llama_cpp=inference_engine
   inference/engine_transformers=inference_engine
   inference/engine_vllm=inference_engine

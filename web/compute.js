@@ -51,7 +51,7 @@ export async function startCompute() {
   const summaryCell = (s) => {
     let r;
     try { r = core.summary(s); } catch (e) { r = internalError(e); }
-    return r.ok ? { ok: true, total: r.device_total_bytes, fits: r.fits, gpu: r.gpu } : { ok: false, errors: r.errors };
+    return r.ok ? { ok: true, total: r.device_total_bytes, fits: r.fits, gpu: r.gpu, verdict: r.verdict, kv: r.kv_token_capacity } : { ok: false, errors: r.errors };
   };
 
   return {

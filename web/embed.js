@@ -9,7 +9,7 @@
 import { loadCore } from './core.js';
 import { encodeScenario, convert } from './state.js';
 import { DEFAULT_MODEL, schemaNode, setPath } from './fields.js';
-import { gib, exactBytes, orderedTerms, termLabel, percent, count, el, TERM_ORDER } from './format.js';
+import { gib, exactBytes, orderedTerms, termLabel, percent, count, el, TERM_ORDER, verdictBadge } from './format.js';
 import { stackedBar } from './charts.js';
 import { clip } from './limits.js';
 
@@ -38,7 +38,7 @@ const CSS = `
 .card { border: 1px solid var(--line); border-radius: 10px; padding: .7rem .9rem; background: var(--bg); max-width: 34rem; }
 .head { display: flex; flex-wrap: wrap; gap: .3rem .6rem; align-items: baseline; }
 .badge { font-weight: 700; padding: 0 .5rem; border-radius: 99px; }
-.fits .badge { background: var(--ok-bg); color: var(--ok); } .nofit .badge { background: var(--bad-bg); color: var(--bad); }
+.fits .badge { background: var(--ok-bg); color: var(--ok); } .nofit .badge { background: var(--bad-bg); color: var(--bad); } .queued .badge { background: #fff4d6; color: #8a5a00; }
 .total { font-size: 1.3rem; font-weight: 700; }
 .muted { color: var(--muted); font-size: .85rem; }
 ul { list-style: none; margin: .4rem 0; padding: 0; display: grid; grid-template-columns: 1fr auto auto; gap: 0 .8rem; font-size: .85rem; }
@@ -136,11 +136,12 @@ export class VramplanEstimate extends HTMLElement {
     if (r.ok) {
       const g = r.gpu;
       const gpus = r.scenario.parallel?.gpus ?? 1;
-      card.classList.add(g.fits ? 'fits' : 'nofit');
+      const badge = verdictBadge(r);
+      card.classList.add(badge.cls);
       const what = r.scenario.mode === 'inference' ? `inference, ${r.scenario.inference.weights}` : r.scenario.train.method;
       card.append(
         el('div', { class: 'head' },
-          el('span', { class: 'badge', text: g.fits ? 'Fits' : 'Does not fit' }),
+          el('span', { class: 'badge', text: badge.text }),
           el('span', { class: 'total', title: exactBytes(g.device_total_bytes), text: gib(g.device_total_bytes) }),
           el('span', { class: 'muted', text: `${gpus > 1 ? `per GPU (× ${gpus}) ` : ''}of ${gib(g.capacity_bytes)} on ${g.name}` })),
         el('div', { class: 'muted', text: `${r.model.name} (${count(r.params.total)} params) · ${what}` }),

@@ -44,3 +44,11 @@ export function el(tag, attrs = {}, ...children) {
   for (const c of children) if (c !== null && c !== undefined) node.append(c);
   return node;
 }
+
+// The core's verdict (docs/api.md, "Verdict") as the badge's words and class.
+export function verdictBadge(r) {
+  const v = r.verdict ?? (r.gpu.fits ? 'fits' : 'does_not_fit');
+  if (v === 'fits_queued') return { cls: 'queued', text: `Fits, ${int(r.inference.concurrent_sequences)} of ${int(r.scenario.inference.batch_size)} requests at once; the rest queue` };
+  if (v === 'exceeds_model_context') return { cls: 'queued', text: `Fits in memory, but beyond the model's ${int(r.model.context_limit)}-token context` };
+  return v === 'fits' ? { cls: 'fits', text: 'Fits' } : { cls: 'nofit', text: 'Does not fit' };
+}

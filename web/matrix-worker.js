@@ -2,7 +2,7 @@
 // dozens of estimates run. The page sends the .wasm bytes it already downloaded as the first
 // message, so the worker never fetches the 600 KB module a second time. Messages:
 //   {init: ArrayBuffer}     -> (no answer) the core is created from these bytes
-//   {id, jobs: [scenario]}  -> {id, ms, cells: [{ok, total, fits, gpu} | {ok: false, errors}]}
+//   {id, jobs: [scenario]}  -> {id, ms, cells: [{ok, total, fits, gpu, verdict, kv} | {ok: false, errors}]}
 //   {id, parse: text}       -> {id, parsed: core.parseHfConfig(text)} (a pasted/fetched config.json)
 //   {id, plan: request}     -> {id, ms, planned: core.plan(request)} (the Plans panel, plans.js)
 // A core call that throws answers {ok: false, errors: [{code: 'internal', ...}]}, and a core that
@@ -36,7 +36,7 @@ self.onmessage = async (e) => {
   }
   const cells = e.data.jobs.map((s) => {
     const r = guarded(() => core.summary(s));
-    return r.ok ? { ok: true, total: r.device_total_bytes, fits: r.fits, gpu: r.gpu } : { ok: false, errors: r.errors };
+    return r.ok ? { ok: true, total: r.device_total_bytes, fits: r.fits, gpu: r.gpu, verdict: r.verdict, kv: r.kv_token_capacity } : { ok: false, errors: r.errors };
   });
   self.postMessage({ id: e.data.id, ms: performance.now() - started, cells });
 };

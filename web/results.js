@@ -1,6 +1,6 @@
 // The results view: verdict, model facts, breakdown, "what fits", host RAM, warnings. Formatting
 // only: every number is the core's.
-import { gib, gibNumber, exactBytes, int, count, percent, termLabel, orderedTerms, el } from './format.js';
+import { gib, gibNumber, exactBytes, int, count, percent, termLabel, orderedTerms, el, verdictBadge } from './format.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -30,23 +30,28 @@ function dl(pairs) {
   return d;
 }
 
+// What ended a "longest that fits" answer (max_context_bound / max_seq_len_bound).
+const BOUND = { model_context: ' (the model\'s context limit)', memory: ' (memory)', input_limit: ' (input range)' };
+const tokensUpTo = (n, bound) => (n ? `${int(n)} tokens${BOUND[bound] ?? ''}` : 'none fits');
+
 function renderVerdict(r) {
   const g = r.gpu;
   const s = r.scenario;
   const gpus = s.parallel?.gpus ?? 1;
   const v = $('verdict');
-  v.className = `verdict ${g.fits ? 'fits' : 'nofit'}`;
+  const badge = verdictBadge(r);
+  v.className = `verdict ${badge.cls}`;
   const per = gpus > 1 ? ` per GPU (× ${gpus} GPUs)` : '';
   v.replaceChildren(
-    el('div', { class: 'badge', text: g.fits ? 'Fits' : 'Does not fit' }),
+    el('div', { class: 'badge', text: badge.text }),
     el('div', { class: 'big', title: exactBytes(g.device_total_bytes) },
       el('strong', { text: gib(g.device_total_bytes) }), `${per} of ${gib(g.capacity_bytes)} on `, el('span', { text: g.name })),
     el('div', { class: 'sub-verdict', title: exactBytes(Math.abs(g.headroom_bytes)) },
       g.fits ? `${gib(g.headroom_bytes)} headroom` : `${gib(-g.headroom_bytes)} short — the plans below make it fit`),
   );
   // Narrow screens: a small fixed summary, so the answer stays visible while editing.
-  $('mini').className = `mini ${g.fits ? 'fits' : 'nofit'}`;
-  $('mini').replaceChildren(el('strong', { text: g.fits ? 'Fits' : 'Does not fit' }), ` ${gib(g.device_total_bytes)} / ${gib(g.capacity_bytes)}`, el('span', { class: 'muted', text: ' · details ↓' }));
+  $('mini').className = `mini ${badge.cls}`;
+  $('mini').replaceChildren(el('strong', { text: badge.text }), ` ${gib(g.device_total_bytes)} / ${gib(g.capacity_bytes)}`, el('span', { class: 'muted', text: ' · details ↓' }));
   const facts = el('div', { class: 'facts' });
   const add = (k, val, title) => facts.append(el('span', { title }, el('span', { class: 'k', text: k }), ' ', el('span', { text: val })));
   add('params', count(r.params.total), int(r.params.total));
@@ -108,7 +113,7 @@ function renderCapacity(r) {
     const s = r.scenario.train;
     const rows = [
       [`Largest micro-batch at ${int(s.seq_len)} tokens`, t.max_micro_batch_fits ? int(t.max_micro_batch_fits) : 'none fits'],
-      [`Longest sequence at micro-batch ${int(s.micro_batch_size)}`, t.max_seq_len_fits ? `${int(t.max_seq_len_fits)} tokens` : 'none fits'],
+      [`Longest sequence at micro-batch ${int(s.micro_batch_size)}`, tokensUpTo(t.max_seq_len_fits, t.max_seq_len_bound)],
     ];
     if (typeof t.min_gpus === 'number') rows.push(['GPUs needed (this parallel set-up)', t.min_gpus > 0 ? int(t.min_gpus) : '—']);
     // The core answers for ZeRO-3 too when the scenario's own sharding cannot fit (training.md section 8).
@@ -121,13 +126,13 @@ function renderCapacity(r) {
     ['KV cache per token', i.kv_bytes_per_token != null ? `${int(i.kv_bytes_per_token)} B` : '—'],
     // vLLM's pre-allocated pool only: other engines grow the cache with the requests.
     ...(r.scenario.inference.engine === 'vllm' ? [
-      ['KV tokens that fit', i.kv_token_capacity != null ? int(i.kv_token_capacity) : '—'],
+      ['KV cache pool, all requests together', i.kv_token_capacity != null ? `${int(i.kv_token_capacity)} tokens` : '—'],
       ['Max concurrency at max length', i.max_concurrency != null ? int(i.max_concurrency) : '—'],
     ] : []),
-    ['Longest context that fits', i.max_context_fits != null ? `${int(i.max_context_fits)} tokens` : '—'],
+    ['Longest context that fits', i.max_context_fits != null ? tokensUpTo(i.max_context_fits, i.max_context_bound) : '—'],
     ['Largest batch that fits', i.max_batch_fits != null ? int(i.max_batch_fits) : '—'],
-    // smallest_format_fits: the format with the most stored bytes (the least quantized) that fits (docs/inference.md).
-    ['Highest-precision weight format that fits', i.smallest_format_fits || 'none'],
+    // The format with the most stored bytes (the least quantized) that fits (docs/inference.md).
+    ['Highest-precision weight format that fits', (i.highest_precision_format_fits ?? i.smallest_format_fits) || 'none'],
     ['GPUs needed (tensor parallel)', i.min_gpus != null ? int(i.min_gpus) : '—'],
   ]));
 }

@@ -97,6 +97,50 @@ std::string Str(const json& j, const char* key) {
   return it != j.end() && it->is_string() ? OneLine(it->get<std::string>()) : std::string();
 }
 
+std::string Commas(double v) {
+  std::string digits = std::to_string(static_cast<long long>(v)), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0 && digits[i - 1] != '-') out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// The verdict line (Result::verdict, planner/verdict.h), in the words the page's badge uses.
+std::string VerdictText(const json& r) {
+  const std::string v = Str(r, "verdict");
+  if (v == "fits_queued") {
+    const json& inf = r["inference"];
+    return "fits, " + Commas(Num(inf, "concurrent_sequences")) + " of " + Commas(Num(r["scenario"]["inference"], "batch_size")) +
+           " requests at once; the rest queue";
+  }
+  if (v == "exceeds_model_context") return "fits in memory, but longer than the model's context limit (" + Commas(Num(r["model"], "context_limit")) + " tokens)";
+  if (v == "does_not_fit") return "does not fit";
+  return v.empty() ? "" : "fits";
+}
+
+// What ended a "longest that fits" search (planner/context_limit_check.h).
+std::string BoundText(const std::string& bound) {
+  if (bound == "model_context") return "  (the model's context limit)";
+  if (bound == "input_limit") return "  (the input's token range)";
+  return bound == "memory" ? "  (memory)" : "";
+}
+
+// The inverse answers, when the estimate carries them.
+void PrintWhatFits(const json& r) {
+  auto tokens = [](double n) { return n > 0 ? Commas(n) + " tokens" : std::string("none fits"); };
+  if (r.contains("training") && r["training"].is_object()) {
+    const json& t = r["training"];
+    std::printf("%-28s %s%s\n", "longest sequence that fits", tokens(Num(t, "max_seq_len_fits")).c_str(), BoundText(Str(t, "max_seq_len_bound")).c_str());
+  }
+  if (r.contains("inference") && r["inference"].is_object()) {
+    const json& i = r["inference"];
+    std::printf("%-28s %s%s\n", "longest context that fits", tokens(Num(i, "max_context_fits")).c_str(), BoundText(Str(i, "max_context_bound")).c_str());
+    const std::string format = Str(i, "highest_precision_format_fits");
+    std::printf("%-28s %s\n", "highest-precision weights", (format.empty() ? std::string("none fits") : format + " (the least quantized format that fits)").c_str());
+  }
+}
+
 void PrintTable(const json& r) {
   const json& gpu = r["gpu"];
   const json& model = r["model"];
@@ -134,6 +178,8 @@ void PrintTable(const json& r) {
     std::printf("%-20s %14s%s\n", "host RAM", Gib(Num(r["cpu"], "bytes")).c_str(), processes > 1 ? "  per GPU (each GPU's process)" : "");
     if (processes > 1) std::printf("%-20s %14s  (%.0f processes on the node)\n", "host RAM per node", Gib(Num(r["cpu"], "node_bytes")).c_str(), processes);
   }
+  std::printf("\nverdict: %s\n", VerdictText(r).c_str());
+  PrintWhatFits(r);
   for (const auto& w : r["warnings"]) std::printf("warning: %s\n", Str(w, "message").c_str());
 }
 

@@ -29,6 +29,19 @@ code=0; "$bin" estimate /nonexistent >/dev/null 2>&1 || code=$?; [ "$code" = 1 ]
 "$bin" gpus | grep -q '"h100-sxm-80gb"' && echo "ok   gpus" || { echo "FAIL gpus"; fail=1; }
 "$bin" schema | grep -q '"vramplan scenario v1"' && echo "ok   schema" || { echo "FAIL schema"; fail=1; }
 printf '%s' '{"model":"meta-llama/Llama-3.1-8B","mode":"train"}' | "$bin" estimate - --table | grep -q "peak allocated" && echo "ok   table" || { echo "FAIL table"; fail=1; }
+# The verdict line and the longest-that-fits answers say what bounds them (docs/api.md, "Verdict").
+table_has() {  # table_has NAME SCENARIO FIXED_STRING
+  if printf '%s' "$2" | "$bin" estimate - --table | grep -qF -- "$3"; then echo "ok   $1"; else echo "FAIL $1: no '$3'"; fail=1; fi
+}
+table_has verdict_fits '{"model":"meta-llama/Llama-3.1-8B","mode":"inference","gpu":"h100-sxm-80gb"}' "verdict: fits"
+table_has verdict_beyond_context '{"model":"meta-llama/Llama-3.1-8B","mode":"inference","gpu":"h100-sxm-80gb","inference":{"prompt_len":200000,"new_tokens":256}}' \
+  "verdict: fits in memory, but longer than the model's context limit (131,072 tokens)"
+table_has longest_context_bound '{"model":"meta-llama/Llama-3.1-8B","mode":"inference","gpu":"h100-sxm-80gb","inference":{"prompt_len":200000,"new_tokens":256}}' \
+  "131,072 tokens  (the model's context limit)"
+table_has verdict_queued '{"model":"meta-llama/Llama-3.1-8B","mode":"inference","gpu":"rtx-4090-24gb","inference":{"engine":"vllm","batch_size":16,"prompt_len":32000,"new_tokens":768,"max_model_len":32768}}' \
+  " of 16 requests at once; the rest queue"
+table_has highest_precision '{"model":"meta-llama/Llama-3.1-8B","mode":"inference","gpu":"h100-sxm-80gb"}' "highest-precision weights    fp32 (the least quantized format that fits)"
+table_has longest_sequence_memory '{"model":"meta-llama/Llama-3.1-8B","train":{"method":"lora"},"gpu":"rtx-4090-24gb"}' "  (memory)"
 # A pipeline job: one table line per stage, the worst marked.
 printf '%s' '{"model":"meta-llama/Llama-2-70b-hf","parallel":{"gpus":64,"tp":4,"pp":4,"sequence_parallel":true,"zero":1},"train":{"method":"full","precision":"mixed_bf16","grad_accum_steps":32,"gradient_checkpointing":false,"attention":"flash","seq_len":4096},"framework":{"trainer":"megatron"}}' \
   | "$bin" estimate - --table | grep -c "^stage [0-3] " | grep -qx 4 && echo "ok   table ranks" || { echo "FAIL table ranks"; fail=1; }

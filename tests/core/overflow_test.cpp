@@ -43,8 +43,10 @@ constexpr int64_t kMaxMemoryBytes = int64_t{1} << 50;
 // The inverse searches answer within the validator's ranges (inference/inverse.cpp): the context
 // up to kMaxTokens (llama.cpp: n_ctx = context x batch within kMaxTokens), the batch up to kMaxBatch
 // (llama.cpp with an explicit n_ctx, which scales with the batch: n_ctx within kMaxTokens).
+// The searches stop at the model's own context limit too (planner/context_limit_check.h).
+int64_t AtModelLimit(const Scenario& s, int64_t bound) { return s.model.context_limit > 0 ? std::min(bound, s.model.context_limit) : bound; }
 int64_t ContextSearchBound(const Scenario& s) {
-  return s.inference.engine == Engine::kLlamaCpp ? std::max<int64_t>(1, kMaxTokens / std::max<int64_t>(1, s.inference.batch_size)) : kMaxTokens;
+  return AtModelLimit(s, s.inference.engine == Engine::kLlamaCpp ? std::max<int64_t>(1, kMaxTokens / std::max<int64_t>(1, s.inference.batch_size)) : kMaxTokens);
 }
 int64_t BatchSearchBound(const Scenario& s) {
   if (s.inference.engine != Engine::kLlamaCpp || s.inference.n_ctx <= 0) return kMaxBatch;
@@ -210,7 +212,7 @@ void ExpectInverseAnswersVerified(const Scenario& s, const json& r, const std::s
       w.train.seq_len = seq;
       EXPECT_TRUE(FitsTyped(w)) << where << ": max_seq_len_fits " << seq << " does not fit";
     }
-    if (seq < kMaxTokens) {
+    if (seq < AtModelLimit(s, kMaxTokens)) {
       w.train.seq_len = seq + 1;
       const bool beyond_domain = static_cast<double>(s.train.micro_batch_size) * static_cast<double>(seq + 1) > kMaxTrainTokens;
       EXPECT_TRUE(beyond_domain || !FitsTyped(w)) << where << ": max_seq_len_fits " << seq << " + 1 fits";

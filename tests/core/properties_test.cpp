@@ -497,6 +497,12 @@ Verdict LargestFittingConsistent(const char* what, int64_t answer, int64_t bound
   return Holds();
 }
 
+// The length searches stop at the model's context limit (result "model"."context_limit", 0: none).
+int64_t AtModelLimit(const json& r, int64_t bound) {
+  const int64_t limit = AsInt(At(r, {"model", "context_limit"})).value_or(0);
+  return limit > 0 ? std::min(bound, limit) : bound;
+}
+
 Property InverseProperty(const std::function<Verdict(const json& s, const json& r_inverse)>& check) {
   return [check](const json& s, const json&) {
     std::optional<json> r = Eval(s, /*inverse=*/true);
@@ -518,7 +524,7 @@ TEST(Properties, InverseMaxSeqLenConsistent) {
   CheckProperty("inverse_max_seq_len_consistent", InverseProperty([](const json& s, const json& r) {
     if (!IsTrain(s)) return NotApplicable();
     return LargestFittingConsistent(
-        "max_seq_len_fits", AsInt(At(r, {"training", "max_seq_len_fits"})).value_or(-1), int64_t{1} << 24,
+        "max_seq_len_fits", AsInt(At(r, {"training", "max_seq_len_fits"})).value_or(-1), AtModelLimit(r, int64_t{1} << 24),
         [&](int64_t x) { json v = s; v["train"]["seq_len"] = x; return v; }, [](const json&, const json& rr) { return Fits(rr); });
   }), kInverseStride);
 }
@@ -541,7 +547,7 @@ json WithContext(const json& s, int64_t len) {
 TEST(Properties, InverseMaxContextConsistent) {
   CheckProperty("inverse_max_context_consistent", InverseProperty([](const json& s, const json& r) {
     if (IsTrain(s)) return NotApplicable();
-    return LargestFittingConsistent("max_context_fits", AsInt(At(r, {"inference", "max_context_fits"})).value_or(-1), int64_t{1} << 24,
+    return LargestFittingConsistent("max_context_fits", AsInt(At(r, {"inference", "max_context_fits"})).value_or(-1), AtModelLimit(r, int64_t{1} << 24),
                                     [&](int64_t x) { return WithContext(s, x); }, [](const json& v, const json& rr) { return InferenceFits(v, rr); });
   }), kInverseStride);
 }

@@ -53,5 +53,12 @@ TEST(QuantizedLayouts, GptqAndAwqGroups) {
   EXPECT_EQ(GroupQuantBytes(kIn, kOut, 8, -1, true), kN + kOut + 2 * kOut + 4 * kIn);
 }
 
+// MXFP4 (transformers integrations/mxfp4.py): per 32 weights 16 B of e2m1 pairs + 1 e8m0 scale.
+// gpt-oss-20b's gate_up_proj of one expert, 5760 x 2880: blocks (5760, 90, 16) + scales (5760, 90).
+TEST(QuantizedLayouts, Mxfp4Blocks) {
+  EXPECT_EQ(Mxfp4Bytes(32), 17);
+  EXPECT_EQ(Mxfp4Bytes(5760LL * 2880), 5760LL * 90 * 16 + 5760LL * 90);
+}
+
 }  // namespace
 }  // namespace vramplan

@@ -34,6 +34,12 @@ TEST(TrainCapacity, MaxMicroBatchAndSeqAreTight) {
     t = s;
     t.train.seq_len = len;
     EXPECT_TRUE(Fits(t)) << text << " s=" << len;
+    // The search stops at the model's context limit (Gemma 2: 8,192); below it, one more does not fit.
+    if (r.training.max_seq_len_bound == "model_context") {
+      EXPECT_EQ(len, s.model.context_limit) << text;
+      continue;
+    }
+    EXPECT_EQ(r.training.max_seq_len_bound, "memory") << text;
     t.train.seq_len = len + 1;
     EXPECT_FALSE(Fits(t)) << text << " s=" << len + 1;
   }

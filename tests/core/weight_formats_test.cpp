@@ -73,6 +73,46 @@ TEST(WeightFormats, PerLinearLayouts) {
   EXPECT_EQ(ComputeWeightBytes(m, WeightFormat::kAwq4).total_bytes, n / 2 + 32 * 4096 / 2 + 32 * 4096 * 2);
   EXPECT_EQ(ComputeWeightBytes(m, WeightFormat::kFp8).total_bytes, n + 8);
   EXPECT_EQ(ComputeWeightBytes(m, WeightFormat::kGgufQ8_0).total_bytes, n / 32 * 34);
+  // GPTQ 8-bit g128: qweight int32 [4096/4, 4096] = n B, qzeros int32 [32, 4096/4] = 32 x 4096 B,
+  // fp16 scales 32 x 4096 x 2, g_idx 4096 x 4.
+  EXPECT_EQ(ComputeWeightBytes(m, WeightFormat::kGptq8).total_bytes, n + 32 * 4096 + 32 * 4096 * 2 + 4096 * 4);
+  // MXFP4 quantizes routed experts only: an attention projection stays bf16.
+  EXPECT_EQ(ComputeWeightBytes(m, WeightFormat::kMxfp4).total_bytes, 2 * n);
+}
+
+// gpt-oss-20b's checkpoint (MXFP4 experts): per layer model.layers.N.mlp.experts.gate_up_proj_blocks
+// uint8 (32, 5760, 90, 16) + _scales (32, 5760, 90), down_proj_blocks (32, 2880, 90, 16) + _scales
+// (32, 2880, 90), the biases bf16 (32, 5760) and (32, 2880); every other tensor bf16
+// (quantization_config.modules_to_not_convert: self_attn, mlp.router, embed_tokens, lm_head).
+TEST(WeightFormats, Mxfp4StoresGptOssExpertsAsTheCheckpointDoes) {
+  const ModelSpec& m = Preset("openai/gpt-oss-20b");
+  const int64_t layers = 24;
+  const int64_t mxfp4_experts = layers * (32LL * 5760 * 90 * 16 + 32LL * 5760 * 90 + 32LL * 2880 * 90 * 16 + 32LL * 2880 * 90);
+  const int64_t bf16_experts = layers * 2 * (32LL * 5760 * 2880 + 32LL * 2880 * 2880);
+  const WeightBytes bf16 = ComputeWeightBytes(m, WeightFormat::kBf16);
+  const WeightBytes mx = ComputeWeightBytes(m, WeightFormat::kMxfp4);
+  EXPECT_EQ(bf16.total_bytes - mx.total_bytes, bf16_experts - mxfp4_experts);
+  EXPECT_EQ(mx.quantized_params, layers * 32LL * (5760 * 2880 + 5760 + 2880 * 2880 + 2880));  // weights + their bf16 biases
+  // 12.8 GiB (13.76 GB): the Hub lists the checkpoint at about 13.8 GB (openai/gpt-oss-20b,
+  // files: model-0000{0,1,2}-of-00002.safetensors).
+  EXPECT_NEAR(mx.total_bytes / 1e9, 13.76, 0.05);
+}
+
+// llama_tensor_get_type's own branch for a fused QKV (GPT-NeoX query_key_value, Falcon, Phi-2):
+// Q3_K_M -> q4_K, Q4_K_M -> q5_K, Q5_K_M -> q6_K, the rest the base type; not the attn_v rule
+// (Q2_K stays q2_K, was q3_K/q4_K).
+TEST(WeightFormats, GgufFusedQkvHasItsOwnRule) {
+  GgufRecipeContext ctx;  // GPT-NeoX: no GQA
+  for (int i : {0, 5, 31}) {
+    EXPECT_EQ(GgufTensorType(WeightFormat::kGgufQ2_K, GgufCategory::kAttnQkv, i, 32, 4096, ctx), GgmlType::kQ2_K);
+    EXPECT_EQ(GgufTensorType(WeightFormat::kGgufQ3_K_M, GgufCategory::kAttnQkv, i, 32, 4096, ctx), GgmlType::kQ4_K);
+    EXPECT_EQ(GgufTensorType(WeightFormat::kGgufQ4_K_M, GgufCategory::kAttnQkv, i, 32, 4096, ctx), GgmlType::kQ5_K);
+    EXPECT_EQ(GgufTensorType(WeightFormat::kGgufQ5_K_M, GgufCategory::kAttnQkv, i, 32, 4096, ctx), GgmlType::kQ6_K);
+    EXPECT_EQ(GgufTensorType(WeightFormat::kGgufQ4_K_S, GgufCategory::kAttnQkv, i, 32, 4096, ctx), GgmlType::kQ4_K);
+    EXPECT_EQ(GgufTensorType(WeightFormat::kGgufQ8_0, GgufCategory::kAttnQkv, i, 32, 4096, ctx), GgmlType::kQ8_0);
+    // attn_v keeps its rule.
+    EXPECT_EQ(GgufTensorType(WeightFormat::kGgufQ2_K, GgufCategory::kAttnV, i, 32, 4096, ctx), GgmlType::kQ3_K);
+  }
 }
 
 // Formats order by size for a real model, and tp shards.

@@ -22,7 +22,7 @@ before(async () => { server = await startServer(); chrome = await startBrowser()
 after(async () => { await chrome?.close(); await server?.close(); });
 
 let total = null;
-test('the page\'s own files weigh less than 40 KiB gzipped', async () => {
+test('the page\'s own files weigh less than their budget gzipped', async () => {
   const { page, problems, context } = await openPage(chrome.browser, null);
   const files = new Set();
   context.on('request', (r) => {

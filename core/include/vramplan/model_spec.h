@@ -142,6 +142,10 @@ struct ModelSpec {
   int64_t hidden_size = 0;
   int64_t num_layers = 0;
   int64_t max_position_embeddings = 0;
+  // The longest sequence the model is made for (model/context_limit.h: vLLM's derived
+  // max_model_len, rope scaling included); 0 when the config names no length.
+  int64_t context_limit = 0;
+  std::string context_limit_source;  // how it was derived ("max_position_embeddings 131,072")
   int64_t position_embedding_rows = 0;  // learned absolute positions (GPT-2 wpe), 0 for RoPE
   bool tied_embeddings = false;
   bool lm_head_bias = false;  // Phi-2
@@ -162,6 +166,11 @@ struct ModelSpec {
   std::vector<LayerKind> kinds;
   std::vector<uint8_t> layer_kind;  // size num_layers: index into kinds
   std::vector<std::string> notes;   // facts worth telling the user (e.g. MTP layer not counted)
+  // Modules a quantized checkpoint keeps in 16-bit (config.json quantization_config:
+  // modules_to_not_convert, ignored_layers, or ignore without "re:" patterns): HF module names or
+  // prefixes, "*" matching any run ("model.layers.*.self_attn"). model/unquantized_modules.h.
+  std::vector<std::string> unquantized_modules;
+  std::string quantization_method;  // quantization_config.quant_method ("fbgemm_fp8", "mxfp4", ...)
 };
 
 // Exact parameter counts (each tied tensor counted once), by breakdown bucket.

@@ -90,17 +90,22 @@ struct InferenceCapacity {
   int64_t kv_bytes_per_token = 0;
   int64_t kv_token_capacity = 0;       // vLLM: tokens the KV pool holds
   int64_t max_concurrency = 0;         // at max_model_len
+  int64_t concurrent_sequences = 0;    // of batch_size, how many run at once (vLLM: the rest queue)
   bool max_model_len_fits = true;
-  int64_t max_context_fits = 0;        // inverse: largest context that fits at batch_size
+  int64_t max_context_fits = 0;        // inverse: largest context that fits at batch_size, at most the model's limit
+  std::string max_context_bound;       // what ends it: "memory", "model_context" or "input_limit"
   int64_t max_batch_fits = 0;          // inverse: largest batch at the context length
-  std::string smallest_format_fits;    // inverse: smallest weight format that fits ("" if none)
+  // Inverse: the highest-precision (most stored bytes) weight format this engine runs that fits,
+  // "" if none. JSON: highest_precision_format_fits, and the older name smallest_format_fits.
+  std::string smallest_format_fits;
   int64_t min_gpus = 0;                // inverse: GPUs (tensor parallel) needed
 };
 
 struct TrainingCapacity {
   bool present = false;
   int64_t max_micro_batch_fits = 0;  // at the scenario's seq_len (0: even 1 does not fit)
-  int64_t max_seq_len_fits = 0;      // at the scenario's micro_batch_size
+  int64_t max_seq_len_fits = 0;      // at the scenario's micro_batch_size, at most the model's context limit
+  std::string max_seq_len_bound;     // what ends it: "memory", "model_context" or "input_limit"
   // Smallest total GPU count (a multiple of tp x pp x cp, at most kMaxGpus) at which the scenario
   // fits when only data parallelism grows, with its own sharding (ZeRO stage / FSDP / offload);
   // 0 when none does (e.g. plain data parallelism, which does not lower per-GPU memory).
@@ -121,6 +126,10 @@ struct Result {
   std::string peak_phase;
   std::string peak_at;  // what is running at the peak ("cross_entropy", "layer 31 attention", ...)
   std::vector<TimelinePoint> timeline;  // the worst rank's (gpu's)
+  // One word for the answer (planner/verdict.h): "fits", "fits_queued" (vLLM starts, but only
+  // inference.concurrent_sequences of batch_size run at once), "exceeds_model_context" (fits in
+  // memory, longer than the model's context limit), "does_not_fit" (or the engine would not start).
+  std::string verdict;
   InferenceCapacity inference;
   TrainingCapacity training;
   Issues warnings;

@@ -34,7 +34,7 @@ enum class LossImpl { kStandard, kChunked, kFusedLinear };
 enum class AdapterDtype { kFp32, kBase };
 enum class QloraBackend { kBitsandbytes, kGptq, kTorchao };
 enum class WeightFormat {
-  kFp32, kFp16, kBf16, kFp8, kInt8, kNf4, kGptq4, kAwq4,
+  kFp32, kFp16, kBf16, kFp8, kInt8, kNf4, kGptq4, kAwq4, kGptq8, kMxfp4,
   kGgufQ8_0, kGgufQ6_K, kGgufQ5_K_M, kGgufQ5_K_S, kGgufQ4_K_M, kGgufQ4_K_S, kGgufQ4_0,
   kGgufQ3_K_M, kGgufQ2_K, kGgufIq4_Xs, kGgufIq3_Xxs, kGgufIq2_Xxs
 };

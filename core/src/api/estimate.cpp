@@ -11,6 +11,7 @@
 #include "model/hf_config.h"
 #include "planner/prepared.h"
 #include "planner/simulate.h"
+#include "planner/verdict.h"
 #include "scenario/fields.h"
 #include "util/checked_math.h"
 #include "util/size_limits.h"
@@ -54,6 +55,7 @@ Result EstimatePrepared(const Scenario& scenario, const Prepared& prepared, cons
   simulate.ranks = true;
   Simulate(scenario, prepared, simulate, &r);
   if (overflow.overflowed()) return Refused(scenario, {OverflowIssue(scenario)});
+  r.verdict = VerdictOf(scenario, r);
   return r;
 }
 
@@ -90,7 +92,8 @@ std::string EstimateSummaryJson(std::string_view scenario_json) {
       .Field("reserved_bytes", r.gpu.reserved_bytes).Field("device_total_bytes", r.gpu.device_total_bytes)
       .Field("capacity_bytes", r.gpu.capacity_bytes).Field("headroom_bytes", r.gpu.headroom_bytes)
       .Field("fits", r.gpu.fits).Field("peak_phase", r.peak_phase).Field("params_total", r.params.total)
-      .Field("trainable_params", r.trainable_params).Field("gpu", r.gpu.name).EndObject();
+      .Field("trainable_params", r.trainable_params).Field("gpu", r.gpu.name).Field("verdict", r.verdict)
+      .Field("kv_token_capacity", r.inference.kv_token_capacity).EndObject();
   return w.Take();
 }
 

@@ -27,6 +27,8 @@ const std::vector<WarningCodeInfo>& WarningCodeTable() {
        "a multimodal config: only its text decoder is counted, not the vision or audio tower"},
       {WarningCode::kNotEstimated, "not_estimated",
        "nothing was estimated: the typed input has no decoder layers or a count out of range (the JSON reader refuses these first)"},
+      {WarningCode::kExceedsModelContext, "exceeds_model_context",
+       "a sequence (training seq_len, prompt + new tokens, vLLM max_model_len, llama.cpp n_ctx per sequence) is longer than the model's context limit (max_position_embeddings with rope scaling, as vLLM derives it); memory is still counted for the length asked"},
   };
   return kTable;
 }

@@ -24,6 +24,7 @@ enum class WarningCode {
   kUnknownModelType,        // model_type has no dedicated reader: read as a Llama-style decoder
   kTextModelOnly,           // a multimodal config: only its text decoder is counted
   kNotEstimated,            // nothing was estimated (typed API input the JSON reader refuses)
+  kExceedsModelContext,     // a sequence is longer than the model's own context limit
 };
 
 struct WarningCodeInfo {

@@ -53,7 +53,7 @@ void EstimateLlamaCppEngine(const Scenario& s, const RankShard& rank, const Prep
   WeightFormat wf = inf.weights;
   if (!IsGguf(wf) && wf != WeightFormat::kFp32 && wf != WeightFormat::kFp16 && wf != WeightFormat::kBf16) {
     Warn(r, explain, WarningCode::kSubstituted, "inference.weights", "llama.cpp runs GGUF files; " + WeightFormatName(wf) + " is counted as gguf_q8_0 (8-bit) or gguf_q4_0 (4-bit)");
-    wf = (wf == WeightFormat::kFp8 || wf == WeightFormat::kInt8) ? WeightFormat::kGgufQ8_0 : WeightFormat::kGgufQ4_0;
+    wf = (wf == WeightFormat::kFp8 || wf == WeightFormat::kInt8 || wf == WeightFormat::kGptq8) ? WeightFormat::kGgufQ8_0 : WeightFormat::kGgufQ4_0;
   }
   const WeightBytes& w = prepared.WeightBytesFor(m, wf, 1);
   KvElementSize e = ResolveKvDtype(inf.kv_cache, wf, Engine::kLlamaCpp);
@@ -135,6 +135,7 @@ void EstimateLlamaCppEngine(const Scenario& s, const RankShard& rank, const Prep
   c.kv_bytes_per_token = KvBytesPerToken(groups, e);
   c.kv_token_capacity = n_ctx;
   c.max_concurrency = n_seq;
+  c.concurrent_sequences = n_seq;  // one slot per sequence (n_seq_max = batch_size)
   c.max_model_len_fits = true;
   if (explain) {
     if (inf.attention != AttentionImpl::kSdpa || inf.logits != LogitsKept::kLast) Warn(r, true, WarningCode::kNoEffect, "inference.attention", "llama.cpp uses flash_attn instead of inference.attention; logits settings are ignored");

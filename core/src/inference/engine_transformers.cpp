@@ -21,7 +21,9 @@
 //    holds its share of weights and cache but reaches its own full activation peak.
 //  * quantized kernels: AutoGPTQ exllama v2 allocates one scratch buffer of the largest
 //    dequantized weight (in x out x 2 B, exllamav2 post_init temp_dq); AutoAWQ GEMM dequantizes a
-//    whole weight to fp16 for inputs of >= 1024 rows (awq/modules/linear/gemm.py, FP16 matmul heuristic).
+//    whole weight to fp16 for inputs of >= 1024 rows (awq/modules/linear/gemm.py, FP16 matmul heuristic);
+//    AutoGPTQ 8-bit (no exllama kernel: qlinear_cuda_old) dequantizes the whole weight to fp16 for
+//    inputs of >= kernel_switch_threshold = 128 rows and runs torch.matmul on it.
 // Calibrated against the Qwen2.5 speed benchmark (docs/accuracy_inference.md).
 #include <algorithm>
 
@@ -88,7 +90,9 @@ LayerPeak PrefillLayerPeak(const ModelSpec& m, const InferenceConfig& inf, int64
 
 // Largest dequantization buffer of the quantized kernels (see header comment).
 int64_t KernelScratch(const ModelSpec& m, WeightFormat f, int64_t prefill_rows, int64_t tp) {
-  if (f != WeightFormat::kGptq4 && !(f == WeightFormat::kAwq4 && prefill_rows >= 1024)) return 0;
+  const bool dequantizes = f == WeightFormat::kGptq4 || (f == WeightFormat::kAwq4 && prefill_rows >= 1024) ||
+                           (f == WeightFormat::kGptq8 && prefill_rows >= 128);
+  if (!dequantizes) return 0;
   int64_t best = 0;
   for (const auto& k : m.kinds) {
     for (const auto& l : k.linears) {
@@ -177,6 +181,7 @@ void EstimateTransformersEngine(const Scenario& s, const RankShard& rank, const 
   c.kv_bytes_per_token = KvBytesPerToken(groups, e);
   c.kv_token_capacity = 0;
   c.max_concurrency = 0;
+  c.concurrent_sequences = s.inference.batch_size;  // generate() runs the whole batch together
   c.max_model_len_fits = true;
   if (explain) {
     if (split > 1) Warn(r, explain, WarningCode::kApproximate, "parallel.gpus", "device_map=\"auto\" splits layers evenly in this estimate; accelerate's real split is by module size and may put more on some GPUs");

@@ -141,6 +141,10 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
   c.kv_bytes_per_token = KvBytesPerToken(groups, e);
   c.kv_token_capacity = kv_tokens;
   c.max_concurrency = concurrency;
+  // Sequences of prompt + new tokens that run at once: whole blocks each, at most max_num_seqs
+  // (the V1 scheduler admits a request only when its blocks can be allocated; the rest wait).
+  const int64_t blocks_per_seq = CeilDiv(engine_util::PromptPlusNew(s), block);
+  c.concurrent_sequences = std::min({inf.batch_size, max_seqs, blocks_per_seq > 0 ? num_blocks / blocks_per_seq : 0});
   c.max_model_len_fits = len_fits;
   if (explain) {
     if (available <= 0) {
@@ -148,9 +152,8 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
     } else if (!len_fits) {
       Warn(r, true, WarningCode::kWouldNotStart, "inference.max_model_len", "one request of max_model_len " + WithCommas(max_model_len) + " needs " + Gib(need_one) + " of KV cache, more than the " + Gib(available) + " available; vLLM refuses to start");
     }
-    int64_t need_batch = inf.batch_size * CeilDiv(engine_util::PromptPlusNew(s), block);
-    if (num_blocks > 0 && (need_batch > num_blocks || inf.batch_size > max_seqs)) {
-      Warn(r, true, WarningCode::kWouldQueue, "inference.batch_size", WithCommas(inf.batch_size) + " concurrent sequences do not fit the KV pool (" + WithCommas(kv_tokens) + " tokens) or max_num_seqs; the scheduler queues or preempts the rest");
+    if (num_blocks > 0 && c.concurrent_sequences < inf.batch_size) {
+      Warn(r, true, WarningCode::kWouldQueue, "inference.batch_size", WithCommas(inf.batch_size) + " concurrent sequences do not fit the KV pool (" + WithCommas(kv_tokens) + " tokens) or max_num_seqs: " + WithCommas(c.concurrent_sequences) + " run at once; the scheduler queues or preempts the rest");
     }
     if (inf.attention != AttentionImpl::kSdpa || inf.logits != LogitsKept::kLast) Warn(r, true, WarningCode::kNoEffect, "inference.attention", "vLLM picks its own attention backend and keeps only sampled-position logits; attention/logits settings are ignored");
     if (inf.n_ctx) Warn(r, true, WarningCode::kNoEffect, "inference.n_ctx", "llama.cpp settings are ignored by the vLLM engine");

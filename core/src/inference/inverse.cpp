@@ -2,7 +2,8 @@
 // loops): each probe is the pipeline's simulation without explain strings (planner/simulate.h),
 // from the estimate's preparation (the weight bytes per format are computed once).
 //  * max_context_fits: largest prompt+new length (vLLM: max_model_len; llama.cpp: n_ctx per
-//    sequence) that still fits, by binary search (memory is monotone in the length);
+//    sequence) that still fits, by binary search (memory is monotone in the length), at most the
+//    model's context limit (vLLM refuses a longer max_model_len); max_context_bound says which ended it;
 //  * max_batch_fits: largest batch (concurrent sequences) at the scenario's length, by binary
 //    search (vLLM: whole-block concurrency of the KV pool, capped by max_num_seqs);
 //  * smallest_format_fits: the highest-fidelity weight format this engine runs that fits, i.e.
@@ -16,6 +17,7 @@
 
 #include "inference/engines.h"
 #include "inference/weight_formats.h"
+#include "planner/context_limit_check.h"
 #include "planner/simulate.h"
 #include "units.h"
 #include "util/size_limits.h"
@@ -81,10 +83,13 @@ void SolveInverseQuestions(const Scenario& s, const Prepared& prepared, Result* 
   const int64_t context_bound = s.inference.engine == Engine::kLlamaCpp
                                     ? std::max<int64_t>(1, kMaxTokens / std::max<int64_t>(1, s.inference.batch_size))
                                     : kMaxTokens;
-  c.max_context_fits = LargestTrue(context_bound, [&](int64_t L) {
+  // Never beyond the model's own context limit (planner/context_limit_check.h).
+  const int64_t context_hi = CapAtModelContext(s.model, context_bound);
+  c.max_context_fits = LargestTrue(context_hi, [&](int64_t L) {
     SetContext(s, work, L);
     return Fits(work, prepared);
   });
+  c.max_context_bound = SearchBound(s.model, c.max_context_fits, context_hi);
   work.inference = s.inference;
 
   if (s.inference.engine == Engine::kVllm) {

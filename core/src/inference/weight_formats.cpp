@@ -5,6 +5,7 @@
 
 #include "format.h"
 #include "model/quantized_layouts.h"
+#include "model/unquantized_modules.h"
 #include "units.h"
 
 namespace vramplan {
@@ -125,10 +126,18 @@ LinearCost LinearBytes(const LinearSpec& l, WeightFormat f, GgmlType gguf_type, 
       c.bytes = Nf4Bytes(n, /*double_quant=*/true) + Bytes16(bias);
       break;
     case WeightFormat::kGptq4:
+    case WeightFormat::kGptq8:
     case WeightFormat::kAwq4:  // group 128; AWQ has no g_idx
       if (!quantizable) { c.bytes = Bytes16(n + bias); break; }
       c.quantized = true;
-      c.bytes = GroupQuantBytes(in, out, 4, 128, /*g_idx=*/f == WeightFormat::kGptq4) + Bytes16(bias);
+      c.bytes = GroupQuantBytes(in, out, f == WeightFormat::kGptq8 ? 8 : 4, 128, /*g_idx=*/f != WeightFormat::kAwq4) + Bytes16(bias);
+      break;
+    case WeightFormat::kMxfp4:
+      // Only the routed experts: everything else is in quantization_config.modules_to_not_convert
+      // (gpt-oss: self_attn, mlp.router, embed_tokens, lm_head) and stays bf16.
+      if (l.role != ModuleRole::kExperts) { c.bytes = Bytes16(n + bias); break; }
+      c.quantized = true;
+      c.bytes = Mxfp4Bytes(n) + Bytes16(bias);
       break;
     default: {  // GGUF: 2-D weight in the recipe's type, bias in f32
       if (!quantizable) { c.bytes = (n + bias) * 4; break; }
@@ -158,7 +167,8 @@ bool IsQuantized(WeightFormat f) {
 
 std::string WeightFormatName(WeightFormat f) {
   static const char* kNames[] = {"fp32",        "fp16",        "bf16",        "fp8",          "int8",
-                                 "nf4",         "gptq_4bit",   "awq_4bit",    "gguf_q8_0",    "gguf_q6_k",
+                                 "nf4",         "gptq_4bit",   "awq_4bit",    "gptq_8bit",    "mxfp4",
+                                 "gguf_q8_0",   "gguf_q6_k",
                                  "gguf_q5_k_m", "gguf_q5_k_s", "gguf_q4_k_m", "gguf_q4_k_s",  "gguf_q4_0",
                                  "gguf_q3_k_m", "gguf_q2_k",   "gguf_iq4_xs", "gguf_iq3_xxs", "gguf_iq2_xxs"};
   return kNames[static_cast<int>(f)];
@@ -179,8 +189,18 @@ GgmlType GgufTensorType(WeightFormat f, GgufCategory cat, int64_t i, int64_t n, 
   } else if (cat == GgufCategory::kTokenEmbd) {
     if (iq2) t = T::kQ2_K;
     else if (iq3) t = T::kIq3_S;
+  } else if (cat == GgufCategory::kAttnQkv) {
+    // A fused QKV (GPT-NeoX, Falcon, Phi-2, GPT-2) has its own rule in llama_tensor_get_type
+    // (src/llama-quant.cpp, the name.find("attn_qkv.weight") branch, as the published GGUF files
+    // were quantized): Q3_K_M -> Q4_K, Q4_K_M -> Q5_K, Q5_K_M -> Q6_K, otherwise the file type's
+    // default. The attn_v rule (Q2_K -> Q3_K/Q4_K, the use_more_bits layers) does not apply to it.
+    // llama.cpp's later tensor_get_category rewrite routes ATTENTION_QKV through
+    // category_is_attn_v instead; files made since then follow the attn_v rule.
+    if (f == W::kGgufQ3_K_M) t = T::kQ4_K;
+    else if (f == W::kGgufQ4_K_M) t = T::kQ5_K;
+    else if (f == W::kGgufQ5_K_M) t = T::kQ6_K;
   } else if (iq2) {
-    if (cat == GgufCategory::kAttnV || cat == GgufCategory::kAttnQkv || cat == GgufCategory::kAttnKvB) {
+    if (cat == GgufCategory::kAttnV || cat == GgufCategory::kAttnKvB) {
       t = (ctx.n_gqa >= 4 || ctx.n_expert >= 4) ? T::kQ4_K : T::kQ2_K;
     } else if (ctx.n_expert == 8 && cat == GgufCategory::kAttnK) {
       t = T::kQ4_K;
@@ -189,8 +209,7 @@ GgmlType GgufTensorType(WeightFormat f, GgufCategory cat, int64_t i, int64_t n, 
     } else if (cat == GgufCategory::kAttnOutput && ctx.n_expert == 8) {
       t = T::kQ5_K;
     }
-  } else if (cat == GgufCategory::kAttnV || cat == GgufCategory::kAttnQkv || cat == GgufCategory::kAttnKvB) {
-    // category_is_attn_v; the QKV branch below is unreachable in llama.cpp for the same reason.
+  } else if (cat == GgufCategory::kAttnV || cat == GgufCategory::kAttnKvB) {
     if (f == W::kGgufQ2_K) t = ctx.n_gqa >= 4 ? T::kQ4_K : T::kQ3_K;
     else if (iq3) t = ctx.n_gqa >= 4 ? T::kQ4_K : T::kIq3_Xxs;  // imatrix assumed for IQ types
     else if (f == W::kGgufIq4_Xs && ctx.n_gqa >= 4) t = T::kQ5_K;
@@ -279,6 +298,7 @@ WeightBytes ComputeWeightBytes(const ModelSpec& spec, WeightFormat f, int64_t tp
     }
   }
   int64_t i_attn_v = 0, i_ffn_down = 0;
+  const bool keep_list = !spec.unquantized_modules.empty() && ListDescribesFormat(spec.quantization_method, f);
   int64_t replicated_params = 0;  // linears every tp rank holds whole (routers, MLA q_a/kv_a)
   w.layer_bytes.reserve(spec.layer_kind.size());
   for (size_t layer = 0; layer < spec.layer_kind.size(); ++layer) {
@@ -299,6 +319,11 @@ WeightBytes ComputeWeightBytes(const ModelSpec& spec, WeightFormat f, int64_t tp
         t = GgufTensorType(f, c, i, n, l.in_features, ctx);
       }
       LinearCost c = LinearBytes(l, f, t, spec.model_type);
+      // A module the checkpoint keeps in 16-bit (quantization_config.modules_to_not_convert).
+      if (c.quantized && !gguf && keep_list &&
+          KeptUnquantized(spec.unquantized_modules, LinearModulePath(static_cast<int64_t>(layer), l))) {
+        c = LinearCost{Bytes16(l.Params()), false};
+      }
       // Tensor parallelism splits a linear by its parallel style (set by the family builder):
       // column/row-parallel layers and the experts' weights are divided over the tp ranks, while
       // routers, MLA's low-rank q_a/kv_a projections and Qwen2-MoE's shared-expert gate are
@@ -325,8 +350,11 @@ WeightBytes ComputeWeightBytes(const ModelSpec& spec, WeightFormat f, int64_t tp
   if (!IsQuantized(f)) {
     w.explain = WithCommas(quantized + unquantized) + " params x " + std::to_string(scalar == 4 ? 4 : 2) + " B (" + fmt + ")";
   } else {
+    const std::string kept_modules = !keep_list || gguf ? std::string()
+        : ", the " + std::to_string(spec.unquantized_modules.size()) + " entries of quantization_config.modules_to_not_convert";
     w.explain = WithCommas(quantized) + " params in " + fmt + " + " + WithCommas(unquantized) + " params kept in " +
-                (gguf ? "f16/f32" : "16-bit") + " (embeddings, norms" + (gguf ? "" : ", lm_head") + ")";
+                (gguf ? "f16/f32" : "16-bit") + " (" + (f == WeightFormat::kMxfp4 ? "attention, router, " : "") + "embeddings, norms" +
+                (gguf ? "" : ", lm_head") + kept_modules + ")";
   }
   if (tp > 1 && !gguf) {
     w.explain += ", sharded over tp=" + std::to_string(tp);

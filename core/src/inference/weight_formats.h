@@ -12,6 +12,12 @@
 //    256-entry fp32 code of the nested blockwise quantization + the 16-entry NF4 code.
 //  * GPTQ 4-bit (AutoGPTQ qlinear: qweight int32 [in/8, out], qzeros int32 [in/g, out/8],
 //    scales fp16 [in/g, out], g_idx int32 [in] (always registered), bias fp16).
+//  * GPTQ 8-bit: the same QuantLinear buffers at bits = 8 (qweight int32 [in/4, out], qzeros int32
+//    [in/g, out/4]); Qwen publishes -GPTQ-Int8 checkpoints (group 128, desc_act false).
+//  * MXFP4 (gpt-oss's checkpoint, transformers integrations/mxfp4.py): routed experts only, as
+//    *_blocks uint8 [.., out, in/32, 16] (two fp4 e2m1 per byte) + *_scales uint8 [.., out, in/32]
+//    (one e8m0 exponent per 32 weights): 17 B per 32 weights; biases, attention, router,
+//    embeddings and lm_head stay bf16 (quantization_config.modules_to_not_convert).
 //  * AWQ 4-bit GEMM (AutoAWQ awq/modules/linear/gemm.py WQLinear_GEMM: qweight int32 [in, out/8],
 //    qzeros int32 [in/g, out/8], scales fp16 [in/g, out], bias fp16); no g_idx.
 //  * GGUF: ggml block structs (ggml/src/ggml-common.h, block_q4_K etc.) and the per-tensor type mix

@@ -32,7 +32,8 @@ inline constexpr EnumName<ModelLoad> kModelLoadNames[] = {{"direct", ModelLoad::
 inline constexpr EnumName<WeightFormat> kWeightFormatNames[] = {
     {"fp32", WeightFormat::kFp32},           {"fp16", WeightFormat::kFp16},           {"bf16", WeightFormat::kBf16},
     {"fp8", WeightFormat::kFp8},             {"int8", WeightFormat::kInt8},           {"nf4", WeightFormat::kNf4},
-    {"gptq_4bit", WeightFormat::kGptq4},     {"awq_4bit", WeightFormat::kAwq4},       {"gguf_q8_0", WeightFormat::kGgufQ8_0},
+    {"gptq_4bit", WeightFormat::kGptq4},     {"awq_4bit", WeightFormat::kAwq4},
+    {"gptq_8bit", WeightFormat::kGptq8},     {"mxfp4", WeightFormat::kMxfp4},         {"gguf_q8_0", WeightFormat::kGgufQ8_0},
     {"gguf_q6_k", WeightFormat::kGgufQ6_K},  {"gguf_q5_k_m", WeightFormat::kGgufQ5_K_M}, {"gguf_q5_k_s", WeightFormat::kGgufQ5_K_S},
     {"gguf_q4_k_m", WeightFormat::kGgufQ4_K_M}, {"gguf_q4_k_s", WeightFormat::kGgufQ4_K_S}, {"gguf_q4_0", WeightFormat::kGgufQ4_0},
     {"gguf_q3_k_m", WeightFormat::kGgufQ3_K_M}, {"gguf_q2_k", WeightFormat::kGgufQ2_K},   {"gguf_iq4_xs", WeightFormat::kGgufIq4_Xs},

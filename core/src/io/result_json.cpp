@@ -139,6 +139,7 @@ void WriteModelSummary(JsonWriter& w, const ModelSpec& m) {
       .Field("num_experts", last.mlp.num_experts).Field("experts_per_token", last.mlp.experts_per_token)
       .Field("moe_layers", moe).Field("sliding_window_layers", sliding).Field("mla", last.attention.mla)
       .Field("tied_embeddings", m.tied_embeddings).Field("max_position_embeddings", m.max_position_embeddings)
+      .Field("context_limit", m.context_limit).Field("context_limit_source", m.context_limit_source)
       .Field("notes", m.notes).EndObject();
 }
 
@@ -206,7 +207,7 @@ std::string ResultToJson(const Scenario& scenario, const Result& r) {
   WriteExplain(w, g.breakdown);
   w.Key("cpu_explain");
   WriteExplain(w, r.cpu.breakdown);
-  w.Field("peak_phase", r.peak_phase).Field("peak_at", r.peak_at);
+  w.Field("peak_phase", r.peak_phase).Field("peak_at", r.peak_at).Field("verdict", r.verdict);
   w.Key("timeline");
   WriteTimeline(w, r.timeline);
   w.Key("ranks").BeginArray();
@@ -225,13 +226,17 @@ std::string ResultToJson(const Scenario& scenario, const Result& r) {
     const InferenceCapacity& c = r.inference;
     w.Key("inference").BeginObject().Field("kv_bytes_per_token", c.kv_bytes_per_token)
         .Field("kv_token_capacity", c.kv_token_capacity).Field("max_concurrency", c.max_concurrency)
+        .Field("concurrent_sequences", c.concurrent_sequences)
         .Field("max_model_len_fits", c.max_model_len_fits).Field("max_context_fits", c.max_context_fits)
-        .Field("max_batch_fits", c.max_batch_fits).Field("smallest_format_fits", c.smallest_format_fits)
+        .Field("max_context_bound", c.max_context_bound).Field("max_batch_fits", c.max_batch_fits)
+        .Field("highest_precision_format_fits", c.smallest_format_fits)
+        .Field("smallest_format_fits", c.smallest_format_fits)  // the older, misleading name, kept for callers
         .Field("min_gpus", c.min_gpus).EndObject();
   }
   if (r.training.present) {
     w.Key("training").BeginObject().Field("max_micro_batch_fits", r.training.max_micro_batch_fits)
-        .Field("max_seq_len_fits", r.training.max_seq_len_fits).Field("min_gpus", r.training.min_gpus)
+        .Field("max_seq_len_fits", r.training.max_seq_len_fits).Field("max_seq_len_bound", r.training.max_seq_len_bound)
+        .Field("min_gpus", r.training.min_gpus)
         .Field("min_gpus_zero3", r.training.min_gpus_zero3).EndObject();
   }
   w.Key("warnings");

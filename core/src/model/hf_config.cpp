@@ -3,6 +3,8 @@
 #include "diagnostics/warning_codes.h"
 #include "io/json_reader.h"
 #include "io/message_text.h"
+#include "model/context_limit.h"
+#include "model/unquantized_modules.h"
 #include "model/families/config_reader.h"
 #include "model/families/registry.h"
 
@@ -48,6 +50,11 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
     }
   }
   if (!errors.empty()) return errors;
+  spec.unquantized_modules = UnquantizedModulesFromConfig(config);
+  spec.quantization_method = QuantizationMethodFromConfig(config);
+  ContextLimit limit = ContextLimitFromConfig(*cfg, type);
+  spec.context_limit = limit.tokens;
+  spec.context_limit_source = std::move(limit.source);
   if (const families::ModelFamily* family = families::FindModelFamily(type)) return family->build(c, std::move(spec));
   warnings->push_back(MakeWarning(WarningCode::kUnknownModelType, io::JoinPath(cfg_path, "model_type"),
                             (type.empty() ? std::string("no model_type given") : "model_type " + io::Quote(type) + " has no dedicated reader") +

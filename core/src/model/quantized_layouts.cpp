@@ -26,4 +26,6 @@ int64_t GroupQuantBytes(int64_t in, int64_t out, int bits, int group_size, bool 
   return in * out * bits / 8 + groups * out * bits / 8 + groups * out * 2 + (g_idx ? 4 * in : 0);
 }
 
+int64_t Mxfp4Bytes(int64_t n) { return CeilDiv(n, 32) * 17; }
+
 }  // namespace vramplan

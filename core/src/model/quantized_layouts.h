@@ -27,4 +27,9 @@ int64_t Int8RowwiseBytes(int64_t in, int64_t out);
 // one group.
 int64_t GroupQuantBytes(int64_t in, int64_t out, int bits, int group_size, bool g_idx);
 
+// OCP microscaling FP4 (MXFP4) as gpt-oss stores its experts (transformers
+// integrations/mxfp4.py, *_blocks and *_scales): per 32 weights 16 bytes of packed e2m1 pairs and
+// one e8m0 scale byte. n must be a multiple of 32 (the shapes are, by the block layout).
+int64_t Mxfp4Bytes(int64_t n);
+
 }  // namespace vramplan

@@ -82,6 +82,10 @@ ModelSpec RankLocalModel(const ModelSpec& model, const ModelSplit& split, const 
   m.display_name = model.display_name;
   m.hidden_size = model.hidden_size;
   m.max_position_embeddings = model.max_position_embeddings;
+  m.context_limit = model.context_limit;
+  m.context_limit_source = model.context_limit_source;
+  m.unquantized_modules = model.unquantized_modules;
+  m.quantization_method = model.quantization_method;
   m.norm_kind = model.norm_kind;
   m.rope_fraction = model.rope_fraction;
   m.attention_dropout = model.attention_dropout;

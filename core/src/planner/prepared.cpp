@@ -32,6 +32,11 @@ uint64_t ModelFingerprint(const ModelSpec& m) {
     for (const NormSpec& n : kind.norms) mix(n.Params());
     mix(kind.extra_attention_params), mix(kind.extra_router_params);
   }
+  for (char c : m.quantization_method) mix(c);
+  for (const std::string& u : m.unquantized_modules) {  // they change the quantized formats' bytes
+    for (char c : u) mix(c);
+    mix(-1);
+  }
   return h;
 }
 

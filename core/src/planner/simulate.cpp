@@ -3,6 +3,7 @@
 #include "gpu/device_overhead.h"
 #include "inference/inference.h"
 #include "parallel/shard.h"
+#include "planner/context_limit_check.h"
 #include "parallel/topology.h"
 #include "parallel/pipeline.h"
 #include "train/parallel_step.h"
@@ -70,10 +71,7 @@ void SimulateRanks(const Scenario& s, const Topology& topology, const Prepared& 
   r->cpu.node_bytes = HostBytesPerNode(topology, r->ranks);
 }
 
-}  // namespace
-
-
-void Simulate(const Scenario& s, const Prepared& prepared, const SimulateOptions& options, Result* r) {
+void SimulateJob(const Scenario& s, const Prepared& prepared, const SimulateOptions& options, Result* r) {
   // The topology, validated by the reader, gives the distinct rank roles (parallel/topology.h).
   const Topology topology = TopologyOf(s);
   if (s.mode == Mode::kTrain && UsesModelParallelStep(s)) {
@@ -98,6 +96,13 @@ void Simulate(const Scenario& s, const Prepared& prepared, const SimulateOptions
   r->ranks.push_back(RankResultOf(role, *r));  // gpu == WorstRank(r->ranks): the one role
   r->cpu.node_processes = topology.host_processes_per_node;
   r->cpu.node_bytes = HostBytesPerNode(topology, r->ranks);
+}
+
+}  // namespace
+
+void Simulate(const Scenario& s, const Prepared& prepared, const SimulateOptions& options, Result* r) {
+  SimulateJob(s, prepared, options, r);
+  if (options.warnings) WarnBeyondModelContext(s, r);
 }
 
 std::optional<Result> Probe(const Scenario& s, const Prepared& prepared) {

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "parallel/data_parallel.h"
+#include "planner/context_limit_check.h"
 #include "planner/simulate.h"
 #include "train/train_step.h"
 #include "util/size_limits.h"
@@ -163,11 +164,14 @@ void SolveTrainingCapacity(const Scenario& s, const Prepared& prepared, Result* 
     return DeviceTotal(work, prepared);
   });
   work.train.micro_batch_size = s.train.micro_batch_size;
-  c.max_seq_len_fits = LargestFitting(kMaxSeq, std::max<int64_t>(1, s.train.seq_len), capacity, [&](int64_t len) {
+  // Never beyond the model's own context limit (planner/context_limit_check.h).
+  const int64_t seq_hi = CapAtModelContext(s.model, kMaxSeq);
+  c.max_seq_len_fits = LargestFitting(seq_hi, std::max<int64_t>(1, s.train.seq_len), capacity, [&](int64_t len) {
     if (len == s.train.seq_len) return own_total;
     work.train.seq_len = len;
     return DeviceTotal(work, prepared);
   });
+  c.max_seq_len_bound = SearchBound(s.model, c.max_seq_len_fits, seq_hi);
   work.train.seq_len = s.train.seq_len;
   c.min_gpus = SmallestGpusFitting(work, prepared, capacity, s.parallel.gpus, own_total);
   if (c.min_gpus == 0 && s.parallel.zero < 3 && !s.parallel.fsdp) {
