@@ -113,7 +113,7 @@ async function start() {
   const needsPlans = (r) => r && r.scenario && (!r.gpu.fits || r.gpu.headroom_bytes < 0.05 * r.gpu.capacity_bytes);
   store.subscribe(async (s, prev) => {
     if (s.result === prev.result || !s.result) return;
-    if (!needsPlans(s.result)) { plans?.hide(); return; }
+    if (!needsPlans(s.result)) { if (plans) (await plans).hide(); return; }
     plans ??= import('./plans.js').then((m) => m.createPlans({ store, commit, plan: (req) => compute.plan(req), hook }));
     (await plans).update();
   });
