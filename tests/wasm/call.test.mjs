@@ -7,14 +7,14 @@ import { loadModule, CLI } from './load_module.mjs';
 
 const mod = await loadModule();
 
-const OPS = ['estimate', 'estimate_fast', 'summary', 'presets', 'gpus', 'schema', 'parse_config', 'version', 'import', 'export'];
+const OPS = ['estimate', 'estimate_fast', 'summary', 'presets', 'gpus', 'schema', 'parse_config', 'plan', 'version', 'import', 'export'];
 const TRAIN = JSON.stringify({ model: 'meta-llama/Llama-3.1-8B', train: { method: 'qlora', micro_batch_size: 2 } });
 const SERVE = JSON.stringify({ model: 'Qwen/Qwen2.5-0.5B', mode: 'inference', inference: { engine: 'vllm', max_model_len: 4096 } });
 const CONFIG = JSON.stringify({ model_type: 'llama', hidden_size: 5120, intermediate_size: 13824, num_attention_heads: 40,
   num_hidden_layers: 40, vocab_size: 32000 });
 const IMPORT = JSON.stringify({ format: 'auto', text: 'llama-server -m Qwen3-8B-Q4_K_M.gguf -c 8192 -fa on' });
 const EXPORT = JSON.stringify({ to: 'axolotl', scenario: JSON.parse(TRAIN) });
-const REQUEST = { estimate: TRAIN, estimate_fast: SERVE, summary: TRAIN, parse_config: CONFIG, import: IMPORT, export: EXPORT };
+const REQUEST = { estimate: TRAIN, estimate_fast: SERVE, summary: TRAIN, parse_config: CONFIG, plan: TRAIN, import: IMPORT, export: EXPORT };
 
 // The module embeds the catalogues without their source notes (cmake/slim_catalogue.py: the same
 // rule); everything else of the native catalogue is there, in the same order.
@@ -57,7 +57,7 @@ test('the older names are aliases of the ops', () => {
 });
 
 test('an unknown op and bad JSON are error values', () => {
-  for (const op of ['', 'plan', 'Estimate', 'x'.repeat(10000)]) {
+  for (const op of ['', 'plans', 'Estimate', 'x'.repeat(10000)]) {
     const r = JSON.parse(mod.call(op, TRAIN));
     assert.equal(r.ok, false);
     assert.equal(r.errors[0].code, 'unknown_op');

@@ -93,6 +93,12 @@ bool ApplyAssign(const Assign& a, Scenario* s) {
     case Knob::kSeqLen: t.seq_len = a.value; return true;
     case Knob::kCheckpointing: t.gradient_checkpointing = static_cast<Checkpointing>(a.value); return true;
     case Knob::kMicroBatch: t.micro_batch_size = a.value; return true;
+    case Knob::kQloraBits: t.qlora_bits = static_cast<int>(a.value); return true;
+    case Knob::kFreezeLayers: t.freeze.trainable_layers = a.value; return true;
+    case Knob::kLoraRank:
+      if (t.method != TrainMethod::kLora && t.method != TrainMethod::kQlora) return false;
+      t.lora.rank = a.value;
+      return true;
     case Knob::kWeights: inf.weights = static_cast<WeightFormat>(a.value); return true;
     case Knob::kKvCache:
       inf.kv_cache = static_cast<KvDtype>(a.value);

@@ -47,7 +47,8 @@ struct PlanBudget {
 enum class Knob : uint8_t {
   // training
   kMethod, kPrecision, kOptimizer, kFusedAdamW, kTrainAttention, kLoss, kDropOutputs, kZero, kFsdp,
-  kOffloadOptimizer, kOffloadParams, kGpus, kTp, kPp, kSeqLen, kCheckpointing, kMicroBatch,
+  kOffloadOptimizer, kOffloadParams, kGpus, kTp, kPp, kSeqLen, kCheckpointing, kMicroBatch, kQloraBits,
+  kFreezeLayers, kLoraRank,
   // serving
   kWeights, kKvCache, kFlashAttn, kUbatch, kGpuMemoryUtilization95, kNoCudaGraphs, kMaxBatchedTokens,
   kServeAttention, kServeGpus, kContextDivisor, kBatch, kGpuLayers, kMaxNumSeqs,

@@ -69,6 +69,18 @@ LeverDim MethodDim(const Scenario& user) {
     }
     d.options.push_back({MethodLabel(m), loss, m == TrainMethod::kFreeze ? "trains the last layers only" : "trains low-rank adapters, not the weights",
                          {{Knob::kMethod, V(m)}}});
+    // A deeper freeze: the last quarter of the layers (LLaMA-Factory's freeze_trainable_layers).
+    const int64_t quarter = user.model.num_layers / 4;
+    if (m == TrainMethod::kFreeze && quarter > user.train.freeze.trainable_layers) {
+      const int deep = 1 + static_cast<int>(18.0 * (1.0 - static_cast<double>(quarter) / static_cast<double>(user.model.num_layers)) + 0.5);
+      d.options.push_back({"freeze all but the last " + std::to_string(quarter) + " layers", deep, "trains the last layers only",
+                           {{Knob::kMethod, V(m)}, {Knob::kFreezeLayers, quarter}}});
+    }
+    // QLoRA on an 8-bit base (bitsandbytes LLM.int8): between LoRA and 4-bit QLoRA.
+    if (m == TrainMethod::kQlora && MethodLoss(u) < 25) {
+      d.options.push_back({"QLoRA (8-bit base) r16 on every linear", 25 - MethodLoss(u), "trains low-rank adapters, not the weights",
+                           {{Knob::kMethod, V(m)}, {Knob::kQloraBits, 8}}});
+    }
   }
   Incomparable(&d);
   return d;
@@ -139,6 +151,21 @@ LeverDim LossDim(const Scenario& user) {
     d.options.push_back({"fused linear cross-entropy (Liger)", 0, "", {{Knob::kLoss, static_cast<int64_t>(LossImpl::kFusedLinear)}}});
   }
   Incomparable(&d);
+  return d;
+}
+
+// A smaller LoRA rank: the adapters' states and activations shrink with it (a larger rank never
+// lowers the peak: tests/core/properties_test.cpp), at 2 fidelity points per halving.
+LeverDim LoraRankDim(const Scenario& user) {
+  LeverDim d{"lora_rank", {User()}, {}};
+  const bool adapters = user.train.method == TrainMethod::kLora || user.train.method == TrainMethod::kQlora;
+  const int64_t rank = adapters ? user.train.lora.rank : 16;
+  int loss = 0;
+  for (int64_t r = rank / 2; r >= 4; r /= 2) {
+    loss += 2;
+    d.options.push_back({"LoRA rank " + std::to_string(r), loss, "a smaller LoRA rank", {{Knob::kLoraRank, r}}});
+  }
+  ChainOrder(&d);
   return d;
 }
 
@@ -259,7 +286,10 @@ LeverSpace TrainingLevers(const Scenario& user, const LeverSwitches& on, const P
   // layout, the distributed optimizer and activation recomputation.
   const bool hf = user.framework.trainer == Trainer::kHf;
   if (!hf) space.notes.push_back("Megatron / torchtitan: the method, precision, optimizer and kernel levers are left to the framework's own settings");
-  if (on.method && hf) space.dims.push_back(MethodDim(user));
+  if (on.method && hf) {
+    space.dims.push_back(MethodDim(user));
+    space.dims.push_back(LoraRankDim(user));
+  }
   if (on.precision && hf) space.dims.push_back(PrecisionDim(user, gpu));
   if (on.optimizer && hf) {
     space.dims.push_back(OptimizerDim(user));
