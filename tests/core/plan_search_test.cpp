@@ -53,6 +53,7 @@ PlanRequest TypedRequest(const json& row) {
   if (row.contains("levers")) {
     req.levers.seq_len = row["levers"].value("seq_len", false);
     req.levers.context = row["levers"].value("context", false);
+    req.levers.lora_rank = row["levers"].value("lora_rank", false);
   }
   return req;
 }
@@ -199,7 +200,8 @@ namespace {
 // For `s`, every declared pair (a, b) of every lever: option b's estimate needs no more GPU memory
 // than option a's (vLLM: its KV pool holds no fewer tokens, the pool being sized by its budget).
 void CheckOrders(const Scenario& s, const std::string& name, int* pairs) {
-  const LeverSwitches on;
+  LeverSwitches on;
+  on.lora_rank = true;
   PlanBudget budget;
   budget.max_gpus = std::max<int64_t>(4, s.parallel.gpus);
   const GpuEntry* gpu = FindGpu(s.gpu.id);

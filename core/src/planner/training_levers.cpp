@@ -288,7 +288,7 @@ LeverSpace TrainingLevers(const Scenario& user, const LeverSwitches& on, const P
   if (!hf) space.notes.push_back("Megatron / torchtitan: the method, precision, optimizer and kernel levers are left to the framework's own settings");
   if (on.method && hf) {
     space.dims.push_back(MethodDim(user));
-    space.dims.push_back(LoraRankDim(user));
+    if (on.lora_rank) space.dims.push_back(LoraRankDim(user));
   }
   if (on.precision && hf) space.dims.push_back(PrecisionDim(user, gpu));
   if (on.optimizer && hf) {
