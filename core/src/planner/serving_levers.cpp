@@ -20,6 +20,7 @@ int WeightLoss(WeightFormat f) {
     case WeightFormat::kBf16: return 0;
     case WeightFormat::kFp8: return 2;
     case WeightFormat::kInt8:
+    case WeightFormat::kGptq8:
     case WeightFormat::kGgufQ8_0: return 3;
     case WeightFormat::kGgufQ6_K: return 5;
     case WeightFormat::kGgufQ5_K_M: return 7;
@@ -27,7 +28,8 @@ int WeightLoss(WeightFormat f) {
     case WeightFormat::kGgufQ4_K_M:
     case WeightFormat::kGgufIq4_Xs:
     case WeightFormat::kGptq4:
-    case WeightFormat::kAwq4: return 10;
+    case WeightFormat::kAwq4:
+    case WeightFormat::kMxfp4: return 10;
     case WeightFormat::kGgufQ4_K_S: return 11;
     case WeightFormat::kNf4:
     case WeightFormat::kGgufQ4_0: return 12;

@@ -193,15 +193,17 @@ struct Sharding {
 LeverDim ShardingDim(const Scenario& user, const PlanBudget& budget, bool one_gpu) {
   LeverDim d{"sharding", {User()}, {}};
   const ParallelConfig& p = user.parallel;
+  // Built element by element (GCC 12 warns falsely on assigning a braced list to a vector).
   std::vector<Sharding> all;
   if (p.fsdp) {
-    all = {{"FSDP full shard", 0, true, Offload::kNone, Offload::kNone}, {"FSDP with CPU offload", 0, true, Offload::kCpu, Offload::kCpu}};
+    all.push_back({"FSDP full shard", 0, true, Offload::kNone, Offload::kNone});
+    all.push_back({"FSDP with CPU offload", 0, true, Offload::kCpu, Offload::kCpu});
   } else {
-    all = {{"DeepSpeed ZeRO-2", 2, false, Offload::kNone, Offload::kNone},
-           {"DeepSpeed ZeRO-2 + optimizer on CPU", 2, false, Offload::kCpu, Offload::kNone},
-           {"DeepSpeed ZeRO-3", 3, false, Offload::kNone, Offload::kNone},
-           {"DeepSpeed ZeRO-3 + optimizer on CPU", 3, false, Offload::kCpu, Offload::kNone},
-           {"DeepSpeed ZeRO-3 + optimizer and weights on CPU", 3, false, Offload::kCpu, Offload::kCpu}};
+    all.push_back({"DeepSpeed ZeRO-2", 2, false, Offload::kNone, Offload::kNone});
+    all.push_back({"DeepSpeed ZeRO-2 + optimizer on CPU", 2, false, Offload::kCpu, Offload::kNone});
+    all.push_back({"DeepSpeed ZeRO-3", 3, false, Offload::kNone, Offload::kNone});
+    all.push_back({"DeepSpeed ZeRO-3 + optimizer on CPU", 3, false, Offload::kCpu, Offload::kNone});
+    all.push_back({"DeepSpeed ZeRO-3 + optimizer and weights on CPU", 3, false, Offload::kCpu, Offload::kCpu});
     if (budget.nvme) all.push_back({"DeepSpeed ZeRO-3 + optimizer and weights on NVMe", 3, false, Offload::kNvme, Offload::kNvme});
   }
   if (one_gpu) {
