@@ -2,12 +2,10 @@
 // to stderr; export: the config text to stdout, its notes to stderr. --json prints the op's whole
 // reply instead.
 #include "launch_commands.h"
+#include "terminal.h"
 
 #include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <iterator>
-#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -19,47 +17,7 @@ namespace {
 
 using nlohmann::json;
 
-bool ReadFile(const std::string& path, std::string* out) {
-  if (path == "-") {
-    out->assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-    return true;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  *out = ss.str();
-  return true;
-}
-
-// One terminal line: control characters escaped (the notes quote user keys).
-std::string Line(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (c < 0x20 || c == 0x7F) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04X", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out.size() > 2000 ? out.substr(0, 2000) + "..." : out;
-}
-
-std::string Str(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? Line(it->get<std::string>()) : std::string();
-}
-
-int Report(const json& r) {
-  if (r.value("ok", false)) return 0;
-  for (const auto& e : r["errors"]) {
-    const std::string path = Str(e, "field_path");
-    std::fprintf(stderr, "error: %s%s%s\n", path.c_str(), path.empty() ? "" : ": ", Str(e, "message").c_str());
-  }
-  return 2;
-}
+int Report(const json& r) { return r.value("ok", false) ? 0 : ReportErrors(r); }
 
 void PrintNotes(const json& r) {
   for (const auto& n : r["notes"]) {
@@ -98,8 +56,8 @@ int RunLaunchCommand(int argc, char** argv) {
   }
   if (path.empty() || format.empty()) return Usage();
   std::string text;
-  if (!ReadFile(path, &text)) {
-    std::fprintf(stderr, "error: cannot read %s\n", Line(path).c_str());
+  if (!ReadInput(path, &text)) {
+    std::fprintf(stderr, "error: cannot read %s\n", OneLine(path).c_str());
     return 1;
   }
   json request;

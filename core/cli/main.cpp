@@ -7,15 +7,13 @@
 // Exit codes: 0 ok, 2 bad input (one line per problem: "error: <path>: <message>"), 1 usage/IO
 // (check: 1 = does not fit).
 #include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <iterator>
-#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "launch_commands.h"
+#include "terminal.h"
 #include "vramplan/api.h"
 #include "vramplan/plan.h"
 #include "vramplan/result.h"
@@ -23,6 +21,10 @@
 namespace {
 
 using nlohmann::json;
+using vramplan::cli::OneLine;
+using vramplan::cli::ReadInput;
+using vramplan::cli::ReportErrors;
+using vramplan::cli::Str;
 
 std::string OpList() {
   std::string s;
@@ -46,40 +48,6 @@ int Usage() {
   return 1;
 }
 
-bool ReadInput(const std::string& path, std::string* out) {
-  if (path == "-") {
-    out->assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-    return true;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  *out = ss.str();
-  return true;
-}
-
-// One terminal line from text that came from the input: the core already escapes user strings
-// in messages, and this second guard keeps any control character (C0, DEL, C1: escape sequences,
-// extra lines) from reaching the terminal raw and any line from growing past `max_bytes`.
-std::string OneLine(const std::string& s, size_t max_bytes = 2000) {
-  std::string out;
-  for (size_t i = 0; i < s.size() && out.size() < max_bytes; ++i) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    const bool c1 = c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
-                    static_cast<unsigned char>(s[i + 1]) <= 0x9F;
-    if (c < 0x20 || c == 0x7F || c1) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04X", c1 ? static_cast<unsigned>(static_cast<unsigned char>(s[++i])) : c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  if (out.size() >= max_bytes && out.size() < s.size()) out += "...";
-  return out;
-}
-
 std::string Gib(double bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
@@ -89,12 +57,6 @@ std::string Gib(double bytes) {
 double Num(const json& j, const char* key) {
   auto it = j.find(key);
   return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
-}
-
-// A string field of the result, made safe for one terminal line (names come from the input).
-std::string Str(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? OneLine(it->get<std::string>()) : std::string();
 }
 
 std::string Commas(double v) {
@@ -181,14 +143,6 @@ void PrintTable(const json& r) {
   std::printf("\nverdict: %s\n", VerdictText(r).c_str());
   PrintWhatFits(r);
   for (const auto& w : r["warnings"]) std::printf("warning: %s\n", Str(w, "message").c_str());
-}
-
-int ReportErrors(const json& r) {
-  for (const auto& e : r["errors"]) {
-    std::string path = Str(e, "field_path");
-    std::fprintf(stderr, "error: %s%s%s\n", path.c_str(), path.empty() ? "" : ": ", Str(e, "message").c_str());
-  }
-  return 2;
 }
 
 }  // namespace
