@@ -21,8 +21,6 @@
 #include "model/catalog.h"
 #include "planner/prepared.h"
 #include "planner/simulate.h"
-#include "util/checked_math.h"
-#include "util/size_limits.h"
 
 namespace vramplan {
 namespace {
@@ -205,19 +203,10 @@ class Searcher {
  private:
   std::optional<Result> Evaluate(const Scenario& s) {
     ++estimates_;
-    if (!WithinSizeLimits(s, prepared_.sizes)) return std::nullopt;
-    checked::OverflowScope overflow;
-    Result r;
-    r.params = prepared_.params;
-    r.gpu.id = s.gpu.id;
-    r.gpu.name = s.gpu.name;
-    r.gpu.capacity_bytes = s.gpu.memory_bytes;
     SimulateOptions o;
     o.warnings = true;
     o.ranks = request_.budget.host_ram_bytes_per_node > 0;
-    Simulate(s, prepared_, o, &r);
-    if (overflow.overflowed()) return std::nullopt;
-    return r;
+    return Probe(s, prepared_, o);
   }
 
   bool Fits(const Scenario& s, const Result& r) const { return MemoryFits(s, r) && Usable(r); }

@@ -106,12 +106,16 @@ void Simulate(const Scenario& s, const Prepared& prepared, const SimulateOptions
 }
 
 std::optional<Result> Probe(const Scenario& s, const Prepared& prepared) {
+  SimulateOptions options;
+  options.warnings = false;
+  return Probe(s, prepared, options);
+}
+
+std::optional<Result> Probe(const Scenario& s, const Prepared& prepared, const SimulateOptions& options) {
   if (!WithinSizeLimits(s, prepared.sizes)) return std::nullopt;
   checked::OverflowScope overflow;
   Result r;
   r.gpu.capacity_bytes = s.gpu.memory_bytes;
-  SimulateOptions options;
-  options.warnings = false;
   Simulate(s, prepared, options, &r);
   if (overflow.overflowed()) return std::nullopt;
   return r;

@@ -26,5 +26,8 @@ void Simulate(const Scenario& s, const Prepared& prepared, const SimulateOptions
 // simulation without explain, warnings or searches. nullopt when its byte counts would not be
 // representable: such a probe does not fit (capacities are at most 2^50 B).
 std::optional<Result> Probe(const Scenario& s, const Prepared& prepared);
+// The same with the caller's simulate options (the planner keeps the engines' warnings, and ranks
+// when host RAM is budgeted).
+std::optional<Result> Probe(const Scenario& s, const Prepared& prepared, const SimulateOptions& options);
 
 }  // namespace vramplan
