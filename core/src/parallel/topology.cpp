@@ -18,6 +18,11 @@ int64_t GpusPerNode(const ParallelConfig& p) {
   return p.gpus_per_node > 0 ? p.gpus_per_node : std::min(std::max<int64_t>(1, p.gpus), kDefaultGpusPerNode);
 }
 
+int64_t DataParallelDegree(const ParallelConfig& p) {
+  const int64_t model = std::max<int64_t>(1, p.tp) * std::max<int64_t>(1, p.pp) * std::max<int64_t>(1, p.cp);
+  return std::max<int64_t>(1, std::max<int64_t>(1, p.gpus) / model);
+}
+
 void ValidateTopology(const ParallelConfig& p, Issues* errors) {
   const int64_t model_parallel = p.tp * p.pp * p.cp;
   if (model_parallel < 1 || p.gpus % model_parallel != 0) {
@@ -97,7 +102,7 @@ Topology TopologyOf(const Scenario& s) {
   t.pp = std::max<int64_t>(1, p.pp);
   t.cp = std::max<int64_t>(1, p.cp);
   t.ep = std::max<int64_t>(1, p.ep);
-  t.dp = std::max<int64_t>(1, t.gpus / (t.tp * t.pp * t.cp));
+  t.dp = DataParallelDegree(p);
   t.gpus_per_node = GpusPerNode(p);
   const bool inference = s.mode == Mode::kInference;
   if (inference && s.inference.engine == Engine::kTransformers && t.tp == 1) {

@@ -68,6 +68,9 @@ struct Topology {
 // parallel.gpus_per_node as given, or its default min(gpus, 8).
 int64_t GpusPerNode(const ParallelConfig& parallel);
 
+// Data-parallel replicas of a training job: gpus / (tp x pp x cp), at least 1.
+int64_t DataParallelDegree(const ParallelConfig& parallel);
+
 // The degrees alone: gpus a multiple of tp x pp x cp, ZeRO or FSDP (not both). Errors name the
 // field (parallel.gpus, parallel.fsdp). Ranges of each field are the scenario reader's.
 void ValidateTopology(const ParallelConfig& parallel, Issues* errors);

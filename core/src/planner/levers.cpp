@@ -3,12 +3,10 @@
 
 #include <algorithm>
 
+#include "parallel/topology.h"
+
 namespace vramplan {
 namespace {
-
-int64_t DataParallel(const ParallelConfig& p) {
-  return std::max<int64_t>(1, p.gpus / (std::max<int64_t>(1, p.tp) * std::max<int64_t>(1, p.pp) * std::max<int64_t>(1, p.cp)));
-}
 
 std::vector<int64_t> Divisors(int64_t n) {
   std::vector<int64_t> out;
@@ -147,7 +145,7 @@ InnerChain InnerChainFor(const LeverSpace& space, const Scenario& s, const Model
   switch (space.inner) {
     case Knob::kMicroBatch: {
       c.name = "micro_batch_size";
-      const int64_t dp = DataParallel(s.parallel);
+      const int64_t dp = DataParallelDegree(s.parallel);
       c.replica_batch = std::max<int64_t>(1, (space.global_batch + dp - 1) / dp);
       c.values = space.inner_free ? Divisors(c.replica_batch) : std::vector<int64_t>{std::min(space.user_micro_batch, c.replica_batch)};
       break;

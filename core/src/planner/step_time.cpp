@@ -6,6 +6,8 @@
 #include <cmath>
 #include <string>
 
+#include "parallel/topology.h"
+
 namespace vramplan {
 namespace {
 
@@ -52,13 +54,6 @@ double PcieBytesPerS(const GpuEntry& g) {
   if (g.arch == "hopper" || g.arch == "blackwell" || Has(g.arch, "cdna3") || Has(g.arch, "cdna4")) return 50e9;
   return 25e9;
 }
-
-int64_t DataParallel(const ParallelConfig& p) {
-  const int64_t model = std::max<int64_t>(1, p.tp) * std::max<int64_t>(1, p.pp) * std::max<int64_t>(1, p.cp);
-  return std::max<int64_t>(1, p.gpus / model);
-}
-
-int64_t GpusPerNode(const ParallelConfig& p) { return p.gpus_per_node > 0 ? p.gpus_per_node : std::min<int64_t>(p.gpus, 8); }
 
 // Attention-core FLOPs per token in the forward pass (QK^T and AV, causal: half the square).
 double AttentionFlopsPerToken(const ModelSpec& m, int64_t seq_len) {
@@ -136,7 +131,7 @@ StepTime TrainingStepTime(const Scenario& s, const ModelSpec& model, const Param
   const double tp = static_cast<double>(std::max<int64_t>(1, p.tp));
   const double pp = static_cast<double>(std::max<int64_t>(1, p.pp));
   const double cp = static_cast<double>(std::max<int64_t>(1, p.cp));
-  const double dp = static_cast<double>(DataParallel(p));
+  const double dp = static_cast<double>(DataParallelDegree(p));
   const double layers = static_cast<double>(std::max<int64_t>(1, m.num_layers));
   const double micro_batches = static_cast<double>(std::max<int64_t>(1, t.grad_accum_steps));
   const double replica_tokens = static_cast<double>(t.micro_batch_size) * static_cast<double>(t.seq_len) * micro_batches;

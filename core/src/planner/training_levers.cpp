@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "parallel/topology.h"
 #include "planner/levers.h"
 
 namespace vramplan {
@@ -43,10 +44,6 @@ bool Bf16Capable(const GpuEntry* gpu) {
 // FlashAttention-2 needs Ampere or newer (its README) and 16-bit inputs.
 bool FlashCapable(const GpuEntry* gpu) {
   return gpu == nullptr || gpu->arch == "ampere" || gpu->arch == "ada" || gpu->arch == "hopper" || gpu->arch == "blackwell";
-}
-
-int64_t DataParallel(const ParallelConfig& p) {
-  return std::max<int64_t>(1, p.gpus / (std::max<int64_t>(1, p.tp) * std::max<int64_t>(1, p.pp) * std::max<int64_t>(1, p.cp)));
 }
 
 LeverOption User() { return LeverOption{"", 0, "", {}}; }
@@ -241,7 +238,7 @@ LeverDim GpusDim(const Scenario& user, int64_t max_gpus, int64_t global_batch) {
   LeverDim d{"gpus", {User()}, {}};
   const ParallelConfig& p = user.parallel;
   const bool model_parallel = user.framework.trainer != Trainer::kHf;
-  const int64_t node = p.gpus_per_node > 0 ? p.gpus_per_node : 8;
+  const int64_t node = p.gpus_per_node > 0 ? p.gpus_per_node : kDefaultGpusPerNode;  // a node's GPUs, not this job's
   const int64_t cp = std::max<int64_t>(1, p.cp);
   for (int64_t g = 1; g <= max_gpus; g *= 2) {
     for (int64_t tp = 1; tp <= (model_parallel ? std::min<int64_t>(8, node) : 1); tp *= 2) {
@@ -281,7 +278,7 @@ LeverDim SeqLenDim(const Scenario& user) {
 
 LeverSpace TrainingLevers(const Scenario& user, const LeverSwitches& on, const PlanBudget& budget, const GpuEntry* gpu) {
   LeverSpace space;
-  const int64_t user_dp = DataParallel(user.parallel);
+  const int64_t user_dp = DataParallelDegree(user.parallel);
   const int64_t global_batch = user.train.micro_batch_size * std::max<int64_t>(1, user.train.grad_accum_steps) * user_dp;
   // Megatron and torchtitan run their own kernels (TransformerEngine / SDPA), full-parameter
   // training with fp32 master weights and their own optimizers: their levers are the parallel
