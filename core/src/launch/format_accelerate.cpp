@@ -26,10 +26,6 @@
 namespace vramplan::launch {
 namespace {
 
-bool OneOf(std::string_view key, std::initializer_list<std::string_view> names) {
-  return std::find(names.begin(), names.end(), key) != names.end();
-}
-
 void ReadDeepSpeedPlugin(const io::Json& v, ImportContext* ctx) {
   if (!v.is_object()) return ctx->Error("deepspeed_config", "expected a map");
   for (auto it = v.begin(); it != v.end(); ++it) {

@@ -24,10 +24,6 @@
 namespace vramplan::launch {
 namespace {
 
-bool OneOf(std::string_view key, std::initializer_list<std::string_view> names) {
-  return std::find(names.begin(), names.end(), key) != names.end();
-}
-
 bool IsNoEffect(std::string_view k) {
   return OneOf(k, {"base_model_config", "tokenizer_type", "model_type", "tokenizer_config", "trust_remote_code", "datasets", "test_datasets",
                    "dataset_prepared_path", "val_set_size", "output_dir", "wandb_project", "wandb_entity", "wandb_watch", "wandb_name",

@@ -26,10 +26,6 @@
 namespace vramplan::launch {
 namespace {
 
-bool OneOf(std::string_view key, std::initializer_list<std::string_view> names) {
-  return std::find(names.begin(), names.end(), key) != names.end();
-}
-
 struct HfState {
   TrainerFlags flags;
   bool peft = false, trl_lora = false;

@@ -21,10 +21,6 @@
 namespace vramplan::launch {
 namespace {
 
-bool OneOf(std::string_view key, std::initializer_list<std::string_view> names) {
-  return std::find(names.begin(), names.end(), key) != names.end();
-}
-
 const std::vector<std::string_view>& Flags() {
   static const std::vector<std::string_view> flags = {
       "mlock", "no-mmap", "jinja", "cb", "cont-batching", "nocb", "no-cont-batching", "metrics", "slots", "no-slots", "no-webui", "cnv",

@@ -36,10 +36,6 @@
 namespace vramplan::launch {
 namespace {
 
-bool OneOf(std::string_view key, std::initializer_list<std::string_view> names) {
-  return std::find(names.begin(), names.end(), key) != names.end();
-}
-
 bool IsNoEffect(std::string_view k) {
   return OneOf(k, {"template", "dataset", "eval_dataset", "dataset_dir", "train_on_prompt", "mask_history", "streaming", "buffer_size",
                    "mix_strategy", "interleave_probs", "overwrite_cache", "preprocessing_batch_size", "preprocessing_num_workers",

@@ -25,10 +25,6 @@
 namespace vramplan::launch {
 namespace {
 
-bool OneOf(std::string_view key, std::initializer_list<std::string_view> names) {
-  return std::find(names.begin(), names.end(), key) != names.end();
-}
-
 std::string Canonical(std::string key) {
   std::replace(key.begin(), key.end(), '_', '-');
   return key;

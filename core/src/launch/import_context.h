@@ -4,7 +4,9 @@
 // record an error naming the source key ("per_device_train_batch_size: expected an integer ...").
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -66,5 +68,10 @@ class ImportContext {
 
 // "auto" (or null) in a config: the value comes from elsewhere (HF fills DeepSpeed's "auto").
 bool IsAuto(const io::Json& v);
+
+// Whether `key` is one of `names` (the importers' key tables).
+inline bool OneOf(std::string_view key, std::initializer_list<std::string_view> names) {
+  return std::find(names.begin(), names.end(), key) != names.end();
+}
 
 }  // namespace vramplan::launch

@@ -10,10 +10,6 @@
 namespace vramplan::launch {
 namespace {
 
-bool OneOf(std::string_view key, std::initializer_list<std::string_view> names) {
-  return std::find(names.begin(), names.end(), key) != names.end();
-}
-
 // TrainingArguments fields that change no GPU memory of the training step (logging, saving,
 // evaluation schedules, learning-rate schedule, data loading on the host, hub upload).
 bool IsNoEffectTrainingArgument(std::string_view k) {
