@@ -42,6 +42,9 @@ enum class LinearSlot : uint8_t {
   kExpertGate, kExpertUp, kExpertGateUp, kExpertDown,
   // shared experts (Qwen2-MoE, DeepSeek), and Qwen2-MoE's sigmoid gate on the shared output
   kSharedExpertGate, kSharedExpertUp, kSharedExpertDown, kSharedExpertScale,
+  // recurrent token mixers (Gated DeltaNet, Mamba): the projections into the mixer (in_proj,
+  // in_proj_qkvz / in_proj_ba, Mamba-1 x_proj / dt_proj) and its output projection (out_proj)
+  kMixerIn, kMixerOut,
 };
 
 // How tensor parallelism splits a module (Megatron-LM's and vLLM's linear layer classes):
@@ -66,8 +69,9 @@ struct LinearSpec {
   int64_t Params() const { return copies * (in_features * out_features + (bias ? out_features : 0)); }
 };
 
-// The attention block's output projection (its gradient order, rotary cache and GGUF category).
-inline bool IsAttentionOutput(LinearSlot s) { return s == LinearSlot::kO; }
+// The attention block's output projection (its gradient order, rotary cache and GGUF category);
+// a recurrent mixer's out_proj plays the same part in its block.
+inline bool IsAttentionOutput(LinearSlot s) { return s == LinearSlot::kO || s == LinearSlot::kMixerOut; }
 
 // The MLP's, an expert's or a shared expert's last linear.
 inline bool IsDownProjection(LinearSlot s) {
@@ -114,6 +118,52 @@ struct AttentionGeometry {
   int64_t q_lora_rank = 0;
 };
 
+// The token mixer of a layer besides (or instead of) softmax attention. kNone: attention only, the
+// default and every pure-attention family. The others keep a fixed-size state per sequence
+// instead of per-token K/V (docs/inference.md "Recurrent state"):
+//   kGatedDeltaNet (Qwen3-Next, Qwen3.5; transformers modeling_qwen3_next.py Qwen3NextGatedDeltaNet):
+//     conv state over q, k and v (2 x k_heads x k_head_dim + v_heads x v_head_dim channels) and a
+//     v_heads x k_head_dim x v_head_dim recurrent state;
+//   kMamba2 (Nemotron-H, Granite 4.0, Falcon-H1; modeling_nemotron_h.py NemotronHMamba2Mixer):
+//     conv state over inner + 2 x groups x state_size channels and a heads x head_dim x state_size
+//     SSM state;
+//   kMamba1 (Jamba; modeling_jamba.py JambaMambaMixer): conv state over `inner` channels and an
+//     inner x state_size SSM state.
+enum class MixerKind : uint8_t { kNone, kGatedDeltaNet, kMamba2, kMamba1 };
+
+struct RecurrentGeometry {
+  MixerKind kind = MixerKind::kNone;
+  int64_t num_heads = 0;     // GDN value heads; Mamba-2 heads (0 for Mamba-1)
+  int64_t num_k_heads = 0;   // GDN query/key heads
+  int64_t head_dim = 0;      // GDN value head dim; Mamba-2 head dim
+  int64_t k_head_dim = 0;    // GDN query/key head dim
+  int64_t inner = 0;         // Mamba intermediate width (heads x head_dim for Mamba-2); GDN value width
+  int64_t groups = 0;        // Mamba-2 n_groups (B and C are shared within a group)
+  int64_t state_size = 0;    // Mamba d_state
+  int64_t conv_kernel = 0;   // causal conv1d width
+  int64_t dt_rank = 0;       // Mamba-1 time-step rank
+  // Channels of the causal conv1d (its state keeps conv_kernel - 1 of them per sequence).
+  int64_t ConvChannels() const {
+    switch (kind) {
+      case MixerKind::kGatedDeltaNet: return 2 * num_k_heads * k_head_dim + num_heads * head_dim;
+      case MixerKind::kMamba2: return inner + 2 * groups * state_size;
+      case MixerKind::kMamba1: return inner;
+      case MixerKind::kNone: break;
+    }
+    return 0;
+  }
+  // Elements of the recurrent (SSM / delta-rule) state of one sequence.
+  int64_t StateElements() const {
+    switch (kind) {
+      case MixerKind::kGatedDeltaNet: return num_heads * k_head_dim * head_dim;
+      case MixerKind::kMamba2: return num_heads * head_dim * state_size;
+      case MixerKind::kMamba1: return inner * state_size;
+      case MixerKind::kNone: break;
+    }
+    return 0;
+  }
+};
+
 struct MlpGeometry {
   MlpKind kind = MlpKind::kGated;
   ActivationFn activation = ActivationFn::kSilu;
@@ -127,10 +177,13 @@ struct MlpGeometry {
 struct LayerKind {
   std::vector<LinearSpec> linears;
   std::vector<NormSpec> norms;
-  int64_t extra_attention_params = 0;  // gpt-oss attention sinks (one per head)
+  // gpt-oss attention sinks (one per head); a recurrent mixer's weights that are not linears
+  // (conv1d weight and bias, A_log, D, dt_bias, its gated RMSNorm, Mamba-1's dt/B/C norms).
+  int64_t extra_attention_params = 0;
   int64_t extra_router_params = 0;     // DeepSeek-V3 e_score_correction_bias
-  AttentionGeometry attention;
-  MlpGeometry mlp;
+  AttentionGeometry attention;  // num_heads == 0: the layer has no softmax attention
+  RecurrentGeometry recurrent;  // kind kNone unless the layer has a linear-attention / SSM mixer
+  MlpGeometry mlp;              // intermediate == 0 and no experts: the layer has no MLP (Nemotron-H)
   bool parallel_residual = false;  // attention and MLP read the same input (Phi-2, GPT-NeoX, Falcon)
 };
 

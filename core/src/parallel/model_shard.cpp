@@ -51,6 +51,13 @@ LayerKind ShardLayerKind(const LayerKind& kind, const ModelSplit& split) {
     if (n.slot == NormSlot::kQ || n.slot == NormSlot::kK) n.dim = CeilDiv(n.dim, tp);
   }
   k.extra_attention_params = CeilDiv(k.extra_attention_params, tp);  // per-head sinks follow the heads
+  // A recurrent mixer's heads, channels and groups split like attention heads (vLLM MambaMixer2 /
+  // Qwen3NextGatedDeltaNet shard them over tp).
+  RecurrentGeometry& rg = k.recurrent;
+  rg.num_heads = CeilDiv(rg.num_heads, tp);
+  rg.num_k_heads = CeilDiv(rg.num_k_heads, tp);
+  rg.inner = CeilDiv(rg.inner, tp);
+  rg.groups = CeilDiv(rg.groups, tp);
   g.num_heads = heads_rank;
   g.num_kv_heads = g.mla ? heads_rank : kv_rank;
   k.mlp.intermediate = k.mlp.num_experts > 0 ? CeilDiv(k.mlp.intermediate, split.etp) : CeilDiv(k.mlp.intermediate, tp);

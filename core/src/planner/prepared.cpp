@@ -31,6 +31,8 @@ uint64_t ModelFingerprint(const ModelSpec& m) {
     }
     for (const NormSpec& n : kind.norms) mix(n.Params());
     mix(kind.extra_attention_params), mix(kind.extra_router_params);
+    const RecurrentGeometry& r = kind.recurrent;  // the recurrent state's size (inference)
+    mix(static_cast<int64_t>(r.kind)), mix(r.ConvChannels()), mix(r.StateElements()), mix(r.conv_kernel);
   }
   for (char c : m.quantization_method) mix(c);
   for (const std::string& u : m.unquantized_modules) {  // they change the quantized formats' bytes

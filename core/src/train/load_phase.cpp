@@ -130,7 +130,7 @@ LayerTensors BuildLayer(CachingAllocatorReplay& a, const Scenario& sc, const Lay
       t.plain.push_back(a.Malloc(plan.adapter_bytes_per_param * train.lora.rank * l.in_features));
       t.plain.push_back(a.Malloc(plan.adapter_bytes_per_param * train.lora.rank * l.out_features));
     }
-    if (!rope_done && IsAttentionOutput(l.slot)) {
+    if (!rope_done && l.slot == LinearSlot::kO) {  // attention layers only (not a recurrent mixer)
       // RotaryPositionalEmbeddings(head_dim, max_seq_len) per attention module: fp32 theta and
       // cos/sin cache (max_seq_len, head_dim/2, 2); building it goes through fp32 positions,
       // angles, cos and sin (torchtune/modules/position_embeddings.py).

@@ -43,5 +43,14 @@ Expected<ModelSpec> BuildQwen1(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGpt2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGptNeox(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildFalcon(ConfigReader& c, ModelSpec spec);
+// qwen3_next.cpp (Gated DeltaNet hybrids)
+Expected<ModelSpec> BuildQwen3Next(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildQwen35Text(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildQwen35MoeText(ConfigReader& c, ModelSpec spec);
+// mamba_hybrids.cpp (Mamba-1 / Mamba-2 hybrids)
+Expected<ModelSpec> BuildNemotronH(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildGraniteMoeHybrid(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildFalconH1(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildJamba(ConfigReader& c, ModelSpec spec);
 
 }  // namespace vramplan::families

@@ -164,6 +164,31 @@ class ConfigReader {
     return out;
   }
 
+  // A list of `size` strings (layer_types, layers_block_type); absent or null -> nullopt.
+  std::optional<std::vector<std::string>> StringList(const char* key, int64_t size) {
+    auto it = cfg_.find(key);
+    if (it == cfg_.end() || it->is_null()) return std::nullopt;
+    std::string p = io::JoinPath(path_, key);
+    if (!it->is_array() || static_cast<int64_t>(it->size()) != size) {
+      io::AddError(errors_, "wrong_type", p, p + " must be a list with one entry per layer (" + std::to_string(size) + ")");
+      return std::nullopt;
+    }
+    std::vector<std::string> out;
+    for (const auto& t : *it) {
+      if (!t.is_string()) {
+        io::AddError(errors_, "wrong_type", p, p + " entries must be strings");
+        return std::nullopt;
+      }
+      out.push_back(t.get<std::string>());
+    }
+    return out;
+  }
+
+  bool IsString(const char* key) const {
+    auto it = cfg_.find(key);
+    return it != cfg_.end() && it->is_string();
+  }
+
   bool Has(const char* key) const {
     auto it = cfg_.find(key);
     return it != cfg_.end() && !it->is_null();

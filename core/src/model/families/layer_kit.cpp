@@ -20,6 +20,12 @@ bool SameKind(const LayerKind& x, const LayerKind& y) {
     const NormSpec &a = x.norms[i], &b = y.norms[i];
     if (a.name != b.name || a.dim != b.dim || a.bias != b.bias || a.has_weight != b.has_weight || a.slot != b.slot) return false;
   }
+  const RecurrentGeometry &r = x.recurrent, &t = y.recurrent;
+  if (r.kind != t.kind || r.num_heads != t.num_heads || r.num_k_heads != t.num_k_heads || r.head_dim != t.head_dim ||
+      r.k_head_dim != t.k_head_dim || r.inner != t.inner || r.groups != t.groups || r.state_size != t.state_size ||
+      r.conv_kernel != t.conv_kernel || r.dt_rank != t.dt_rank) {
+    return false;
+  }
   const AttentionGeometry &p = x.attention, &q = y.attention;
   const MlpGeometry &u = x.mlp, &v = y.mlp;
   return x.extra_attention_params == y.extra_attention_params && x.extra_router_params == y.extra_router_params &&
@@ -63,8 +69,9 @@ ParallelStyle DefaultParallelStyle(LinearSlot slot) {
     case LinearSlot::kMlaQB: case LinearSlot::kMlaKvB:
     case LinearSlot::kGate: case LinearSlot::kUp: case LinearSlot::kGateUp:
     case LinearSlot::kSharedExpertGate: case LinearSlot::kSharedExpertUp:
+    case LinearSlot::kMixerIn:  // vLLM MergedColumnParallelLinear / ColumnParallelLinear (mamba_mixer2.py, qwen3_next.py)
       return ParallelStyle::kColumn;
-    case LinearSlot::kO: case LinearSlot::kDown: case LinearSlot::kSharedExpertDown:
+    case LinearSlot::kO: case LinearSlot::kDown: case LinearSlot::kSharedExpertDown: case LinearSlot::kMixerOut:
       return ParallelStyle::kRow;
     case LinearSlot::kMlaQA: case LinearSlot::kMlaKvA: case LinearSlot::kRouter: case LinearSlot::kSharedExpertScale:
       return ParallelStyle::kReplicated;

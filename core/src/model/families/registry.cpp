@@ -38,6 +38,20 @@ std::vector<ModelFamily> MakeFamilies() {
       {"olmo2", "", BuildOlmo2, Qv(), "norms on the attention and MLP outputs only, RMSNorm over all q / k heads"},
       {"qwen", "", BuildQwen1, LoraDefaults{{"c_attn", "c_proj", "w1", "w2"}, false},  // PEFT lists none: Qwen's finetune.py
        "Qwen1 remote code: fused c_attn, w1/w2 of intermediate_size / 2, loss on the logits without .float()"},
+      // Hybrids: linear-attention / state-space mixers beside attention (PEFT lists none: all linears).
+      {"qwen3_next", "", BuildQwen3Next, AllLinear(),
+       "Gated DeltaNet layers and gated full attention (layer_types / full_attention_interval), 512 experts with a gated shared expert; MTP layer not counted"},
+      {"qwen3_5_text", "", BuildQwen35Text, AllLinear(),
+       "Qwen3.5 text decoder (text_config of qwen3_5): Gated DeltaNet with split in_proj_qkv/z/b/a and gated full attention, SwiGLU MLP"},
+      {"qwen3_5_moe_text", "", BuildQwen35MoeText, AllLinear(),
+       "Qwen3.5 MoE text decoder (text_config of qwen3_5_moe): Qwen3.5 mixers, experts with a gated shared expert"},
+      {"nemotron_h", "", BuildNemotronH, AllLinear(),
+       "hybrid_override_pattern: M Mamba-2, * attention, - ReLU^2 MLP, E MoE (router correction bias, shared expert)"},
+      {"granitemoehybrid", "", BuildGraniteMoeHybrid, AllLinear(),
+       "Granite 4.0: Mamba-2 / attention per layer_types, fused ParallelExperts (not nn.Linear) and a shared SwiGLU MLP"},
+      {"falcon_h1", "", BuildFalconH1, AllLinear(), "attention and Mamba-2 side by side in every layer, SwiGLU MLP"},
+      {"jamba", "", BuildJamba, AllLinear(),
+       "Mamba-1 layers with one attention layer per attn_layer_period, MoE every expert_layer_period-th layer"},
       // Other spellings of the same layouts.
       {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
       {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},

@@ -1,0 +1,75 @@
+#include "model/families/mixer_kit.h"
+
+namespace vramplan::families {
+
+GatedDeltaNetDims ReadGatedDeltaNet(ConfigReader& c) {
+  GatedDeltaNetDims g;
+  g.k_heads = c.Int({"linear_num_key_heads"}, 1, kMaxHeadsOrExperts).value_or(16);
+  g.v_heads = c.Int({"linear_num_value_heads"}, 1, kMaxHeadsOrExperts).value_or(32);
+  g.k_head_dim = c.Int({"linear_key_head_dim"}, 1, kMaxHeadsOrExperts).value_or(128);
+  g.v_head_dim = c.Int({"linear_value_head_dim"}, 1, kMaxHeadsOrExperts).value_or(128);
+  g.conv_kernel = c.Int({"linear_conv_kernel_dim"}, 1, 1024).value_or(4);
+  if (c.errors()->empty() && g.v_heads % g.k_heads != 0) {
+    io::AddError(c.errors(), "invalid_value", io::JoinPath(c.path(), "linear_num_value_heads"),
+                 "linear_num_value_heads (" + std::to_string(g.v_heads) + ") must be a multiple of linear_num_key_heads (" +
+                     std::to_string(g.k_heads) + ")");
+  }
+  return g;
+}
+
+void AddGatedDeltaNet(LayerKind* k, int64_t h, const GatedDeltaNetDims& g, bool split_projections) {
+  const int64_t key_dim = g.k_heads * g.k_head_dim, value_dim = g.v_heads * g.v_head_dim;
+  if (split_projections) {
+    AddLinear(k, "in_proj_qkv", LinearSlot::kMixerIn, h, 2 * key_dim + value_dim, false);
+    AddLinear(k, "in_proj_z", LinearSlot::kMixerIn, h, value_dim, false);
+    AddLinear(k, "in_proj_b", LinearSlot::kMixerIn, h, g.v_heads, false);
+    AddLinear(k, "in_proj_a", LinearSlot::kMixerIn, h, g.v_heads, false);
+  } else {
+    AddLinear(k, "in_proj_qkvz", LinearSlot::kMixerIn, h, 2 * key_dim + 2 * value_dim, false);
+    AddLinear(k, "in_proj_ba", LinearSlot::kMixerIn, h, 2 * g.v_heads, false);
+  }
+  AddLinear(k, "out_proj", LinearSlot::kMixerOut, value_dim, h, false);
+  RecurrentGeometry& r = k->recurrent;
+  r.kind = MixerKind::kGatedDeltaNet;
+  r.num_heads = g.v_heads;
+  r.num_k_heads = g.k_heads;
+  r.head_dim = g.v_head_dim;
+  r.k_head_dim = g.k_head_dim;
+  r.inner = value_dim;
+  r.conv_kernel = g.conv_kernel;
+  // conv1d weight (conv_dim, 1, kernel), no bias; dt_bias, A_log; norm weight (v_head_dim).
+  k->extra_attention_params += r.ConvChannels() * g.conv_kernel + 2 * g.v_heads + g.v_head_dim;
+}
+
+void AddMamba2(LayerKind* k, int64_t h, const Mamba2Dims& m) {
+  RecurrentGeometry& r = k->recurrent;
+  r.kind = MixerKind::kMamba2;
+  r.num_heads = m.heads;
+  r.head_dim = m.head_dim;
+  r.inner = m.heads * m.head_dim;
+  r.groups = m.groups;
+  r.state_size = m.state;
+  r.conv_kernel = m.conv_kernel;
+  const int64_t conv_dim = r.ConvChannels();
+  AddLinear(k, "in_proj", LinearSlot::kMixerIn, h, r.inner + conv_dim + m.heads, m.proj_bias);
+  AddLinear(k, "out_proj", LinearSlot::kMixerOut, r.inner, h, m.out_bias);
+  k->extra_attention_params += conv_dim * m.conv_kernel + (m.conv_bias ? conv_dim : 0) + 3 * m.heads +
+                               (m.gated_norm ? r.inner : 0);
+}
+
+void AddMamba1(LayerKind* k, int64_t h, const Mamba1Dims& m) {
+  RecurrentGeometry& r = k->recurrent;
+  r.kind = MixerKind::kMamba1;
+  r.inner = m.inner;
+  r.state_size = m.state;
+  r.conv_kernel = m.conv_kernel;
+  r.dt_rank = m.dt_rank;
+  AddLinear(k, "in_proj", LinearSlot::kMixerIn, h, 2 * m.inner, m.proj_bias);
+  AddLinear(k, "x_proj", LinearSlot::kMixerIn, m.inner, m.dt_rank + 2 * m.state, false);
+  AddLinear(k, "dt_proj", LinearSlot::kMixerIn, m.dt_rank, m.inner, true);
+  AddLinear(k, "out_proj", LinearSlot::kMixerOut, m.inner, h, m.proj_bias);
+  k->extra_attention_params += m.inner * m.conv_kernel + (m.conv_bias ? m.inner : 0) + m.inner * m.state + m.inner +
+                               m.dt_rank + 2 * m.state;
+}
+
+}  // namespace vramplan::families

@@ -1,0 +1,52 @@
+// The recurrent token mixers of the hybrid families, as transformers builds them: Gated DeltaNet
+// (linear attention) and Mamba-1 / Mamba-2 (selective state spaces). Each adds its linears (slots
+// kMixerIn / kMixerOut), its other weights (extra_attention_params) and its RecurrentGeometry to a
+// layer; the families (qwen3_next.cpp, mamba_hybrids.cpp) decide which layers get which.
+#pragma once
+
+#include <cstdint>
+
+#include "model/families/layer_kit.h"
+
+namespace vramplan::families {
+
+struct GatedDeltaNetDims {
+  int64_t k_heads = 0, v_heads = 0, k_head_dim = 0, v_head_dim = 0, conv_kernel = 0;
+};
+
+// Reads linear_num_key_heads, linear_num_value_heads, linear_key_head_dim, linear_value_head_dim and
+// linear_conv_kernel_dim with Qwen3NextConfig's defaults (16, 32, 128, 128, 4).
+GatedDeltaNetDims ReadGatedDeltaNet(ConfigReader& c);
+
+// transformers models/qwen3_next/modeling_qwen3_next.py Qwen3NextGatedDeltaNet: in_proj_qkvz
+// (h -> 2 key_dim + 2 value_dim) and in_proj_ba (h -> 2 v_heads), or Qwen3.5's split
+// in_proj_qkv / in_proj_z / in_proj_b / in_proj_a (models/qwen3_5/modeling_qwen3_5.py
+// Qwen3_5GatedDeltaNet, the same widths); a depthwise conv1d over q, k, v without bias
+// (conv_dim x kernel), dt_bias and A_log (v_heads each), the gated RMSNorm(v_head_dim) and out_proj.
+void AddGatedDeltaNet(LayerKind* k, int64_t hidden, const GatedDeltaNetDims& g, bool split_projections);
+
+struct Mamba2Dims {
+  int64_t heads = 0, head_dim = 0, groups = 1, state = 0, conv_kernel = 4;
+  bool proj_bias = false;     // in_proj bias
+  bool conv_bias = true;      // conv1d bias
+  bool out_bias = false;      // out_proj bias
+  bool gated_norm = true;     // MambaRMSNormGated(inner) inside the mixer (Falcon-H1: mamba_rms_norm)
+};
+
+// modeling_nemotron_h.py NemotronHMamba2Mixer (also Granite 4.0's GraniteMoeHybridMambaLayer and
+// Falcon-H1's FalconH1Mixer): in_proj h -> inner + conv_dim + heads (z, xBC, dt), depthwise conv1d
+// over conv_dim = inner + 2 groups state, dt_bias / A_log / D (heads each), the gated RMSNorm(inner)
+// and out_proj inner -> h; inner = heads x head_dim.
+void AddMamba2(LayerKind* k, int64_t hidden, const Mamba2Dims& m);
+
+struct Mamba1Dims {
+  int64_t inner = 0, state = 0, conv_kernel = 4, dt_rank = 0;
+  bool proj_bias = false, conv_bias = true;
+};
+
+// modeling_jamba.py JambaMambaMixer: in_proj h -> 2 inner, conv1d(inner, kernel), x_proj
+// inner -> dt_rank + 2 state (no bias), dt_proj dt_rank -> inner (with bias), A_log (inner x state),
+// D (inner), out_proj inner -> h, and Jamba's RMSNorms on dt (dt_rank), B and C (state each).
+void AddMamba1(LayerKind* k, int64_t hidden, const Mamba1Dims& m);
+
+}  // namespace vramplan::families
