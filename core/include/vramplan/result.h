@@ -99,6 +99,11 @@ struct InferenceCapacity {
   // "" if none. JSON: highest_precision_format_fits, and the older name smallest_format_fits.
   std::string smallest_format_fits;
   int64_t min_gpus = 0;                // inverse: GPUs (tensor parallel) needed
+  // Hybrid models: the recurrent (conv + SSM / delta-rule) state one sequence keeps on one GPU,
+  // over all linear-attention / Mamba layers (inference/recurrent_state.h); 0 for attention-only
+  // models, and then not written to the JSON.
+  int64_t state_bytes_per_sequence = 0;
+  int64_t recurrent_layers = 0;
 };
 
 struct TrainingCapacity {

@@ -19,6 +19,7 @@
 #include "format.h"
 #include "inference/engines.h"
 #include "inference/kv_cache.h"
+#include "inference/recurrent_state.h"
 #include "inference/weight_formats.h"
 #include "planner/prepared.h"
 #include "units.h"
@@ -83,7 +84,10 @@ void EstimateLlamaCppEngine(const Scenario& s, const RankShard& rank, const Prep
       cells = std::min(n_ctx, Pad(Add(Mul(a.sliding_window, n_seq), n_ubatch), 256));
       swa_cells = cells;
     }
-    int64_t kv = Mul(row(k_el) + row(v_el), cells);
+    int64_t kv = a.num_heads > 0 ? Mul(row(k_el) + row(v_el), cells) : 0;  // no K/V without attention
+    // A recurrent layer's r_l / s_l rows, F32, one per sequence (src/llama-memory-recurrent.cpp;
+    // mem_size = max(1, n_seq_max)).
+    if (k.recurrent.kind != MixerKind::kNone) kv = Add(kv, Mul(RecurrentLayerBytes(k.recurrent, Engine::kLlamaCpp, 1, 4), n_seq));
     bool on_gpu = i >= first_gpu_layer;
     int64_t& layer_weights = on_gpu ? gpu_weights : cpu_weights;
     int64_t& layer_kv = on_gpu ? gpu_kv : cpu_kv;
@@ -137,7 +141,15 @@ void EstimateLlamaCppEngine(const Scenario& s, const RankShard& rank, const Prep
   c.max_concurrency = n_seq;
   c.concurrent_sequences = n_seq;  // one slot per sequence (n_seq_max = batch_size)
   c.max_model_len_fits = true;
+  const RecurrentState state = RecurrentStateOf(m, Engine::kLlamaCpp, 1, 4);
+  c.state_bytes_per_sequence = state.BytesPerSequence();
+  c.recurrent_layers = state.layers;
   if (explain) {
+    if (state.layers > 0) {
+      Warn(r, true, WarningCode::kApproximate, "model",
+           "hybrid model: the KV cache term also holds the recurrent state, " + RecurrentStateExplain(state) + " (F32 r/s buffers) x " +
+               WithCommas(n_seq) + " sequences (n_seq_max)");
+    }
     if (inf.attention != AttentionImpl::kSdpa || inf.logits != LogitsKept::kLast) Warn(r, true, WarningCode::kNoEffect, "inference.attention", "llama.cpp uses flash_attn instead of inference.attention; logits settings are ignored");
     if (s.parallel.tp > 1) Warn(r, true, WarningCode::kNoEffect, "parallel.tp", "llama.cpp splits layers across GPUs (split-mode layer), not tensors; tp is ignored");
     if (inf.max_model_len || inf.max_num_batched_tokens) Warn(r, true, WarningCode::kNoEffect, "inference", "vLLM settings are ignored by the llama.cpp engine");

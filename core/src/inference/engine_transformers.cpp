@@ -31,6 +31,7 @@
 #include "gpu/device_overhead.h"
 #include "inference/engines.h"
 #include "inference/kv_cache.h"
+#include "inference/recurrent_state.h"
 #include "inference/weight_formats.h"
 #include "planner/prepared.h"
 #include "units.h"
@@ -125,8 +126,14 @@ void EstimateTransformersEngine(const Scenario& s, const RankShard& rank, const 
     w.total_bytes = rank.LayerSplitBytes(w.total_bytes);
     w.explain += ", split by layers over " + std::to_string(split) + " GPUs (device_map=\"auto\", about 1/" + std::to_string(split) + " each)";
   }
-  const int64_t kv_prompt = rank.LayerSplitBytes(KvBytes(groups, e, prompt, b));
-  const int64_t kv_final = rank.LayerSplitBytes(KvBytes(groups, e, total_len, b));
+  // Hybrid models: each linear-attention / Mamba layer's cache holds its conv and SSM state per
+  // sequence, the same size at every length (inference/recurrent_state.h).
+  const RecurrentState state = RecurrentStateOf(m, Engine::kTransformers, tp, dt);
+  const int64_t state_bytes = rank.LayerSplitBytes(Mul(state.BytesPerSequence(), b));
+  const int64_t kv_prompt = Add(rank.LayerSplitBytes(KvBytes(groups, e, prompt, b)), state_bytes);
+  const int64_t kv_final = Add(rank.LayerSplitBytes(KvBytes(groups, e, total_len, b)), state_bytes);
+  const std::string state_explain =
+      state.layers > 0 ? " + recurrent state " + RecurrentStateExplain(state) + " x " + WithCommas(b) + " sequences" : "";
   // torch.cat in DynamicCache.update: one layer's K (the largest) exists twice for a moment.
   int64_t cat_transient = 0;
   for (const auto& g : groups) {
@@ -167,12 +174,12 @@ void EstimateTransformersEngine(const Scenario& s, const RankShard& rank, const 
                     : "");
     SetTerm(r, "logits_and_loss", logits_peak ? prefill_logits : 0,
             explain ? (logits_peak ? (inf.logits == LogitsKept::kAll ? "all " : "last ") + std::string("position logits: ") + BytesExplained(prefill_logits) : "not alive at the peak") : "");
-    SetTerm(r, "kv_cache", kv_prompt, explain ? KvExplainPerToken(groups, e) + X + WithCommas(prompt) + " prompt tokens" + X + WithCommas(b) + " = " + BytesExplained(kv_prompt) : "");
+    SetTerm(r, "kv_cache", kv_prompt, explain ? KvExplainPerToken(groups, e) + X + WithCommas(prompt) + " prompt tokens" + X + WithCommas(b) + state_explain + " = " + BytesExplained(kv_prompt) : "");
     SetTerm(r, "temporary", workspace + scratch, explain ? "cuBLAS workspace " + WithCommas(workspace) + " B" + (scratch ? " + quantized-kernel dequantization buffer " + WithCommas(scratch) + " B" : "") : "");
   } else {
     SetTerm(r, "activations", decode_act, explain ? "one decode token per sequence: " + BytesExplained(decode_act) : "");
     SetTerm(r, "logits_and_loss", last_logits, explain ? WithCommas(b) + X + WithCommas(V) + " vocab x (" + std::to_string(dt) + " + 4 + 4) B (logits, fp32 copy, probabilities) = " + BytesExplained(last_logits) : "");
-    SetTerm(r, "kv_cache", kv_final, explain ? KvExplainPerToken(groups, e) + X + WithCommas(total_len) + " tokens" + X + WithCommas(b) + " = " + BytesExplained(kv_final) : "");
+    SetTerm(r, "kv_cache", kv_final, explain ? KvExplainPerToken(groups, e) + X + WithCommas(total_len) + " tokens" + X + WithCommas(b) + state_explain + " = " + BytesExplained(kv_final) : "");
     SetTerm(r, "temporary", workspace + scratch + cat_transient,
             explain ? "cuBLAS workspace " + WithCommas(workspace) + " B + torch.cat copy of one layer's cache " + WithCommas(cat_transient) + " B" + (scratch ? " + dequantization buffer " + WithCommas(scratch) + " B" : "") : "");
   }
@@ -183,6 +190,8 @@ void EstimateTransformersEngine(const Scenario& s, const RankShard& rank, const 
   c.max_concurrency = 0;
   c.concurrent_sequences = s.inference.batch_size;  // generate() runs the whole batch together
   c.max_model_len_fits = true;
+  c.state_bytes_per_sequence = state.BytesPerSequence();
+  c.recurrent_layers = state.layers;
   if (explain) {
     if (split > 1) Warn(r, explain, WarningCode::kApproximate, "parallel.gpus", "device_map=\"auto\" splits layers evenly in this estimate; accelerate's real split is by module size and may put more on some GPUs");
     if (inf.max_model_len || inf.max_num_batched_tokens || inf.n_ctx) Warn(r, explain, WarningCode::kNoEffect, "inference", "vLLM / llama.cpp settings are ignored by the transformers engine");

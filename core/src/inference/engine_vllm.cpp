@@ -22,6 +22,7 @@
 #include "gpu/device_overhead.h"
 #include "inference/engines.h"
 #include "inference/kv_cache.h"
+#include "inference/recurrent_state.h"
 #include "inference/weight_formats.h"
 #include "planner/prepared.h"
 #include "units.h"
@@ -46,6 +47,51 @@ int64_t NonTorchBytes(int64_t tp) { return tp > 1 ? 200 * kMiB : 100 * kMiB; }
 // largest captured batch's activations plus a fixed per-graph overhead (calibrated, see docs).
 int64_t CudaGraphBytes(int64_t largest_batch_act, int64_t graphs) { return largest_batch_act + graphs * 4 * kMiB; }
 
+// The hybrid (attention + Mamba / linear attention) KV cache of vLLM V1:
+//  - HybridAttentionMambaModelConfig.verify_and_update_config (vllm/model_executor/models/config.py)
+//    raises the attention block size to 16 x cdiv(mamba_page, 16 x attention page of one token),
+//    unless the user's block_size is larger, and pads the Mamba page to the attention page;
+//  - _get_kv_cache_groups_uniform_page_size (vllm/v1/core/kv_cache_utils.py) splits each layer type
+//    into groups of group_size layers (the smallest type's count, or the largest's when they are
+//    within 25%), padding the last group; the pool is group_size tensors of num_blocks pages;
+//  - a request holds cdiv(len, block) blocks in every attention group and one block (its state)
+//    in every Mamba group (MambaSpec, prefix caching off).
+struct HybridPaging {
+  int64_t block = 0, page = 0, group_size = 1, attention_groups = 0, state_groups = 0, num_blocks = 0;
+  int64_t BlocksPerRequest(int64_t tokens) const { return Add(Mul(attention_groups, CeilDiv(tokens, block)), state_groups); }
+  // What vLLM logs as "GPU KV cache size: N tokens": num_blocks / groups x the smallest block size.
+  int64_t TokenCapacity() const {
+    const int64_t groups = attention_groups + state_groups;
+    return groups > 0 ? num_blocks / groups * block : 0;
+  }
+};
+
+HybridPaging PageHybrid(const std::vector<KvGroup>& groups, const KvElementSize& e, const RecurrentState& st, int64_t user_block,
+                        int64_t available) {
+  HybridPaging h;
+  int64_t attn_layers = 0, attn_1tok = 0;
+  for (const auto& g : groups) {
+    attn_layers += g.layers;
+    attn_1tok = std::max(attn_1tok, KvLayerBytes(g, e, 1));
+  }
+  const int64_t mamba_page = st.largest_layer_bytes;
+  if (attn_1tok > 0) {
+    h.block = std::max(user_block, 16 * CeilDiv(mamba_page, 16 * attn_1tok));
+    h.page = Mul(h.block, attn_1tok);
+  } else {
+    h.block = user_block;
+    h.page = mamba_page;
+  }
+  const int64_t lo = attn_layers > 0 ? std::min(attn_layers, st.layers) : st.layers;
+  const int64_t hi = std::max(attn_layers, st.layers);
+  h.group_size = std::max<int64_t>(1, 4 * hi < 5 * lo ? hi : lo);
+  h.attention_groups = CeilDiv(attn_layers, h.group_size);
+  h.state_groups = CeilDiv(st.layers, h.group_size);
+  const int64_t per_block = Mul(h.page, h.group_size);
+  h.num_blocks = available > 0 && per_block > 0 ? available / per_block : 0;
+  return h;
+}
+
 }  // namespace
 
 void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared& prepared, Result* r, bool explain) {
@@ -61,7 +107,7 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
   int64_t mnbt = inf.max_num_batched_tokens;
   if (mnbt <= 0) mnbt = capacity >= 70LL * 1024 * kMiB ? 8192 : 2048;
   const int64_t max_seqs = std::max<int64_t>(1, inf.max_num_seqs);
-  const int64_t block = std::max<int64_t>(1, inf.block_size);
+  const int64_t block_size = std::max<int64_t>(1, inf.block_size);
 
   if (IsGguf(inf.weights)) Warn(r, explain, WarningCode::kApproximate, "inference.weights", "vLLM's GGUF support dequantizes through its own kernels; the file's tensor types are counted as stored");
   if (inf.weights == WeightFormat::kNf4 || inf.weights == WeightFormat::kInt8) Warn(r, explain, WarningCode::kNotModeled, "inference.weights", "bitsandbytes checkpoints in vLLM keep the same stored bytes; kernel workspaces are not modelled");
@@ -98,21 +144,36 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
   const int64_t requested = static_cast<int64_t>(std::floor(inf.gpu_memory_utilization * static_cast<double>(capacity)));
   int64_t available = requested - Add(w.total_bytes, layer_act, sampler, non_torch);
 
+  const RecurrentState state = RecurrentStateOf(m, Engine::kVllm, tp, dt);
   // Page bytes per block over all layers (sliding layers are paged the same way by the hybrid allocator).
   int64_t page_all_layers = 0;
-  for (const auto& g : groups) page_all_layers = Add(page_all_layers, Mul(g.layers, KvLayerBytes(g, e, block)));
-  int64_t num_blocks = available > 0 && page_all_layers > 0 ? available / page_all_layers : 0;
-  int64_t kv_pool = num_blocks * page_all_layers;
-  int64_t kv_tokens = num_blocks * block;
-  // One request of max_model_len: full layers need cdiv(len, block) blocks; sliding layers
-  // cdiv(min(window - 1 + max_num_batched_tokens, len), block) + 1 (SlidingWindowSpec.max_memory_usage_bytes).
-  int64_t need_one = 0;
-  for (const auto& g : groups) {
-    int64_t blocks = g.window_tokens > 0 ? CeilDiv(std::min(g.window_tokens - 1 + mnbt, max_model_len), block) + 1 : CeilDiv(max_model_len, block);
-    need_one = Add(need_one, Mul(g.layers, KvLayerBytes(g, e, block), blocks));
+  int64_t num_blocks = 0, kv_pool = 0, kv_tokens = 0, need_one = 0, per_request_blocks = 0, blocks_per_seq = 0;
+  int64_t block = block_size;
+  HybridPaging hybrid;
+  if (state.layers > 0) {
+    hybrid = PageHybrid(groups, e, state, block_size, available);
+    block = hybrid.block;
+    num_blocks = hybrid.num_blocks;
+    kv_pool = Mul(num_blocks, hybrid.page, hybrid.group_size);
+    kv_tokens = hybrid.TokenCapacity();
+    per_request_blocks = hybrid.BlocksPerRequest(max_model_len);
+    need_one = Mul(per_request_blocks, hybrid.page, hybrid.group_size);
+    blocks_per_seq = hybrid.BlocksPerRequest(engine_util::PromptPlusNew(s));
+  } else {
+    for (const auto& g : groups) page_all_layers = Add(page_all_layers, Mul(g.layers, KvLayerBytes(g, e, block)));
+    num_blocks = available > 0 && page_all_layers > 0 ? available / page_all_layers : 0;
+    kv_pool = num_blocks * page_all_layers;
+    kv_tokens = num_blocks * block;
+    // One request of max_model_len: full layers need cdiv(len, block) blocks; sliding layers
+    // cdiv(min(window - 1 + max_num_batched_tokens, len), block) + 1 (SlidingWindowSpec.max_memory_usage_bytes).
+    for (const auto& g : groups) {
+      int64_t blocks = g.window_tokens > 0 ? CeilDiv(std::min(g.window_tokens - 1 + mnbt, max_model_len), block) + 1 : CeilDiv(max_model_len, block);
+      need_one = Add(need_one, Mul(g.layers, KvLayerBytes(g, e, block), blocks));
+    }
+    per_request_blocks = CeilDiv(max_model_len, block);
+    blocks_per_seq = CeilDiv(engine_util::PromptPlusNew(s), block);
   }
   const bool len_fits = available > 0 && need_one <= available;
-  const int64_t per_request_blocks = CeilDiv(max_model_len, block);
   const int64_t concurrency = per_request_blocks > 0 ? std::min(max_seqs, num_blocks / per_request_blocks) : 0;
 
   const int64_t graph_tokens = std::min<int64_t>(512, max_seqs);
@@ -123,7 +184,11 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
   SetTerm(r, "activations", layer_act, explain ? "profile_run peak for max_num_batched_tokens = " + WithCommas(mnbt) + " tokens: " + BytesExplained(layer_act) : "");
   SetTerm(r, "logits_and_loss", sampler, explain ? "dummy sampler: " + WithCommas(sampler_rows) + " requests x " + WithCommas(V) + " vocab x (" + std::to_string(dt) + " + 4 + 4) B = " + BytesExplained(sampler) : "");
   SetTerm(r, "kv_cache", kv_pool,
-          explain ? "available = " + Gib(requested) + " (" + std::to_string(inf.gpu_memory_utilization) + " x " + Gib(capacity) + ") - weights - activation peak - non-torch = " +
+          explain && state.layers > 0
+              ? "available = " + Gib(std::max<int64_t>(available, 0)) + "; " + WithCommas(num_blocks) + " blocks x " + WithCommas(hybrid.group_size) +
+                    " layers x " + WithCommas(hybrid.page) + " B pages (attention: " + WithCommas(block) + " tokens; recurrent layers: one sequence's state, " +
+                    RecurrentStateExplain(state) + ") = " + BytesExplained(kv_pool)
+          : explain ? "available = " + Gib(requested) + " (" + std::to_string(inf.gpu_memory_utilization) + " x " + Gib(capacity) + ") - weights - activation peak - non-torch = " +
                         Gib(std::max<int64_t>(available, 0)) + "; " + WithCommas(num_blocks) + " blocks x " + WithCommas(block) + " tokens x " +
                         KvExplainPerToken(groups, e) + " = " + BytesExplained(kv_pool)
                   : "");
@@ -143,10 +208,18 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
   c.max_concurrency = concurrency;
   // Sequences of prompt + new tokens that run at once: whole blocks each, at most max_num_seqs
   // (the V1 scheduler admits a request only when its blocks can be allocated; the rest wait).
-  const int64_t blocks_per_seq = CeilDiv(engine_util::PromptPlusNew(s), block);
   c.concurrent_sequences = std::min({inf.batch_size, max_seqs, blocks_per_seq > 0 ? num_blocks / blocks_per_seq : 0});
   c.max_model_len_fits = len_fits;
+  c.state_bytes_per_sequence = state.BytesPerSequence();
+  c.recurrent_layers = state.layers;
   if (explain) {
+    if (state.layers > 0) {
+      Warn(r, true, WarningCode::kApproximate, "model",
+           "hybrid model: " + RecurrentStateExplain(state) + " (conv + SSM state, model dtype); vLLM sets the attention block size to " +
+               WithCommas(block) + " tokens so one attention page (" + WithCommas(hybrid.page) + " B) holds a layer's state, groups " +
+               WithCommas(hybrid.group_size) + " layers per KV-cache tensor (" + WithCommas(hybrid.attention_groups) + " attention + " +
+               WithCommas(hybrid.state_groups) + " state groups) and gives each request one state block per state group; prefix caching is off for these models");
+    }
     if (available <= 0) {
       Warn(r, true, WarningCode::kWouldNotStart, "inference.gpu_memory_utilization", "no memory left for the KV cache: weights + activations exceed " + Gib(requested) + "; vLLM would not start");
     } else if (!len_fits) {

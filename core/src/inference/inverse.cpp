@@ -148,9 +148,16 @@ void SolveInverseQuestions(const Scenario& s, const Prepared& prepared, Result* 
       }
     }
   } else {
-    int64_t heads = s.model.kinds.empty() ? 1 : s.model.kinds[0].attention.num_heads;
+    // tp must split every layer's attention heads and (hybrid models) its linear-attention / Mamba
+    // heads; a layer without them (0) puts no constraint.
+    const auto splits = [&](int64_t tp) {
+      for (const LayerKind& k : s.model.kinds) {
+        if (k.attention.num_heads % tp != 0 || k.recurrent.num_heads % tp != 0) return false;
+      }
+      return true;
+    };
     for (int64_t tp = 1; tp <= 64; tp *= 2) {
-      if (heads % tp != 0) continue;
+      if (!splits(tp)) continue;
       work.parallel.tp = tp;
       work.parallel.gpus = std::max(s.parallel.gpus, tp);
       if (Fits(work, prepared)) {

@@ -39,6 +39,7 @@ std::vector<KvGroup> KvGroups(const ModelSpec& spec, Engine engine, int64_t tp) 
   for (size_t i = 0; i < spec.kinds.size(); ++i) {
     if (count[i] == 0) continue;
     const AttentionGeometry& a = spec.kinds[i].attention;
+    if (a.num_heads == 0) continue;  // a Mamba / linear-attention / MLP-only layer keeps no K/V
     KvGroup g;
     g.layers = count[i];
     g.window_tokens = a.sliding_window;

@@ -42,7 +42,8 @@ struct KvGroup {
   int64_t window_tokens = 0;    // sliding window (0 = full attention)
 };
 
-// Per-GPU KV geometry grouped by identical layers.
+// Per-GPU KV geometry grouped by identical layers; layers without softmax attention (hybrid
+// models' recurrent and MLP-only layers) have no K/V and are left out (inference/recurrent_state.h).
 std::vector<KvGroup> KvGroups(const ModelSpec& spec, Engine engine, int64_t tp);
 
 // Bytes of one layer's K+V row for one token, rounded as the engine stores it (exact fraction).

@@ -231,7 +231,11 @@ std::string ResultToJson(const Scenario& scenario, const Result& r) {
         .Field("max_context_bound", c.max_context_bound).Field("max_batch_fits", c.max_batch_fits)
         .Field("highest_precision_format_fits", c.smallest_format_fits)
         .Field("smallest_format_fits", c.smallest_format_fits)  // the older, misleading name, kept for callers
-        .Field("min_gpus", c.min_gpus).EndObject();
+        .Field("min_gpus", c.min_gpus);
+    if (c.recurrent_layers > 0) {  // hybrid models only: attention-only results keep their shape
+      w.Field("state_bytes_per_sequence", c.state_bytes_per_sequence).Field("recurrent_layers", c.recurrent_layers);
+    }
+    w.EndObject();
   }
   if (r.training.present) {
     w.Key("training").BeginObject().Field("max_micro_batch_fits", r.training.max_micro_batch_fits)

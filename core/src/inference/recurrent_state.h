@@ -1,0 +1,42 @@
+// The fixed-size state a linear-attention or Mamba layer keeps per sequence, as each engine
+// allocates it (ModelSpec RecurrentGeometry; docs/inference.md "Recurrent state"):
+//   vLLM (vllm/model_executor/layers/mamba/mamba_utils.py MambaStateShapeCalculator,
+//     MambaStateDtypeCalculator): conv state (conv_kernel - 1) x conv channels / tp and the SSM /
+//     delta-rule state (Mamba-2: heads / tp x head_dim x d_state; GDN: v_heads / tp x v_dim x k_dim;
+//     Mamba-1: inner / tp x d_state), both in the model dtype (mamba_cache_dtype and
+//     mamba_ssm_cache_dtype "auto"); Mamba-2 groups that tp does not divide are replicated up to tp
+//     (extra_groups_for_head_shards);
+//   llama.cpp (src/llama-memory-recurrent.cpp, r_l / s_l per layer): n_embd_r = (d_conv - 1) x conv
+//     channels and n_embd_s = d_state x d_inner, both F32, one row per sequence (n_seq_max);
+//   transformers (modeling_qwen3_next.py Qwen3NextDynamicCache, modeling_nemotron_h.py /
+//     modeling_jamba.py HybridMambaAttentionDynamicCache): conv_states keep the full conv_kernel
+//     columns in the model dtype; ssm_states in the model dtype, Gated DeltaNet's recurrent state in
+//     float32 (torch_chunk_gated_delta_rule / fla chunk_gated_delta_rule return it in float32).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "vramplan/model_spec.h"
+#include "vramplan/scenario.h"
+
+namespace vramplan {
+
+struct RecurrentState {
+  int64_t layers = 0;               // layers with a recurrent mixer
+  int64_t conv_bytes = 0;           // conv state of one sequence, all those layers, one GPU
+  int64_t ssm_bytes = 0;            // SSM / delta-rule state of one sequence, all those layers, one GPU
+  int64_t largest_layer_bytes = 0;  // one layer's conv + SSM state (vLLM's MambaSpec page)
+  int64_t BytesPerSequence() const { return conv_bytes + ssm_bytes; }
+};
+
+// One layer's conv + SSM state of one sequence; `dtype_bytes`: the model's compute dtype (2 for
+// bf16/fp16, 4 for fp32).
+int64_t RecurrentLayerBytes(const RecurrentGeometry& r, Engine engine, int64_t tp, int64_t dtype_bytes);
+
+RecurrentState RecurrentStateOf(const ModelSpec& m, Engine engine, int64_t tp, int64_t dtype_bytes);
+
+// "36 layers x (conv 24,576 + state 1,048,576) B = 37.6 MiB per sequence".
+std::string RecurrentStateExplain(const RecurrentState& st);
+
+}  // namespace vramplan

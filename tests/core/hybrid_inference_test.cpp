@@ -1,0 +1,72 @@
+// Hybrid models in the inference engines: a KV cache for the attention layers only, and a
+// fixed-size recurrent state per sequence for the linear-attention / Mamba layers, as vLLM,
+// llama.cpp and transformers allocate it (docs/inference.md "Recurrent state of hybrid models").
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "test_support.h"
+#include "vramplan/estimate.h"
+
+namespace vramplan {
+namespace {
+
+using nlohmann::json;
+using testing_support::GpuTerm;
+
+Result Run(const std::string& model, const json& inf, const json& extra = json::object()) {
+  json sc = {{"model", model}, {"mode", "inference"}, {"inference", inf}};
+  for (auto it = extra.begin(); it != extra.end(); ++it) sc[it.key()] = it.value();
+  return testing_support::EstimateText(sc.dump());
+}
+
+constexpr const char* kNano = "nvidia/NVIDIA-Nemotron-Nano-9B-v2";  // 27 Mamba-2, 4 attention, 25 MLP blocks
+constexpr const char* kNext = "Qwen/Qwen3-Next-80B-A3B-Instruct";   // 36 Gated DeltaNet, 12 attention layers
+
+TEST(HybridInference, TransformersCachesStateAndAttentionKv) {
+  Result r = Run(kNext, {{"prompt_len", 4096}, {"new_tokens", 16}, {"batch_size", 2}});
+  // 12 attention layers x 2 x 2 kv heads x 256 x 2 B.
+  EXPECT_EQ(r.inference.kv_bytes_per_token, 12 * 2 * 2 * 256 * 2);
+  EXPECT_EQ(r.inference.recurrent_layers, 36);
+  // conv_states (batch, 8,192 channels, kernel 4) bf16 + the fp32 recurrent state 32 x 128 x 128.
+  EXPECT_EQ(r.inference.state_bytes_per_sequence, 36 * (4 * 8192 * 2 + 32 * 128 * 128 * 4));
+  EXPECT_EQ(GpuTerm(r, "kv_cache"), 24576LL * 4096 * 2 + 2LL * 77856768);
+}
+
+TEST(HybridInference, VllmPagesStateLikeAttentionBlocks) {
+  Result r = Run(kNano, {{"engine", "vllm"}, {"max_model_len", 32768}}, {{"gpu", "a100-sxm-80gb"}});
+  // Per Mamba-2 layer: conv 3 x (10,240 + 2 x 8 x 128) + SSM 128 x 80 x 128, bf16.
+  const int64_t layer = (3 * 12288 + 128 * 80 * 128) * 2;
+  EXPECT_EQ(layer, 2695168);
+  EXPECT_EQ(r.inference.state_bytes_per_sequence, 27 * layer);
+  EXPECT_EQ(r.inference.recurrent_layers, 27);
+  EXPECT_EQ(r.inference.kv_bytes_per_token, 4 * 2 * 8 * 128 * 2);
+  // Attention block: 16 x cdiv(2,695,168, 16 x 4,096) = 672 tokens; page 672 x 4,096 B; groups of
+  // 4 layers (1 attention + 7 state groups).
+  const int64_t page = 672 * 4096;
+  ASSERT_GT(r.inference.kv_token_capacity, 0);
+  EXPECT_EQ(r.inference.kv_token_capacity % 672, 0);
+  EXPECT_EQ(GpuTerm(r, "kv_cache") % (4 * page), 0);
+  const int64_t num_blocks = GpuTerm(r, "kv_cache") / (4 * page);
+  EXPECT_EQ(r.inference.kv_token_capacity, num_blocks / 8 * 672);
+  // A 32,768-token request: cdiv(32768, 672) = 49 attention blocks + 7 state blocks.
+  EXPECT_EQ(r.inference.max_concurrency, std::min<int64_t>(256, num_blocks / 56));
+}
+
+TEST(HybridInference, LlamaCppKeepsF32StatePerSequenceSlot) {
+  Result one = Run(kNano, {{"engine", "llama_cpp"}, {"weights", "gguf_q4_k_m"}, {"prompt_len", 1000}, {"new_tokens", 24}, {"batch_size", 1}});
+  Result four = Run(kNano, {{"engine", "llama_cpp"}, {"weights", "gguf_q4_k_m"}, {"prompt_len", 1000}, {"new_tokens", 24}, {"batch_size", 4}});
+  const int64_t state = 27LL * (3 * 12288 + 128 * 80 * 128) * 4;
+  EXPECT_EQ(one.inference.state_bytes_per_sequence, state);
+  // n_ctx = batch x 1,024 cells for the 4 attention layers (f16), plus one state row per sequence.
+  EXPECT_EQ(GpuTerm(one, "kv_cache"), 1024LL * 16384 + state);
+  EXPECT_EQ(GpuTerm(four, "kv_cache"), 4096LL * 16384 + 4 * state);
+}
+
+TEST(HybridInference, AttentionOnlyModelsHaveNoState) {
+  Result r = Run("Qwen/Qwen2.5-7B", {{"prompt_len", 1024}});
+  EXPECT_EQ(r.inference.recurrent_layers, 0);
+  EXPECT_EQ(r.inference.state_bytes_per_sequence, 0);
+}
+
+}  // namespace
+}  // namespace vramplan
