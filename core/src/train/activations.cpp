@@ -9,6 +9,8 @@
 namespace vramplan {
 namespace {
 
+int64_t CeilDivBytes(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
 // Accumulates the saved bytes of one layer, with per-group dedup of shared input storages.
 struct Walker {
   const ActivationContext& ctx;
@@ -162,6 +164,37 @@ int64_t NormSavedBytes(const NormSpec& norm, NormKind kind, bool x_req, bool wei
   return saved;
 }
 
+// What the fused kernels of a recurrent mixer save for backward, per token, beyond the inputs of
+// the mixer's linears (Walker::Linears counts those). `dt`: the activation dtype bytes.
+//   Mamba-2 (transformers NemotronHMamba2Mixer / BambaMixer / FalconH1Mixer cuda_kernels_forward in
+//     training: mamba_ssm ops/triton/ssd_combined.py MambaSplitConv1dScanCombinedFn.forward saves
+//     zxbcdt (the in_proj output: 2 inner + 2 groups state + heads), out_x (inner) and the gated
+//     norm's rstd (fp32, one per group); the conv output is recomputed in backward);
+//   Gated DeltaNet (modeling_qwen3_next.py Qwen3NextGatedDeltaNet with fla and causal-conv1d:
+//     causal_conv1d_fn saves its input (conv channels); fla ops/gated_delta_rule/chunk.py
+//     ChunkGatedDeltaRuleFunction saves q, k (repeated to the value heads), v, g and beta (fp32 per
+//     value head) and the chunk's A (fp32, 64 per value head); FusedRMSNormGated saves its input,
+//     the gate and rstd);
+//   Mamba-1 (modeling_jamba.py JambaMambaMixer: causal_conv1d_fn saves x (inner); mamba_ssm
+//     selective_scan_fn saves u, delta, z (inner each), B and C (d_state each) and its chunk states,
+//     fp32 (2 d_state per inner channel per 2048 tokens), and the dt / B / C RMSNorms their inputs).
+static int64_t MixerSavedBytesPerToken(const RecurrentGeometry& r, int64_t dt) {
+  switch (r.kind) {
+    case MixerKind::kMamba2:
+      return dt * (2 * r.inner + 2 * r.groups * r.state_size + r.num_heads) + dt * r.inner + 4 * r.groups;
+    case MixerKind::kGatedDeltaNet: {
+      const int64_t v = r.num_heads * r.head_dim, qk = 2 * r.num_heads * r.k_head_dim;
+      return dt * r.ConvChannels() + dt * (qk + v) + 4 * (2 * r.num_heads + 64 * r.num_heads) + dt * 2 * v + 4 * r.num_heads;
+    }
+    case MixerKind::kMamba1:
+      return dt * r.inner + dt * (3 * r.inner + 2 * r.state_size) + CeilDivBytes(8 * r.inner * r.state_size, 2048) +
+             dt * (r.dt_rank + 2 * r.state_size);
+    case MixerKind::kNone:
+      break;
+  }
+  return 0;
+}
+
 LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const ActivationContext& ctx) {
   const PrecisionModel& p = ctx.prec;
   const int64_t b = ctx.batch, s = ctx.seq, T = ctx.Tokens();
@@ -246,7 +279,7 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
   w.out.qk_require_grad = scores_req;
   const int64_t mm = p.matmul;
   const int64_t heads_kv_saved = ctx.attention == AttentionImpl::kFlash ? g.num_kv_heads : a;
-  if (qkv_req) {
+  if (qkv_req && a > 0) {  // a > 0: the layer has softmax attention (not a Mamba / MLP-only block)
     switch (ctx.attention) {
       case AttentionImpl::kEager: {
         if (!scores_req) {
@@ -305,7 +338,8 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
       }
     }
   }
-  if (!qkv_req) w.out.before_scores_bytes = w.out.through_attention_bytes = w.out.total_bytes;
+  if (!qkv_req || a == 0) w.out.before_scores_bytes = w.out.through_attention_bytes = w.out.total_bytes;
+  if (qkv_req && kind.recurrent.kind != MixerKind::kNone) w.Save(checked::Mul(T, MixerSavedBytesPerToken(kind.recurrent, mm)));
   bool attn_out_req = w.Linears(attn_out, qkv_req, mm);
   if (ctx.hidden_dropout > 0 && attn_out_req) w.Save(T * kind.linears.front().in_features);  // residual dropout mask
 

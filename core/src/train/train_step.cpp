@@ -728,6 +728,14 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
   if (train.attention == AttentionImpl::kFlash && !prec.half) {
     r->warnings.push_back(MakeWarning(WarningCode::kUnsupportedCombination, "train.attention", "FlashAttention needs fp16/bf16 inputs; with fp32 weights and no autocast transformers falls back to another kernel"));
   }
+  bool recurrent_mixers = false;
+  for (const LayerKind& k : model.kinds) recurrent_mixers = recurrent_mixers || k.recurrent.kind != MixerKind::kNone;
+  if (recurrent_mixers) {
+    r->warnings.push_back(MakeWarning(WarningCode::kApproximate, "model",
+                                      "linear-attention / Mamba layers: their saved activations are modelled from what the fused kernels save "
+                                      "for backward (causal-conv1d, mamba_ssm mamba_split_conv1d_scan_combined / selective_scan, fla "
+                                      "chunk_gated_delta_rule; docs/training.md), not measured"));
+  }
   if (model.kinds.size() > 0 && (last_kind.attention.mla || last_kind.mlp.num_experts > 0 || last_kind.norms.empty() || last_kind.parallel_residual)) {
     r->warnings.push_back(MakeWarning(WarningCode::kApproximate, "model", "activation memory of this architecture (MoE/MLA/parallel-residual) follows the same autograd rules but has no measured fixture yet"));
   }
