@@ -21,6 +21,7 @@ set(tested_elsewhere
   inference/engine_vllm=inference_engine
   inference/inference=inference_validation
   inference/inverse=inference_engine
+  inference/recurrent_state=hybrid_inference
   io/json_reader=scenario
   io/result_json=golden
   io/scenario_json=scenario

@@ -13,7 +13,7 @@ namespace {
 using nlohmann::json;
 using testing_support::GpuTerm;
 
-Result Run(const std::string& model, const json& inf, const json& extra = json::object()) {
+Result RunHybrid(const std::string& model, const json& inf, const json& extra = json::object()) {
   json sc = {{"model", model}, {"mode", "inference"}, {"inference", inf}};
   for (auto it = extra.begin(); it != extra.end(); ++it) sc[it.key()] = it.value();
   return testing_support::EstimateText(sc.dump());
@@ -23,7 +23,7 @@ constexpr const char* kNano = "nvidia/NVIDIA-Nemotron-Nano-9B-v2";  // 27 Mamba-
 constexpr const char* kNext = "Qwen/Qwen3-Next-80B-A3B-Instruct";   // 36 Gated DeltaNet, 12 attention layers
 
 TEST(HybridInference, TransformersCachesStateAndAttentionKv) {
-  Result r = Run(kNext, {{"prompt_len", 4096}, {"new_tokens", 16}, {"batch_size", 2}});
+  Result r = RunHybrid(kNext, {{"prompt_len", 4096}, {"new_tokens", 16}, {"batch_size", 2}});
   // 12 attention layers x 2 x 2 kv heads x 256 x 2 B.
   EXPECT_EQ(r.inference.kv_bytes_per_token, 12 * 2 * 2 * 256 * 2);
   EXPECT_EQ(r.inference.recurrent_layers, 36);
@@ -33,7 +33,7 @@ TEST(HybridInference, TransformersCachesStateAndAttentionKv) {
 }
 
 TEST(HybridInference, VllmPagesStateLikeAttentionBlocks) {
-  Result r = Run(kNano, {{"engine", "vllm"}, {"max_model_len", 32768}}, {{"gpu", "a100-sxm-80gb"}});
+  Result r = RunHybrid(kNano, {{"engine", "vllm"}, {"max_model_len", 32768}}, {{"gpu", "a100-sxm-80gb"}});
   // Per Mamba-2 layer: conv 3 x (10,240 + 2 x 8 x 128) + SSM 128 x 80 x 128, bf16.
   const int64_t layer = (3 * 12288 + 128 * 80 * 128) * 2;
   EXPECT_EQ(layer, 2695168);
@@ -53,8 +53,8 @@ TEST(HybridInference, VllmPagesStateLikeAttentionBlocks) {
 }
 
 TEST(HybridInference, LlamaCppKeepsF32StatePerSequenceSlot) {
-  Result one = Run(kNano, {{"engine", "llama_cpp"}, {"weights", "gguf_q4_k_m"}, {"prompt_len", 1000}, {"new_tokens", 24}, {"batch_size", 1}});
-  Result four = Run(kNano, {{"engine", "llama_cpp"}, {"weights", "gguf_q4_k_m"}, {"prompt_len", 1000}, {"new_tokens", 24}, {"batch_size", 4}});
+  Result one = RunHybrid(kNano, {{"engine", "llama_cpp"}, {"weights", "gguf_q4_k_m"}, {"prompt_len", 1000}, {"new_tokens", 24}, {"batch_size", 1}});
+  Result four = RunHybrid(kNano, {{"engine", "llama_cpp"}, {"weights", "gguf_q4_k_m"}, {"prompt_len", 1000}, {"new_tokens", 24}, {"batch_size", 4}});
   const int64_t state = 27LL * (3 * 12288 + 128 * 80 * 128) * 4;
   EXPECT_EQ(one.inference.state_bytes_per_sequence, state);
   // n_ctx = batch x 1,024 cells for the 4 attention layers (f16), plus one state row per sequence.
@@ -63,7 +63,7 @@ TEST(HybridInference, LlamaCppKeepsF32StatePerSequenceSlot) {
 }
 
 TEST(HybridInference, AttentionOnlyModelsHaveNoState) {
-  Result r = Run("Qwen/Qwen2.5-7B", {{"prompt_len", 1024}});
+  Result r = RunHybrid("Qwen/Qwen2.5-7B", {{"prompt_len", 1024}});
   EXPECT_EQ(r.inference.recurrent_layers, 0);
   EXPECT_EQ(r.inference.state_bytes_per_sequence, 0);
 }

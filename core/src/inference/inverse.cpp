@@ -100,6 +100,15 @@ void SolveInverseQuestions(const Scenario& s, const Prepared& prepared, Result* 
     int64_t per_req = CeilDiv(len, block);
     int64_t blocks = p ? p->inference.kv_token_capacity / block : 0;
     c.max_batch_fits = p && InferenceFits(v, *p) ? std::min(std::max<int64_t>(1, s.inference.max_num_seqs), blocks / per_req) : 0;
+    if (p && p->inference.recurrent_layers > 0) {
+      // Hybrid models: a request also holds one state block per state group and the attention
+      // block size is the engine's (engine_vllm.cpp HybridPaging): ask the engine how many
+      // sequences of this length it runs at once.
+      Scenario most = v;
+      most.inference.batch_size = std::max<int64_t>(1, s.inference.max_num_seqs);
+      std::optional<Result> pm = Probe(most, prepared);
+      c.max_batch_fits = pm && InferenceFits(v, *p) ? pm->inference.concurrent_sequences : 0;
+    }
   } else {
     // llama.cpp scales n_ctx with the batch: the batch is bounded so that n_ctx stays within kMaxTokens.
     int64_t batch_bound = kMaxBatch;
