@@ -719,7 +719,9 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
                     (peak->phase == Phase::kLoad ? "; not allocated yet at the load peak (created at the first optimizer step)" : "");
     bd[3].explain = "saved for backward at the peak: " + Gib(peak->activation_bytes) + "; at the end of the forward the layers keep " +
                     Gib(saved_total - loss.saved_bytes) + " (" + std::to_string(L) + " layers x ~" + Gib(L > 0 ? layers_kept / L : 0) + ", " +
-                    (ckpt == Checkpointing::kFull ? "checkpointed: each layer keeps its input; the layer recomputed in backward saves its tensors again"
+                    (ckpt == Checkpointing::kFull && offload ? "checkpointed with offload: each layer's input waits in host RAM (" + Gib(offloaded_host) + ") and comes back for its backward, where the recomputed layer saves its tensors again"
+                     : offload ? "offloaded: each layer's saved tensors wait in host RAM (" + Gib(offloaded_host) + ") and come back for its backward"
+                     : ckpt == Checkpointing::kFull ? "checkpointed: each layer keeps its input; the layer recomputed in backward saves its tensors again"
                      : ckpt == Checkpointing::kSelective ? "selective recomputation of attention" : "no checkpointing") +
                     ") + batch tensors " + WithCommas(peak->batch_bytes) + " B";
     bd[4].explain = loss.explain + ", b=" + std::to_string(b) + " s=" + std::to_string(s) + " V=" + WithCommas(V) + ": " +
