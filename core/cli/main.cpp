@@ -121,6 +121,16 @@ void PrintTable(const json& r) {
   std::printf("\n%-20s %14s\n", "peak allocated", Gib(Num(gpu, "peak_allocated_bytes")).c_str());
   std::printf("%-20s %14s\n", "reserved", Gib(Num(gpu, "reserved_bytes")).c_str());
   std::printf("%-20s %14s  (nvidia-smi)\n", "device total", Gib(Num(gpu, "device_total_bytes")).c_str());
+  // The honest range (planner/peak_band.h): low - high around the device total, and its verdict.
+  if (gpu.contains("band") && gpu["band"].is_object()) {
+    const json& band = gpu["band"];
+    std::printf("%-20s %14s  %s - %s (%s; %s)\n", "range", "", Gib(Num(band, "low_bytes")).c_str(), Gib(Num(band, "high_bytes")).c_str(),
+                Str(band, "verdict").c_str(), Str(band, "basis").c_str());
+  }
+  if (r.contains("training") && Num(r["training"], "typical_seq_len") > 0) {
+    std::printf("%-20s %14s  at the typical batch (%.0f tokens); the figures above are the longest batch's\n", "typical step",
+                Gib(Num(r["training"], "typical_device_total_bytes")).c_str(), Num(r["training"], "typical_seq_len"));
+  }
   std::printf("%-20s %14s  peak in %s%s%s\n", gpu["fits"].get<bool>() ? "FITS, headroom" : "DOES NOT FIT, short",
               Gib(std::abs(Num(gpu, "headroom_bytes"))).c_str(), Str(r, "peak_phase").c_str(),
               Str(r, "peak_at").empty() ? "" : " at ", Str(r, "peak_at").c_str());

@@ -175,7 +175,8 @@ TEST(Timeline, MaxEqualsPeakOverTheInferenceGrid) {
 TEST(Timeline, MaxEqualsPeakOverTheFixtures) {
   Violations v;
   for (const char* file : {"training/measured_cpu.json", "training/measured_cpu_ext.json", "training/measured_cpu_dora.json",
-                           "training/measured_cpu_gptq.json", "training/measured_cpu_random.json"}) {
+                           "training/measured_cpu_gptq.json", "training/measured_cpu_random.json",
+                           "training/measured_cpu_frameworks.json"}) {
     const auto table = testing_support::LoadFixture(file);
     ASSERT_TRUE(table.is_object()) << file;
     for (const auto& row : table["rows"]) Check(row["scenario"].dump(), &v);

@@ -94,7 +94,8 @@ TEST(MeasuredStepTable, AtLeastEightyFixtures) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, MeasuredStep, ::testing::Values("measured_cpu.json", "measured_cpu_ext.json", "measured_cpu_dora.json",
-                                                                 "measured_cpu_gptq.json", "measured_cpu_random.json"));
+                                                                 "measured_cpu_gptq.json", "measured_cpu_random.json",
+                                                                 "measured_cpu_frameworks.json"));
 
 }  // namespace
 }  // namespace vramplan

@@ -39,6 +39,18 @@ struct PhasePeaks {
   int64_t optimizer_step = 0;
 };
 
+// An honest range for the device total (planner/peak_band.h): `expected` is device_total_bytes (what
+// `fits` is judged on); `low`/`high` widen it by what the estimate cannot pin: the caching
+// allocator's spread and, for unpacked data, the typical batch. verdict: "fits" (high fits),
+// "tight" (the band straddles the capacity), "does_not_fit" (low does not fit).
+struct PeakBand {
+  int64_t low_bytes = 0;
+  int64_t expected_bytes = 0;
+  int64_t high_bytes = 0;
+  std::string verdict;
+  std::string basis;  // what widens it, in words
+};
+
 struct GpuResult {
   std::string id;
   std::string name;
@@ -56,6 +68,7 @@ struct GpuResult {
   int64_t paged_bytes = 0;             // unified-memory (paged) optimizer states, not in allocated
   int64_t load_reserved_bytes = 0;     // reserved once the model is loaded (training); reserved_bytes >= it
   std::string load_explain;
+  PeakBand band;
 };
 
 // Host RAM. `bytes` and `breakdown` are one rank's process (training: each GPU's own process, e.g.
@@ -119,6 +132,13 @@ struct TrainingCapacity {
   // with DeepSpeed ZeRO-3 (parallel.zero 3, offloads as given); 0 when even that does not fit, or
   // when not asked (min_gpus > 0, or ZeRO-3/FSDP already).
   int64_t min_gpus_zero3 = 0;
+  // Batches as they are (train.packing / typical_seq_len): which batch the figures and the inverse
+  // answers above are about ("packed": every batch is seq_len; "longest_batch": unpacked data, the
+  // peak of the run is at its longest batch), and the typical step of unpacked data.
+  std::string batches;
+  int64_t typical_seq_len = 0;                 // 0 when packed or not given
+  int64_t typical_peak_allocated_bytes = 0;
+  int64_t typical_device_total_bytes = 0;
 };
 
 struct Result {

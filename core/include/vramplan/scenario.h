@@ -30,7 +30,7 @@ enum class Optimizer { kAdamW, kAdamW8bit, kPagedAdamW8bit, kAdafactor, kSgd, kS
 enum class OptimizerImpl { kForeach, kFused, kForLoop };
 enum class Checkpointing { kNone, kFull, kSelective };
 enum class AttentionImpl { kEager, kSdpa, kFlash };
-enum class LossImpl { kStandard, kChunked, kFusedLinear };
+enum class LossImpl { kStandard, kChunked, kFusedLinear, kUnsloth };
 enum class AdapterDtype { kFp32, kBase };
 enum class QloraBackend { kBitsandbytes, kGptq, kTorchao };
 enum class WeightFormat {
@@ -106,6 +106,13 @@ struct TrainConfig {
   RecomputeMethod recompute_method = RecomputeMethod::kUniform;
   int64_t recompute_num_layers = 0;  // 0: uniform = 1 layer per chunk, block = every layer of the stage
   LossImpl loss = LossImpl::kStandard;
+  // torchtune optimizer_in_bwd (training/memory.py register_optim_in_bwd_hooks): each parameter's
+  // optimizer steps in its post-accumulate-grad hook and its gradient is set to None at once.
+  bool optimizer_in_backward = false;
+  // Batches as they are: packed (every micro-batch is seq_len tokens) or padded per batch (dynamic
+  // padding: seq_len is the longest batch, typical_seq_len the usual one; 0 = seq_len).
+  bool packing = true;
+  int64_t typical_seq_len = 0;
   LoraConfig lora;
   int qlora_bits = 4;  // 4 (NF4 + double quant), 8 (LLM.int8), 2 (HQQ/AQLM-style 2-bit)
   bool qlora_double_quant = true;

@@ -11,6 +11,7 @@
 #include "model/hf_config.h"
 #include "planner/prepared.h"
 #include "planner/simulate.h"
+#include "planner/peak_band.h"
 #include "planner/verdict.h"
 #include "scenario/fields.h"
 #include "util/checked_math.h"
@@ -55,6 +56,7 @@ Result EstimatePrepared(const Scenario& scenario, const Prepared& prepared, cons
   simulate.ranks = true;
   Simulate(scenario, prepared, simulate, &r);
   if (overflow.overflowed()) return Refused(scenario, {OverflowIssue(scenario)});
+  AddPeakBand(scenario, prepared, &r);
   r.verdict = VerdictOf(scenario, r);
   return r;
 }

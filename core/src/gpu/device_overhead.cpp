@@ -62,7 +62,9 @@ int64_t CudaContextBytes(const Scenario& s, const DeviceTraits& device, bool com
 
 double DynamicReserveFraction(const Scenario& s) {
   if (s.framework.expandable_segments) return kExpandableReserveFraction;
-  return s.framework.variable_shapes ? kVariableShapesReserveFraction : kDynamicReserveFraction;
+  // Unpacked batches (train.packing false) are padded per batch: shapes vary as with variable_shapes.
+  const bool varying = s.framework.variable_shapes || (s.mode == Mode::kTrain && !s.train.packing);
+  return varying ? kVariableShapesReserveFraction : kDynamicReserveFraction;
 }
 
 int64_t AllocatorOverheadBytes(const Scenario& s, int64_t static_bytes, int64_t dynamic_bytes) {

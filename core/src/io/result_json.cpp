@@ -198,7 +198,10 @@ std::string ResultToJson(const Scenario& scenario, const Result& r) {
   WritePhasePeaks(w, g.phase_peaks);
   w.Field("saved_activation_bytes", g.saved_activation_bytes).Field("gradient_bytes", g.gradient_bytes)
       .Field("optimizer_state_bytes", g.optimizer_state_bytes).Field("paged_bytes", g.paged_bytes)
-      .Field("load_reserved_bytes", g.load_reserved_bytes).Field("load_explain", g.load_explain).EndObject();
+      .Field("load_reserved_bytes", g.load_reserved_bytes).Field("load_explain", g.load_explain);
+  w.Key("band").BeginObject().Field("low_bytes", g.band.low_bytes).Field("expected_bytes", g.band.expected_bytes)
+      .Field("high_bytes", g.band.high_bytes).Field("verdict", g.band.verdict).Field("basis", g.band.basis).EndObject();
+  w.EndObject();
   w.Key("cpu").BeginObject().Field("bytes", r.cpu.bytes).Key("breakdown");
   WriteTerms(w, r.cpu.breakdown);
   w.Field("node_processes", r.cpu.node_processes).Field("node_bytes", r.cpu.node_bytes);
@@ -241,7 +244,10 @@ std::string ResultToJson(const Scenario& scenario, const Result& r) {
     w.Key("training").BeginObject().Field("max_micro_batch_fits", r.training.max_micro_batch_fits)
         .Field("max_seq_len_fits", r.training.max_seq_len_fits).Field("max_seq_len_bound", r.training.max_seq_len_bound)
         .Field("min_gpus", r.training.min_gpus)
-        .Field("min_gpus_zero3", r.training.min_gpus_zero3).EndObject();
+        .Field("min_gpus_zero3", r.training.min_gpus_zero3).Field("batches", r.training.batches)
+        .Field("typical_seq_len", r.training.typical_seq_len)
+        .Field("typical_peak_allocated_bytes", r.training.typical_peak_allocated_bytes)
+        .Field("typical_device_total_bytes", r.training.typical_device_total_bytes).EndObject();
   }
   w.Key("warnings");
   WriteIssues(w, r.warnings);

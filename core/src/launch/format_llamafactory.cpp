@@ -40,7 +40,7 @@ bool IsNoEffect(std::string_view k) {
   return OneOf(k, {"template", "dataset", "eval_dataset", "dataset_dir", "train_on_prompt", "mask_history", "streaming", "buffer_size",
                    "mix_strategy", "interleave_probs", "overwrite_cache", "preprocessing_batch_size", "preprocessing_num_workers",
                    "max_samples", "eval_num_beams", "ignore_pad_token_for_loss", "val_size", "tool_format", "tokenized_path",
-                   "packing", "neat_packing", "cache_dir", "use_fast_tokenizer", "split_special_tokens", "new_special_tokens",
+                   "neat_packing", "cache_dir", "use_fast_tokenizer", "split_special_tokens", "new_special_tokens",
                    "model_revision", "low_cpu_mem_usage", "hf_hub_token", "ms_hub_token", "om_hub_token", "trust_remote_code",
                    "print_param_status", "use_reentrant_gc", "compute_accuracy", "disable_shuffling", "plot_loss",
                    "include_effective_tokens_per_second", "loraplus_lr_ratio", "loraplus_lr_embedding", "use_rslora", "create_new_adapter",
@@ -128,7 +128,22 @@ void ReadKey(const std::string& key, const io::Json& v, ImportContext* ctx, Trai
     if (auto n = ctx->Int(v, key, 1, int64_t{1} << 24)) ctx->Read(key, "train.seq_len", *n);
   } else if (key == "pure_bf16") {
     if (auto b = ctx->Bool(v, key)) *pure_bf16 = *b, ctx->AddNote("read", key, "-> train.precision");
-  } else if (OneOf(key, {"use_unsloth", "use_unsloth_gc", "use_galore", "use_apollo", "use_badam", "use_adam_mini", "use_llama_pro",
+  } else if (key == "packing") {
+    // data/processor: packing concatenates samples to cutoff_len; without it each batch is padded
+    // to its longest sample (docs/frameworks.md, "Batches as they are").
+    if (auto b = ctx->Bool(v, key)) ctx->Read(key, "train.packing", *b);
+  } else if (key == "use_unsloth_gc") {
+    // model/model_utils/checkpointing.py get_unsloth_gradient_checkpointing_func: each checkpointed
+    // layer input goes to CPU in forward and comes back for its backward (docs/frameworks.md).
+    if (auto b = ctx->Bool(v, key)) ctx->Read(key, "train.activation_offload", *b);
+  } else if (key == "use_unsloth") {
+    // model/model_utils/unsloth.py: FastLanguageModel with use_gradient_checkpointing="unsloth";
+    // unsloth's models compute the loss with its fast cross-entropy (docs/frameworks.md).
+    if (auto b = ctx->Bool(v, key)) {
+      ctx->Read(key, "train.activation_offload", *b);
+      if (*b) ctx->Set("train.loss", "unsloth");
+    }
+  } else if (OneOf(key, {"use_galore", "use_apollo", "use_badam", "use_adam_mini", "use_llama_pro",
                          "shift_attn", "mixture_of_depths", "rope_scaling", "resize_vocab", "train_from_scratch", "adapter_name_or_path",
                          "freeze_vision_tower", "freeze_multi_modal_projector", "train_mm_proj_only", "image_max_pixels", "video_max_pixels",
                          "use_muon", "sequence_parallel_size", "enable_fsdp_cpu_ram_efficient_loading"})) {

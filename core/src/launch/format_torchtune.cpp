@@ -225,8 +225,7 @@ void ReadTop(const std::string& key, const io::Json& v, ImportContext* ctx) {
   } else if (key == "fsdp_sharding_strategy") {
     ReadFsdpKey("sharding_strategy", v, ctx);
   } else if (key == "optimizer_in_bwd") {
-    if (v.is_boolean() && !v.get<bool>()) ctx->Ignored(key, "off");
-    else ctx->Unsupported(key, "the optimizer step fused into the backward (no whole-model gradients) is not modeled");
+    if (auto b = ctx->Bool(v, key)) ctx->Read(key, "train.optimizer_in_backward", *b);
   } else if (key == "device") {
     if (v == "cpu") ctx->Read(key, "framework.device", "cpu");
     else ctx->Ignored(key, "cuda");
@@ -447,6 +446,7 @@ ExportText ExportTorchtune(const Scenario& s) {
   y["device"] = s.framework.device == Device::kCpu ? "cpu" : "cuda";
   y["enable_activation_checkpointing"] = t.gradient_checkpointing != Checkpointing::kNone;
   y["enable_activation_offloading"] = t.activation_offload;
+  if (t.optimizer_in_backward) y["optimizer_in_bwd"] = true;
   y["dtype"] = t.precision == Precision::kFp32 ? "fp32" : "bf16";
   if (s.parallel.fsdp) {
     y["fsdp_cpu_offload"] = s.parallel.offload_params != Offload::kNone;

@@ -154,7 +154,8 @@ std::vector<Field> BuildTable() {
        "LLaMA-Factory): fp32 adapters compute in 16-bit, `cross_entropy` runs in fp32");
   Bool(&t, "train.activation_offload", AT(train.activation_offload), "false",
        "saved activations go to host RAM in the forward and come back for the backward (torchtune OffloadActivations, "
-       "Megatron fine-grained offloading, DeepSpeed cpu_checkpointing); modeled for megatron / torchtitan and model-parallel jobs");
+       "Megatron fine-grained offloading, DeepSpeed cpu_checkpointing); with `gradient_checkpointing` true the checkpointed "
+       "layer inputs (unsloth's `use_gradient_checkpointing=\"unsloth\"`); the host RAM is reported");
   Bool(&t, "train.float8", AT(train.float8), "false",
        "float8 linears (torchao Float8Linear, TransformerEngine fp8 recipes): not modeled yet; estimated as 16-bit with a not_modeled warning");
   Enum(&t, "train.optimizer", AT(train.optimizer), io::kOptimizerNames, "\"adamw\"",
@@ -181,7 +182,17 @@ std::vector<Field> BuildTable() {
   Enum(&t, "train.attention", AT(train.attention), io::kAttentionNames, "\"sdpa\"",
        "`eager` materializes b·a·s² scores; `sdpa` and `flash` do not");
   Enum(&t, "train.loss", AT(train.loss), io::kLossNames, "\"standard\"",
-       "`standard` (HF), `chunked` (torchtune chunked cross-entropy, compiled), `fused_linear` (Liger)");
+       "`standard` (HF), `chunked` (torchtune chunked cross-entropy, compiled), `fused_linear` (Liger), `unsloth` "
+       "(unsloth's fast_cross_entropy_loss: 16-bit logits, no fp32 copy, gradient written in place)");
+  Bool(&t, "train.optimizer_in_backward", AT(train.optimizer_in_backward), "false",
+       "torchtune `optimizer_in_bwd`: each parameter's optimizer step runs in its post-accumulate-grad hook and the "
+       "gradient is freed at once (gradients are never all alive; optimizer states are)");
+  Bool(&t, "train.packing", AT(train.packing), "true",
+       "`true`: every micro-batch is packed to `seq_len` tokens; `false`: padded per batch (dynamic padding), "
+       "`seq_len` is the longest batch and `typical_seq_len` the usual one (more allocator churn)");
+  Int(&t, "train.typical_seq_len", AT(train.typical_seq_len), 0, kMaxTokens, "0",
+      "unpacked data: the usual batch's padded length (0 = `seq_len`); the result adds the typical step "
+      "(`training.typical_*`) and the band's low end");
   Object(&t, "train.lora", "LoRA / QLoRA adapters (PEFT)");
   Int(&t, "train.lora.rank", AT(train.lora.rank), 1, 65536, "16", "adapter rank r");
   Number(&t, "train.lora.alpha", AT(train.lora.alpha), 0, 1e6, "32", "scaling only: no memory effect");

@@ -61,6 +61,22 @@ LossHead ComputeLossHead(const TrainConfig& train, const FrameworkConfig& fw, co
       if (explain) head.explain = "chunked CE (8 chunks, compiled): 16-bit logits kept + one chunk's fp32 upcast and log-softmax";
       break;
     }
+    case LossImpl::kUnsloth: {
+      // unsloth kernels/cross_entropy_loss.py Fast_CrossEntropyLoss (2024.1 on): the logits stay in
+      // the lm_head's dtype (CausalLM_fast_forward: logits.to(config dtype), no .float()); the Triton
+      // forward writes fp32 losses and logsumexp per row (vocabularies > 65536: one logsumexp per
+      // 65536-wide chunk, reduced by torch.logsumexp), saves (logits, logsumexp, labels), and the
+      // backward writes dlogits into the saved logits in place. shift_labels is a new int64 tensor.
+      const int64_t chunks = std::max<int64_t>(1, CeilDiv(V, 65536));
+      head.saved_bytes = logits_bytes + 4 * T + 8 * T;
+      head.forward_extra_bytes = 4 * T + (chunks > 1 ? 4 * T * chunks : 0) + 4;
+      head.backward_extra_bytes = 4 * T + 4;  // dlosses (the loss.sum() / n_items gradient, expanded)
+      head.keep_outputs_bytes = 0;            // the output's logits are the saved logits
+      if (explain) head.explain = std::string("unsloth fast cross-entropy: ") + (logits_fp32 ? "fp32" : "16-bit") +
+                     " logits kept, fp32 losses + logsumexp per token" + (chunks > 1 ? " (" + std::to_string(chunks) + " vocabulary chunks)" : "") +
+                     ", gradient written into the logits";
+      break;
+    }
     case LossImpl::kFusedLinear: {
       // Liger: rows per chunk = next_pow2(ceil(T / ceil(V / h))); per chunk fp32 logits + their grad.
       const int64_t inc = std::max<int64_t>(1, CeilDiv(V, h));

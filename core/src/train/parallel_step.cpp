@@ -524,6 +524,10 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
       r->warnings.push_back(MakeWarning(WarningCode::kNotModeled, "train.float8",
                                         "float8 linears save fp8 casts of their inputs and keep scales; this is the 16-bit step's memory"));
     }
+    if (sc.train.optimizer_in_backward) {
+      r->warnings.push_back(MakeWarning(WarningCode::kNotModeled, "train.optimizer_in_backward",
+                                        "the optimizer step in backward is modeled for the single-replica step (framework.trainer hf); this model-parallel step keeps every gradient until the step"));
+    }
     if ((sc.train.recompute_num_layers > 0 || sc.train.recompute_method != RecomputeMethod::kUniform) &&
         sc.train.gradient_checkpointing != Checkpointing::kFull) {
       r->warnings.push_back(MakeWarning(WarningCode::kNoEffect, "train.recompute_num_layers",

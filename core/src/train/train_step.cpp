@@ -48,6 +48,7 @@ struct LayerInfo {
   // recomputed layer does not save that very tensor (16-bit input: RMSNorm saves an fp32 copy).
   int64_t recomputed_input_bytes = 0;
   size_t kind = 0;                  // layers with the same `kind` are identical (their memo entry, below)
+  int64_t offloaded_bytes = 0;      // train.activation_offload: what it keeps lives in host RAM instead
 };
 
 // torch.utils.checkpoint stores torch.get_rng_state() (5056 B, a CPU tensor: host memory on CUDA).
@@ -116,6 +117,8 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
   int64_t autocast_cache = 0;  // amp: cached 16-bit casts of trainable layer weights (alive until forward ends)
   int64_t autocast_bias_cache = 0;  // amp: cached 16-bit casts of trainable biases (addmm): never saved
   int64_t autocast_unsaved_cache = 0;  // amp without full checkpointing: cached casts no op saves
+  const bool offload = train.activation_offload;
+  int64_t offloaded_host = 0;  // host RAM holding the offloaded activations at the end of the forward
   for (int64_t i = 0; i < L; ++i) {
     const uint8_t k = model.layer_kind[static_cast<size_t>(i)];
     const LayerPlan& lp = plan.layers[static_cast<size_t>(i)];
@@ -184,6 +187,17 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
     autocast_cache += li.autocast_bytes;
     autocast_bias_cache += li.autocast_bias_bytes;
     autocast_unsaved_cache += li.autocast_unsaved_bytes;
+    if (offload) {
+      // What the layer keeps goes to host RAM as it is saved and comes back for its backward
+      // (docs/frameworks.md). Full checkpointing: the checkpoint input only (unsloth's
+      // Unsloth_Offloaded_Gradient_Checkpointer: hidden_states.to("cpu") in forward, .to("cuda") in
+      // backward; a custom autograd.Function, so no RNG state is stored); otherwise every saved
+      // tensor (torchtune OffloadActivations' pack hook).
+      li.offloaded_bytes = li.kept_forward_bytes;
+      offloaded_host += li.kept_forward_bytes;
+      li.kept_forward_bytes = 0;
+      if (ckpt == Checkpointing::kFull) li.rng_state_bytes = 0;
+    }
   }
 
   // ---- shared and head tensors
@@ -199,7 +213,7 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
   int64_t ckpt_shared = 0;
   if (ckpt == Checkpointing::kFull && ckpt_layers > 0) ckpt_shared = mask_bytes + (learned_positions ? 0 : 8 * s);
   if (ckpt == Checkpointing::kSelective && selective_layers > 0) ckpt_shared = mask_bytes;  // the mask is a core argument
-  const int64_t rng_states = on_cpu ? kCpuRngStateBytes * (ckpt == Checkpointing::kFull ? ckpt_layers : selective_layers) : 0;
+  const int64_t rng_states = on_cpu && !(offload && ckpt == Checkpointing::kFull) ? kCpuRngStateBytes * (ckpt == Checkpointing::kFull ? ckpt_layers : selective_layers) : 0;
 
   bool final_req = plan.embedding_trainable;
   for (const auto& lp : plan.layers) final_req = final_req || lp.weights_trainable || lp.lora;
@@ -222,7 +236,9 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
   // Learned absolute positions: the position embedding saves its (freshly built) int64 indices.
   const int64_t position_ids_saved = (model.position_embedding_rows > 0 && plan.embedding_trainable) ? 8 * s : 0;
   const int64_t saved_total = cos_sin + ckpt_shared + layers_kept + head_saved + loss.saved_bytes + embedding_dropout_mask + position_ids_saved;
-  r->gpu.saved_activation_bytes = saved_total;
+  // unsloth's offloaded checkpointer keeps the layers' other arguments (mask, position ids, cos/sin)
+  // as Python attributes of its ctx, not as saved tensors: alive, but not "saved for backward".
+  r->gpu.saved_activation_bytes = saved_total - (offload && ckpt == Checkpointing::kFull ? ckpt_shared + cos_sin : 0);
 
   // KV cache returned by the model during training (use_cache=True without checkpointing).
   int64_t kv_cache = 0;
@@ -246,7 +262,20 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
   }
 
   const int64_t kept_kv_cache = fw.keep_outputs ? kv_cache : 0;
-  const int64_t grads_resident = train.grad_accum_steps > 1 ? grads_total : 0;
+  // torchtune optimizer_in_bwd (torchtune/training/memory.py, create_optim_in_bwd_wrapper and
+  // register_optim_in_bwd_hooks, v0.2 on): one optimizer per parameter, stepped in the parameter's
+  // post-accumulate-grad hook, then zero_grad() sets its gradient to None. A gradient lives only
+  // from its AccumulateGrad to its own step; the step's temporaries are one tensor's. torchtune
+  // refuses gradient accumulation with it (warned below).
+  const bool in_bwd = train.optimizer_in_backward;
+  auto one_tensor_step = [&](int64_t elements, int64_t dtype_bytes) -> int64_t {
+    if (elements <= 0) return 0;
+    TensorShape t;
+    t.rows = elements;
+    t.dtype_bytes = dtype_bytes;
+    return ComputeOptimizerMemory(train, prec, {t}, legacy, fw.adamw_foreach_denom_copy, fw.device, false).step_temporary_bytes;
+  };
+  const int64_t grads_resident = train.grad_accum_steps > 1 && !in_bwd ? grads_total : 0;
 
   // ---- data parallel: what one rank holds (the shard step, parallel/shard.h), applied to every moment below
   const DataParallel& dp = rank.data;
@@ -427,7 +456,7 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
   // and a tied lm_head's gradient is parked (measured: R137 in measured_cpu_random.json, AMP).
   if (final_req && model.norm_kind == NormKind::kRmsNorm && model.final_norm.has_weight) {
     Moment m = step(Phase::kBackward, At::kFinalNormBackward);
-    m.gradient_bytes = grads_resident + (plan.lm_head_trainable && !model.tied_embeddings ? prec.grad * V * h : 0) +
+    m.gradient_bytes = grads_resident + (plan.lm_head_trainable && !model.tied_embeddings && !in_bwd ? prec.grad * V * h : 0) +
                        (plan.final_norm_trainable ? prec.grad * model.final_norm.Params() : 0);
     m.activation_bytes = saved_total - loss.saved_bytes - lm_head_saved;
     m.logits_and_loss_bytes = keep_outputs;
@@ -437,8 +466,20 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
     push(m);
   }
   // -- backward through the layers, last to first.
-  const int64_t head_grads = (plan.lm_head_trainable && !model.tied_embeddings ? prec.grad * V * h : 0) +
-                             (plan.final_norm_trainable ? prec.grad * model.final_norm.Params() : 0);
+  const int64_t head_grads = in_bwd ? 0
+                             : (plan.lm_head_trainable && !model.tied_embeddings ? prec.grad * V * h : 0) +
+                                   (plan.final_norm_trainable ? prec.grad * model.final_norm.Params() : 0);
+  if (in_bwd && plan.lm_head_trainable && !model.tied_embeddings) {
+    // lm_head's step in its hook: its fresh gradient and the step's temporaries, beside the
+    // gradient of the logits the weight gradient was computed from.
+    Moment m = step(Phase::kBackward, At::kCrossEntropyBackward);
+    m.activation_bytes = saved_total - loss.saved_bytes - lm_head_saved;
+    m.gradient_bytes = prec.grad * V * h;
+    m.logits_and_loss_bytes = keep_outputs + prec.matmul * T * V;
+    m.kv_cache_bytes = kept_kv_cache;
+    m.temporary_bytes = one_tensor_step(V * h, prec.grad) + rng_states;
+    push(m);
+  }
   {
     int64_t kept_below = cos_sin + ckpt_shared + layers_kept;  // saved by the layers below layer i (and shared)
     int64_t grads_so_far = head_grads;
@@ -451,6 +492,10 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
     // On the CPU (exact sizes): the loss (4 B) and the root gradient torch.autograd.backward makes
     // with ones_like (4 B) live until backward returns (measured; on CUDA two 512-B blocks, left out).
     const int64_t loss_scalars = on_cpu ? 8 : 0;
+    // unsloth's offloaded checkpointer is an autograd.Function whose backward re-runs the layer and
+    // calls torch.autograd.backward(output, dY): the output's gradient dY stays referenced by that
+    // frame through the whole layer's backward (measured: FW01, measured_cpu_frameworks.json).
+    const int64_t offload_grad_output = offload && ckpt == Checkpointing::kFull ? prec.residual * T * h : 0;
     // Without the timeline only the highest moments matter (MomentLog keeps the maxima), and in a
     // run of identical layers (the same `kind`) one layer's moments are the next one's, less the
     // saved tensors of the layer below (kept_forward_bytes) and plus the gradients this layer
@@ -466,7 +511,7 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
       if (!explain && (i == L - 1 || layers[static_cast<size_t>(i + 1)].kind != li.kind)) {  // a run starts
         run_first = run_last = i;
         while (run_last > 0 && layers[static_cast<size_t>(run_last - 1)].kind == li.kind) --run_last;
-        const int64_t grows = train.grad_accum_steps > 1 ? 0 : li.grad_bytes;
+        const int64_t grows = train.grad_accum_steps > 1 || in_bwd ? 0 : li.grad_bytes;
         if (run_first == run_last) run_keeps = RunKeeps::kAll;
         else if (grows <= li.kept_forward_bytes + li.rng_state_bytes) run_keeps = RunKeeps::kFirst;
         else if (view.LeastGradientGrowth(grows) > li.kept_forward_bytes + li.rng_state_bytes) run_keeps = RunKeeps::kLast;
@@ -477,18 +522,18 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
       const LayerKind& kind = model.kinds[model.layer_kind[static_cast<size_t>(i)]];
       const AttentionGeometry& g = kind.attention;
       const int64_t a = g.num_heads;
-      const int64_t grads_live = train.grad_accum_steps > 1 ? grads_total : grads_so_far;
+      const int64_t grads_live = in_bwd ? 0 : train.grad_accum_steps > 1 ? grads_total : grads_so_far;
       kept_below -= li.kept_forward_bytes;
       const int64_t saved_prev = kept_below;
       if (simulated && (li.saved.output_requires_grad || li.grad_bytes > 0)) {
         // MLP backward: the layer's saved tensors, gradients so far, and the MLP input/activation grads.
         // What every moment of this layer's backward holds besides its own tensors: the kept outputs,
         // the parked tied gradient, the live RNG states and the recomputed layer's kept input.
-        const int64_t layer_extra = parked_tied_grad + rng_live + li.recomputed_input_bytes + loss_scalars;
+        const int64_t layer_extra = parked_tied_grad + rng_live + li.recomputed_input_bytes + loss_scalars + offload_grad_output;
         // The element-wise MLP backward (act * up): the down projection's MmBackward0 has run and
         // released what it saved (its input, its weight cast, its adapters' tensors).
         const int64_t down_released = kind.mlp.num_experts == 0 ? li.saved.down_saved_bytes : 0;
-        if (ckpt == Checkpointing::kFull && li.rng_state_bytes + li.recomputed_input_bytes + li.kept_forward_bytes > 0 && kind.mlp.num_experts == 0 &&
+        if (ckpt == Checkpointing::kFull && li.rng_state_bytes + li.recomputed_input_bytes + li.kept_forward_bytes + li.offloaded_bytes > 0 && kind.mlp.num_experts == 0 &&
             li.gated) {
           // The end of the recomputation: the layer's first backward node (down_proj's MmBackward0,
           // or `* scaling` when down_proj has an adapter) unpacks a saved tensor and the checkpoint
@@ -517,16 +562,24 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
           rc.activation_bytes = saved_prev + li.saved.total_bytes;
           rc.logits_and_loss_bytes = keep_outputs;
           rc.kv_cache_bytes = kept_kv_cache;
-          rc.temporary_bytes = layer_extra + carry + (prec.autocast ? prec.matmul * T * h : 0) + (on_cpu ? kCpuRngStateBytes : 0) + locals;
+          rc.temporary_bytes = layer_extra + carry + (prec.autocast ? prec.matmul * T * h : 0) + (on_cpu && !offload ? kCpuRngStateBytes : 0) + locals;
           push(rc);
         }
         Moment mlp = step(Phase::kBackward, At::kMlpBackward, i);
-        mlp.gradient_bytes = grads_live + (train.grad_accum_steps > 1 ? 0 : li.down_grad_bytes);
+        mlp.gradient_bytes = grads_live + (train.grad_accum_steps > 1 || in_bwd ? 0 : li.down_grad_bytes);
         mlp.activation_bytes = saved_prev + li.saved.total_bytes - down_released;
         mlp.logits_and_loss_bytes = keep_outputs;
         mlp.kv_cache_bytes = kept_kv_cache;
         mlp.temporary_bytes = carry + (li.gated ? 3 : 2) * prec.matmul * T * li.intermediate + layer_extra + li.saved.max_dequant_bytes;
         push(mlp);
+        if (in_bwd && li.down_grad_bytes > 0) {
+          // The down projection's step in its hook, the first of the layer's (its gradient is the
+          // first produced): its gradient and the step's temporaries over the MLP backward's buffers.
+          Moment hook = mlp;
+          hook.gradient_bytes = li.down_grad_bytes;
+          hook.temporary_bytes += one_tensor_step(li.down_grad_bytes / std::max<int64_t>(1, prec.grad), prec.grad);
+          push(hook);
+        }
         if (prec.autocast && li.grad_bytes > 0 && li.gated) {
           // The bf16 weight gradient of up_proj and its fp32 conversion coexist (ToCopyBackward0).
           Moment cast = mlp;
@@ -540,7 +593,7 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
           // its fp32 input (measured: the bf16 rows of measured_cpu_random.json, where these fp32
           // buffers outweigh the 16-bit MLP ones).
           Moment norm = step(Phase::kBackward, At::kMlpNormBackward, i);
-          norm.gradient_bytes = grads_live + (train.grad_accum_steps > 1 ? 0 : li.mlp_grad_bytes);
+          norm.gradient_bytes = grads_live + (train.grad_accum_steps > 1 || in_bwd ? 0 : li.mlp_grad_bytes);
           norm.activation_bytes = saved_prev + li.saved.before_mlp_norm_bytes + 4 * T * h;
           norm.logits_and_loss_bytes = keep_outputs;
           norm.kv_cache_bytes = kept_kv_cache;
@@ -549,7 +602,7 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
         }
         if (li.saved.qk_require_grad) {
           Moment att = step(Phase::kBackward, At::kAttentionBackward, i);
-          att.gradient_bytes = grads_live + (train.grad_accum_steps > 1 ? 0 : li.pre_attn_grad_bytes);
+          att.gradient_bytes = grads_live + (train.grad_accum_steps > 1 || in_bwd ? 0 : li.pre_attn_grad_bytes);
           att.activation_bytes = saved_prev + li.saved.through_attention_bytes;
           att.logits_and_loss_bytes = keep_outputs;
           att.kv_cache_bytes = kept_kv_cache;
@@ -584,35 +637,36 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
             if (n.slot == NormSlot::kPreAttention) norm_grad += prec.grad * n.Params();
           }
         }
-        const int64_t layer_extra = parked_tied_grad + rng_live + li.recomputed_input_bytes + loss_scalars;
+        const int64_t layer_extra = parked_tied_grad + rng_live + li.recomputed_input_bytes + loss_scalars + offload_grad_output;
         Moment qkv = step(Phase::kBackward, At::kQkvBackward, i);
-        qkv.gradient_bytes = grads_live + (train.grad_accum_steps > 1 ? 0 : li.grad_bytes - norm_grad);
+        qkv.gradient_bytes = grads_live + (train.grad_accum_steps > 1 || in_bwd ? 0 : li.grad_bytes - norm_grad);
         qkv.activation_bytes = saved_prev + li.saved.pre_attn_norm_bytes + li.saved.last_qkv_saved_bytes;
         qkv.logits_and_loss_bytes = keep_outputs;
         qkv.kv_cache_bytes = kept_kv_cache;
         qkv.temporary_bytes = (plan.layers[static_cast<size_t>(i)].input_requires_grad ? carry : 0) + 3 * prec.residual * T * h + layer_extra;
         push(qkv);
       }
-      grads_so_far += li.grad_bytes;
+      if (!in_bwd) grads_so_far += li.grad_bytes;
       rng_live -= li.rng_state_bytes;
     }
   }
   // -- backward end: the embedding gradient (tied: lm_head's grad waits for the embedding's, then both are summed).
   if (plan.embedding_trainable) {
     Moment m = step(Phase::kBackward, At::kEmbeddingBackward);
-    m.gradient_bytes = grads_total;
+    m.gradient_bytes = in_bwd ? prec.grad * V * h : grads_total;
     m.fresh_gradient_bytes = prec.grad * V * h;  // the embedding's weight gradient, just produced
     m.temporary_bytes = (model.tied_embeddings && plan.lm_head_trainable) ? 2 * V * h * prec.grad : prec.residual * T * h;
     m.logits_and_loss_bytes = keep_outputs;
     m.kv_cache_bytes = kept_kv_cache;
     if (on_cpu) m.temporary_bytes += 8;  // the loss and the root gradient, as in the layers' backward
+    if (in_bwd) m.temporary_bytes += one_tensor_step(V * h, prec.grad);  // its step in the hook
     push(m);
   }
   // -- optimizer step
   {
     Moment m = step(Phase::kOptimizerStep, At::kOptimizerStep);
-    m.gradient_bytes = grads_total;
-    m.temporary_bytes = opt.step_temporary_bytes;
+    m.gradient_bytes = in_bwd ? 0 : grads_total;  // in backward: every parameter has stepped already
+    m.temporary_bytes = in_bwd ? 0 : opt.step_temporary_bytes;
     push(m);
   }
   // -- zero_grad(set_to_none=True): the gradients are gone until the next backward.
@@ -620,7 +674,7 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
 
   // ---- host side of data parallelism: what offload moves to host RAM (per rank)
   rank.AddOffloadedHostTerms(opt.state_bytes, plan.trainable_params, weights.bytes, explain, &r->cpu.breakdown);
-  r->gpu.gradient_bytes = view.Gradients(grads_total);
+  r->gpu.gradient_bytes = in_bwd ? 0 : view.Gradients(grads_total);  // in backward: each one is None after its step
   r->gpu.optimizer_state_bytes = states_dev;
 
   // ---- the peak and the per-phase peaks: maxima over the same moments (the first one wins a tie)
@@ -665,7 +719,9 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
                     (peak->phase == Phase::kLoad ? "; not allocated yet at the load peak (created at the first optimizer step)" : "");
     bd[3].explain = "saved for backward at the peak: " + Gib(peak->activation_bytes) + "; at the end of the forward the layers keep " +
                     Gib(saved_total - loss.saved_bytes) + " (" + std::to_string(L) + " layers x ~" + Gib(L > 0 ? layers_kept / L : 0) + ", " +
-                    (ckpt == Checkpointing::kFull ? "checkpointed: each layer keeps its input; the layer recomputed in backward saves its tensors again"
+                    (ckpt == Checkpointing::kFull && offload ? "checkpointed with offload: each layer's input waits in host RAM (" + Gib(offloaded_host) + ") and comes back for its backward, where the recomputed layer saves its tensors again"
+                     : offload ? "offloaded: each layer's saved tensors wait in host RAM (" + Gib(offloaded_host) + ") and come back for its backward"
+                     : ckpt == Checkpointing::kFull ? "checkpointed: each layer keeps its input; the layer recomputed in backward saves its tensors again"
                      : ckpt == Checkpointing::kSelective ? "selective recomputation of attention" : "no checkpointing") +
                     ") + batch tensors " + WithCommas(peak->batch_bytes) + " B";
     bd[4].explain = loss.explain + ", b=" + std::to_string(b) + " s=" + std::to_string(s) + " V=" + WithCommas(V) + ": " +
@@ -689,6 +745,11 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
   }
 
   // ---- host memory
+  if (offloaded_host > 0) {
+    r->cpu.breakdown.push_back(Term{"offloaded_activations", offloaded_host,
+                                    ckpt == Checkpointing::kFull ? "checkpointed layer inputs offloaded to host RAM in the forward (train.activation_offload)"
+                                                                 : "saved activations offloaded to host RAM in the forward (train.activation_offload)"});
+  }
   if (opt.paged_bytes > 0) r->cpu.breakdown.push_back(Term{"paged_optimizer_states", opt.paged_bytes, "paged AdamW 8-bit states in CUDA unified memory (evicted to host under pressure)"});
   for (const auto& t : r->cpu.breakdown) r->cpu.bytes += t.bytes;
 
@@ -701,9 +762,9 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
     r->warnings.push_back(MakeWarning(WarningCode::kNotModeled, "framework.torch_compile",
                                       "torch.compile: inductor fuses element-wise chains and its partitioner decides what is saved; this is the eager step's memory"));
   }
-  if (train.activation_offload) {
-    r->warnings.push_back(MakeWarning(WarningCode::kNotModeled, "train.activation_offload",
-                                      "activation offload is modeled for framework.trainer megatron / torchtitan and model-parallel jobs; this single-replica step keeps every saved tensor on the GPU"));
+  if (in_bwd && train.grad_accum_steps > 1) {
+    r->warnings.push_back(MakeWarning(WarningCode::kUnsupportedCombination, "train.optimizer_in_backward",
+                                      "torchtune refuses optimizer_in_bwd with gradient accumulation (the step needs the accumulated gradient); estimated without accumulation"));
   }
   if (train.float8) {
     r->warnings.push_back(MakeWarning(WarningCode::kNotModeled, "train.float8",
