@@ -2,6 +2,7 @@
 // read by the generic readers only when they understand every structural key it has; otherwise it
 // is refused with the keys named, unless the scenario asks for model_reading "approximate".
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -9,6 +10,7 @@
 #include "vramplan/estimate.h"
 #include "model/families/registry.h"
 #include "model/hf_config.h"
+#include "model/structural_keys.h"
 #include "vramplan/model_spec.h"
 
 namespace vramplan {
@@ -34,6 +36,19 @@ json Qwen3NextConfig() {
               {"rope_scaling", nullptr}, {"rope_theta", 5000000}, {"router_aux_loss_coef", 0.001},
               {"shared_expert_intermediate_size", 512}, {"tie_word_embeddings", false}, {"use_cache", true},
               {"use_sliding_window", false}, {"vocab_size", 151936}};
+}
+
+// The key list itself: null / false / 0 configure nothing, standard MoE and routing keys are read.
+TEST(StructuralKeys, NamesOnlyKeysTheGenericReadersIgnore) {
+  const json cfg = {{"hidden_size", 64}, {"num_experts", 8}, {"num_experts_per_tok", 2}, {"moe_intermediate_size", 32},
+                    {"router_aux_loss_coef", 0.001}, {"num_nextn_predict_layers", 0}, {"vision_config", nullptr},
+                    {"use_qk_norm", false}, {"layer_types", {"sliding_attention", "full_attention"}},
+                    {"kv_lora_rank", 512}, {"index_topk", 2048}, {"hybrid_override_pattern", "M-M*"}};
+  std::vector<std::string> paths;
+  for (const UnreadKey& k : UnreadStructuralKeys(cfg, "model")) paths.push_back(k.path);
+  EXPECT_EQ(paths, (std::vector<std::string>{"model.hybrid_override_pattern", "model.index_topk", "model.kv_lora_rank"}));
+  EXPECT_TRUE(HasStandardMoeKeys(cfg));
+  EXPECT_FALSE(HasStandardMoeKeys(json{{"num_experts", 0}}));
 }
 
 TEST(UnknownModel, Qwen3NextIsNeverCountedSilentlyAsADenseDecoder) {
