@@ -50,7 +50,7 @@ Expected<ModelSpec> BuildGqaMoe(ConfigReader& c, ModelSpec spec, const GqaMoeVar
     k.linears.resize(4);  // q/k/v/o; the dense MLP makes way for router + experts
     AddLinear(&k, "gate", LinearSlot::kRouter, m.h, experts, false);
     if (correction_bias) k.extra_router_params = experts;
-    AddGatedMlp(&k, m.h, moe_inter, false, GatedMlpOwner::kExperts, experts);
+    AddGatedMlp(&k, m.h, moe_inter, false, GatedMlpOwner::kExperts, experts, v.expert_names);
     if (shared_inter > 0) AddGatedMlp(&k, m.h, shared_inter, false, GatedMlpOwner::kSharedExperts);
     k.mlp.intermediate = moe_inter;
     k.mlp.num_experts = experts;
@@ -80,6 +80,22 @@ Expected<ModelSpec> BuildGlm4Moe(ConfigReader& c, ModelSpec spec) {
   v.attention.head_qk_norm = c.Bool("use_qk_norm", false);
   v.correction_bias = true;
   v.mtp_stores_embeddings = true;
+  return BuildGqaMoe(c, std::move(spec), v);
+}
+
+// MiniMax-M2 (transformers modeling_minimax_m2.py, MiniMaxM2Config): q/k/v/o without biases,
+// RMSNorm over all q heads and over all k heads (qk_norm_type "per_layer"; RMSNorm(head_dim) per
+// head otherwise), a router "gate" with its correction bias (use_routing_bias), experts w1 / w3 / w2
+// of intermediate_size in every layer, no shared expert. The MTP modules (use_mtp,
+// num_mtp_modules) are not in the released checkpoints: counted nowhere.
+Expected<ModelSpec> BuildMiniMaxM2(ConfigReader& c, ModelSpec spec) {
+  GqaMoeVariant v;
+  const bool qk_norm = c.Bool("use_qk_norm", true);
+  const bool per_layer = c.String("qk_norm_type", "per_layer") == "per_layer";
+  v.attention.full_qk_norm = qk_norm && per_layer;
+  v.attention.head_qk_norm = qk_norm && !per_layer;
+  v.correction_bias = c.Bool("use_routing_bias", true);
+  v.expert_names = GatedNames{"w1", "w3", "w2"};
   return BuildGqaMoe(c, std::move(spec), v);
 }
 

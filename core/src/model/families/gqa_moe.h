@@ -13,6 +13,7 @@ struct GqaMoeVariant {
   LlamaLikeOptions attention;       // biases and q/k norms
   bool correction_bias = false;     // the router's e_score_correction_bias (one per expert)
   bool mtp_stores_embeddings = false;  // num_nextn_predict_layers: the MTP layers' own embed/head copies
+  GatedNames expert_names;          // MiniMax-M2's experts are w1 / w3 / w2
 };
 
 Expected<ModelSpec> BuildGqaMoe(ConfigReader& c, ModelSpec spec, const GqaMoeVariant& v);

@@ -33,6 +33,8 @@ std::vector<ModelFamily> MakeFamilies() {
        "multi-head latent attention, first_k_dense_replace dense layers, routed and shared experts"},
       {"deepseek_v3", "", BuildDeepseekV3, AllLinear(),
        "DeepSeek-V2 layout with the router's correction bias; the multi-token-prediction layer and the FP8 block scales count in checkpoint_total"},
+      {"minimax_m2", "", BuildMiniMaxM2, AllLinear(),
+       "MiniMax-M2: q/k/v/o, RMSNorm over all q / k heads (qk_norm_type per_layer), router with correction bias, experts w1/w3/w2 in every layer"},
       {"deepseek_v32", "", BuildDeepseekV32, AllLinear(),
        "DeepSeek-V3.2: the DeepSeek-V3 layout plus the sparse-attention indexer (wq_b, wk, k_norm, weights_proj) in every layer"},
       {"glm_moe_dsa", "", BuildGlmMoeDsa, AllLinear(),
