@@ -50,7 +50,8 @@ std::vector<std::pair<std::string, ModelSpec>> KnownModels() {
 bool IsAttentionSlot(LinearSlot s) {
   using S = LinearSlot;
   return s == S::kQ || s == S::kK || s == S::kV || s == S::kQkv || s == S::kO || s == S::kMlaQA || s == S::kMlaQB ||
-         s == S::kMlaKvA || s == S::kMlaKvB || s == S::kMixerIn || s == S::kMixerOut;
+         s == S::kMlaKvA || s == S::kMlaKvB || s == S::kMixerIn || s == S::kMixerOut ||
+         s == S::kIndexerQk || s == S::kIndexerWeights;
 }
 
 // The slot says where a linear sits; its shape, role and parallel style must agree with that,
@@ -138,13 +139,13 @@ TEST(ModelFamilies, EverySupportedTypeIsExercisedByAKnownModel) {
   }
 }
 
-// README: "27 `model_type`s read from real config keys"; docs/models.md lists each in its table.
+// README: "31 `model_type`s read from real config keys"; docs/models.md lists each in its table.
 TEST(ModelFamilies, RegistryListsEveryModelTypeTheDocsClaim) {
   const std::string readme = ReadRepoFile("README.md");
   std::smatch match;
   ASSERT_TRUE(std::regex_search(readme, match, std::regex("(\\d+) `model_type`s"))) << "README.md claims no model_type count";
   EXPECT_EQ(SupportedModelTypes().size(), static_cast<size_t>(std::stoi(match[1].str())));
-  EXPECT_EQ(SupportedModelTypes().size(), 27u);
+  EXPECT_EQ(SupportedModelTypes().size(), 31u);
   const std::string doc = ReadRepoFile("docs/models.md");
   ASSERT_FALSE(doc.empty()) << "docs/models.md missing";
   for (const families::ModelFamily& f : families::ModelFamilies()) {

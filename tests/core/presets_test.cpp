@@ -22,6 +22,21 @@ TEST(Presets, ExactParameterCounts) {
   }
 }
 
+// checkpoint_total, where a preset records it, is the Hub's safetensors total (MTP layers,
+// quantization scales, a stored copy of tied embeddings: CheckpointLayout).
+TEST(Presets, ExactCheckpointTotals) {
+  int with_total = 0;
+  for (const auto& m : PresetsDocument()["models"]) {
+    if (!m.contains("checkpoint_total")) continue;
+    ++with_total;
+    const PresetEntry* p = FindPreset(m["id"].get<std::string>());
+    ASSERT_NE(p, nullptr) << m["id"];
+    EXPECT_EQ(CountParams(p->spec).checkpoint_total, m["checkpoint_total"].get<int64_t>()) << m["id"];
+    EXPECT_TRUE(m.contains("checkpoint_total_source")) << m["id"];
+  }
+  EXPECT_GE(with_total, 10);
+}
+
 TEST(Presets, NoWarningsWhenResolving) {
   for (const auto& m : PresetsDocument()["models"]) {
     Issues warnings;

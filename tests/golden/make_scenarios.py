@@ -128,6 +128,12 @@ UNKNOWN_TYPE_CONFIG = {
     "vocab_size": 32000, "intermediate_size": 2816,
 }
 
+# UNKNOWN_TYPE_CONFIG plus Qwen3-Next's linear-attention and standard MoE keys.
+UNKNOWN_HYBRID_CONFIG = dict(UNKNOWN_TYPE_CONFIG, linear_num_key_heads=16, linear_num_value_heads=32, linear_key_head_dim=128,
+                             linear_value_head_dim=128, linear_conv_kernel_dim=4, full_attention_interval=4,
+                             num_experts=64, num_experts_per_tok=8, moe_intermediate_size=512,
+                             shared_expert_intermediate_size=512)
+
 GIB = 1 << 30
 
 
@@ -419,6 +425,9 @@ add("falcon_small_train_full", train(FALCON_CUSTOM_CONFIG, method="full"), "warn
 add("mixtral_tiny_train_full", train(MIXTRAL_TINY_CONFIG, method="full"), "warning")
 add("gemma3_multimodal_text_only", train(GEMMA3_MULTIMODAL_CONFIG, method="lora"), "warning")
 add("unknown_model_type_generic", infer(UNKNOWN_TYPE_CONFIG), "warning")
+# An unknown type with linear-attention keys (Qwen3-Next's): refused, or read approximately on request.
+add("unknown_model_type_hybrid_refused", infer(UNKNOWN_HYBRID_CONFIG), "error")
+add("unknown_model_type_hybrid_approximate", dict(infer(UNKNOWN_HYBRID_CONFIG), model_reading="approximate"), "warning")
 
 # GPUs: catalogue variety, custom devices, scenarios that do not fit
 add = group("gpus")

@@ -13,6 +13,11 @@
 
 namespace vramplan {
 
+// How a config.json of a model_type without a dedicated reader is read (scenario "model_reading"):
+// kExact refuses one with structural keys the generic readers do not understand (linear attention,
+// state-space layers, vision towers, MTP...), kApproximate reads it anyway and lists them.
+enum class ModelReading { kExact, kApproximate };
+
 // Which bucket of the parameter breakdown a module belongs to.
 enum class ModuleRole { kEmbedding, kAttention, kMlp, kExperts, kSharedExperts, kRouter, kNorm, kLmHead };
 
@@ -45,6 +50,10 @@ enum class LinearSlot : uint8_t {
   // recurrent token mixers (Gated DeltaNet, Mamba): the projections into the mixer (in_proj,
   // in_proj_qkvz / in_proj_ba, Mamba-1 x_proj / dt_proj) and its output projection (out_proj)
   kMixerIn, kMixerOut,
+  // DeepSeek sparse attention's indexer (DeepSeek-V3.2 inference/model.py Indexer, GLM-5):
+  // wq_b (q_lora_rank -> index heads x index_head_dim) and wk (h -> index_head_dim), and
+  // weights_proj (h -> index heads), which the FP8 checkpoints keep in bf16.
+  kIndexerQk, kIndexerWeights,
 };
 
 // How tensor parallelism splits a module (Megatron-LM's and vLLM's linear layer classes):
@@ -92,6 +101,7 @@ enum class NormSlot : uint8_t {
   kQPerHead, kKPerHead,  // RMSNorm(head_dim) on each q / k head (Qwen3, Gemma 3, Phi qk_layernorm)
   kQ, kK,                // RMSNorm over all q / k heads together (OLMo 2)
   kMlaQA, kMlaKvA,       // on MLA's low-rank q / kv (q_a_layernorm, kv_a_layernorm)
+  kIndexerK,             // LayerNorm on the sparse-attention indexer's key (indexer.k_norm)
   kFinal,                // after the last layer
 };
 
@@ -187,6 +197,33 @@ struct LayerKind {
   bool parallel_residual = false;  // attention and MLP read the same input (Phi-2, GPT-NeoX, Falcon)
 };
 
+// What the Hub checkpoint stores that the framework does not hold as the model's parameters:
+// multi-token-prediction layers (transformers skips them when loading), quantization scale
+// tensors, and a separate lm_head copy of tied embeddings. It makes ParamCounts::checkpoint_total
+// equal the Hub's safetensors metadata total (every stored element).
+struct CheckpointLayout {
+  // Multi-token-prediction layers (num_nextn_predict_layers; DeepSeek-V3 / GLM-4.5 layout): each
+  // is one decoder layer of kind `mtp_kind` plus enorm, hnorm, eh_proj (2h -> h) and
+  // shared_head.norm; `mtp_stores_embeddings`: it also stores its own embed_tokens and
+  // shared_head.head (vocab x h each), as DeepSeek-V3 and GLM-4.5 do and GLM-4.6 does not.
+  int64_t mtp_layers = 0;
+  uint8_t mtp_kind = 0;
+  bool mtp_stores_embeddings = false;
+  // FP8 block-quantized checkpoints (quantization_config.weight_block_size, DeepSeek-V3 layout):
+  // every decoder linear except the router and eh_proj stores an fp32 weight_scale_inv of
+  // ceil(out / rows) x ceil(in / cols).
+  int64_t fp8_block_rows = 0;
+  int64_t fp8_block_cols = 0;
+  // MXFP4 experts (gpt-oss): the Hub counts the packed blocks as the weights they encode plus one
+  // uint8 scale per 32 values.
+  bool mxfp4_experts = false;
+  // Tied embeddings stored twice: the checkpoint also has lm_head.weight (Qwen3-0.6B / 1.7B).
+  bool tied_lm_head_stored = false;
+  // A multimodal checkpoint's vision tower and projector (read from vision_config).
+  int64_t vision_params = 0;
+  int64_t projector_params = 0;
+};
+
 struct ModelSpec {
   std::string model_type;      // as in config.json ("llama", "qwen3_moe", ...)
   std::string architecture;    // config "architectures"[0] if present
@@ -224,6 +261,8 @@ struct ModelSpec {
   // prefixes, "*" matching any run ("model.layers.*.self_attn"). model/unquantized_modules.h.
   std::vector<std::string> unquantized_modules;
   std::string quantization_method;  // quantization_config.quant_method ("fbgemm_fp8", "mxfp4", ...)
+  // What the checkpoint stores beyond the modules above (ParamCounts::checkpoint_total).
+  CheckpointLayout checkpoint;
 };
 
 // Exact parameter counts (each tied tensor counted once), by breakdown bucket.
@@ -238,6 +277,14 @@ struct ParamCounts {
   int64_t lm_head = 0;  // 0 when tied
   int64_t total = 0;
   int64_t active_per_token = 0;  // MoE: parameters touched per token (top-k experts)
+  // In the checkpoint only (CheckpointLayout), not in `total`:
+  int64_t mtp = 0;                  // multi-token-prediction layers
+  int64_t vision = 0;               // vision tower
+  int64_t projector = 0;            // multimodal projector
+  int64_t quantization_scales = 0;  // FP8 block scales, MXFP4 scales
+  int64_t tied_lm_head_copy = 0;    // lm_head stored although tied
+  // Every stored element, as the Hub's safetensors metadata counts it.
+  int64_t checkpoint_total = 0;
 };
 
 ParamCounts CountParams(const ModelSpec& spec);

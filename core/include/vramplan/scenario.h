@@ -221,6 +221,7 @@ struct Scenario {
   std::string model_id;            // preset id, or "" for an inline config
   std::string inline_config_json;  // the inline config.json as given (echoed back), "" for presets
   ModelSpec model;                 // resolved architecture
+  ModelReading model_reading = ModelReading::kExact;  // how an unknown model_type's config is read
   Mode mode = Mode::kTrain;
   TrainConfig train;
   InferenceConfig inference;

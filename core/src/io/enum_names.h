@@ -7,6 +7,8 @@
 namespace vramplan::io {
 
 inline constexpr EnumName<Mode> kModeNames[] = {{"train", Mode::kTrain}, {"inference", Mode::kInference}};
+inline constexpr EnumName<ModelReading> kModelReadingNames[] = {{"exact", ModelReading::kExact},
+                                                                {"approximate", ModelReading::kApproximate}};
 inline constexpr EnumName<TrainMethod> kMethodNames[] = {
     {"full", TrainMethod::kFull}, {"freeze", TrainMethod::kFreeze}, {"lora", TrainMethod::kLora}, {"qlora", TrainMethod::kQlora}};
 inline constexpr EnumName<Precision> kPrecisionNames[] = {

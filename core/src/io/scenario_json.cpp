@@ -79,7 +79,7 @@ void ParseModel(const Json& v, Scenario* s, Issues* errors, Issues* warnings) {
     io::AddError(errors, "wrong_type", "model", "model must be a preset id (string) or a config.json object, got " + io::Describe(v));
     return;
   }
-  auto spec = ModelSpecFromHfConfig(v, "model", warnings);
+  auto spec = ModelSpecFromHfConfig(v, "model", warnings, s->model_reading);
   if (!spec.ok()) {
     errors->insert(errors->end(), spec.errors().begin(), spec.errors().end());
     return;

@@ -62,6 +62,7 @@ const std::vector<PresetEntry>& Presets() {
       auto spec = ModelSpecFromHfConfig(*cfg, "model", &warnings);
       if (!spec.ok()) continue;  // a broken preset is caught by presets_test, never shown
       e.spec = std::move(spec.value());
+      if (auto ck = m.find("checkpoint"); ck != m.end()) ApplyCheckpointFacts(*ck, &e.spec);
       e.spec.display_name = e.display_name;
       out.push_back(std::move(e));
     }

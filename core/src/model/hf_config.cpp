@@ -7,6 +7,7 @@
 #include "model/unquantized_modules.h"
 #include "model/families/config_reader.h"
 #include "model/families/registry.h"
+#include "model/structural_keys.h"
 
 namespace vramplan {
 namespace {
@@ -15,7 +16,67 @@ using io::Json;
 
 // The decoder config (the top level, or text_config of a multimodal wrapper), dispatched to its
 // family's builder through the registry.
-Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issues* warnings) {
+// The quantization layout of the stored tensors (CheckpointLayout) from quantization_config:
+// FP8 with weight_block_size (DeepSeek-V3's "fp8" checkpoints), MXFP4 experts (gpt-oss).
+void ReadCheckpointQuantization(const Json& config, ModelSpec* spec) {
+  auto qc = config.find("quantization_config");
+  if (qc == config.end() || !qc->is_object()) return;
+  if (spec->quantization_method == "mxfp4") spec->checkpoint.mxfp4_experts = true;
+  auto block = qc->find("weight_block_size");
+  if (spec->quantization_method == "fp8" && block != qc->end() && block->is_array() && block->size() == 2 &&
+      (*block)[0].is_number_integer() && (*block)[1].is_number_integer() && (*block)[0].get<int64_t>() > 0 &&
+      (*block)[1].get<int64_t>() > 0 && (*block)[0].get<int64_t>() <= families::kMaxDim && (*block)[1].get<int64_t>() <= families::kMaxDim) {
+    spec->checkpoint.fp8_block_rows = (*block)[0].get<int64_t>();
+    spec->checkpoint.fp8_block_cols = (*block)[1].get<int64_t>();
+  }
+}
+
+std::string SupportedList() {
+  std::string out;
+  for (const std::string& t : SupportedModelTypes()) out += (out.empty() ? "" : ", ") + t;
+  return out;
+}
+
+std::string KeyList(const std::vector<UnreadKey>& keys) {
+  std::string out;
+  for (const UnreadKey& k : keys) out += (out.empty() ? "" : "; ") + k.path + " (" + k.what + ")";
+  return out;
+}
+
+// A model_type without a dedicated reader: the generic MoE reader when the config names routed
+// experts with the standard keys, else the Llama-style one. Structural keys neither understands
+// are an error naming them, unless the scenario asked for an approximate reading.
+Expected<ModelSpec> BuildUnknown(families::ConfigReader& c, const Json& cfg, const Json& config, const std::string& path,
+                                 const std::string& cfg_path, const std::string& type, ModelSpec spec, Issues* warnings,
+                                 ModelReading reading) {
+  std::vector<UnreadKey> unread = UnreadStructuralKeys(cfg, cfg_path);
+  if (&cfg != &config) {  // a multimodal wrapper whose text decoder is unknown too
+    for (UnreadKey& k : UnreadStructuralKeys(config, path)) {
+      if (k.path != io::JoinPath(path, "text_config")) unread.push_back(std::move(k));
+    }
+  }
+  const std::string what = type.empty() ? std::string("no model_type given") : "model_type " + io::Quote(type) + " has no dedicated reader";
+  const bool moe = HasStandardMoeKeys(cfg);
+  const std::string generic = moe ? "a decoder with Llama-style attention and standard mixture-of-experts layers"
+                                  : "a Llama-style decoder (RMSNorm, SwiGLU, q/k/v/o)";
+  if (!unread.empty() && reading == ModelReading::kExact) {
+    return Issues{Issue{"unsupported_model", io::JoinPath(cfg_path, "model_type"),
+                        what + ", and its config has keys the generic readers do not understand: " + KeyList(unread) +
+                            ". Supported model_types: " + SupportedList() +
+                            " (and unknown ones whose config has only standard decoder and mixture-of-experts keys). "
+                            "Set \"model_reading\": \"approximate\" to read it as " + generic + " with these keys ignored"}};
+  }
+  warnings->push_back(MakeWarning(WarningCode::kUnknownModelType, io::JoinPath(cfg_path, "model_type"),
+                                  what + ": read as " + generic + "; parameter counts may be off for this family"));
+  if (!unread.empty()) {
+    warnings->push_back(MakeWarning(WarningCode::kApproximate, io::JoinPath(cfg_path, "model_type"),
+                                    "model_reading \"approximate\": these keys were ignored, so what they configure is not counted: " +
+                                        KeyList(unread)));
+  }
+  return moe ? families::BuildGenericMoe(c, std::move(spec)) : families::GenericFamily().build(c, std::move(spec));
+}
+
+Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issues* warnings, ModelReading reading) {
   Issues errors;
   if (!config.is_object()) {
     return Issues{Issue{"wrong_type", path, path + " must be a preset id (string) or a config.json object, got " + io::Describe(config)}};
@@ -52,14 +113,12 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
   if (!errors.empty()) return errors;
   spec.unquantized_modules = UnquantizedModulesFromConfig(config);
   spec.quantization_method = QuantizationMethodFromConfig(config);
+  ReadCheckpointQuantization(config, &spec);
   ContextLimit limit = ContextLimitFromConfig(*cfg, type);
   spec.context_limit = limit.tokens;
   spec.context_limit_source = std::move(limit.source);
   if (const families::ModelFamily* family = families::FindModelFamily(type)) return family->build(c, std::move(spec));
-  warnings->push_back(MakeWarning(WarningCode::kUnknownModelType, io::JoinPath(cfg_path, "model_type"),
-                            (type.empty() ? std::string("no model_type given") : "model_type " + io::Quote(type) + " has no dedicated reader") +
-                                ": read as a Llama-style decoder (RMSNorm, SwiGLU, q/k/v/o); parameter counts may be off for this family"));
-  return families::GenericFamily().build(c, std::move(spec));
+  return BuildUnknown(c, *cfg, config, path, cfg_path, type, std::move(spec), warnings, reading);
 }
 
 }  // namespace
@@ -75,8 +134,18 @@ const std::vector<std::string>& SupportedModelTypes() {
   return kTypes;
 }
 
-Expected<ModelSpec> ModelSpecFromHfConfig(const Json& config, const std::string& path, Issues* warnings) {
-  Expected<ModelSpec> spec = BuildSpec(config, path, warnings);
+void ApplyCheckpointFacts(const nlohmann::json& facts, ModelSpec* spec) {
+  if (!facts.is_object()) return;
+  auto flag = [&](const char* key, bool* out) {
+    auto it = facts.find(key);
+    if (it != facts.end() && it->is_boolean()) *out = it->get<bool>();
+  };
+  flag("tied_lm_head_stored", &spec->checkpoint.tied_lm_head_stored);
+  flag("mtp_stores_embeddings", &spec->checkpoint.mtp_stores_embeddings);
+}
+
+Expected<ModelSpec> ModelSpecFromHfConfig(const Json& config, const std::string& path, Issues* warnings, ModelReading reading) {
+  Expected<ModelSpec> spec = BuildSpec(config, path, warnings, reading);
   if (!spec.ok()) return spec;
   // Reject absurd sizes before any exact int64 arithmetic can overflow.
   double params = 0;

@@ -12,6 +12,44 @@ using checked::Mul;
 
 int64_t LinearParams(const LinearSpec& l) { return Mul(l.copies, Add(Mul(l.in_features, l.out_features), l.bias ? l.out_features : 0)); }
 
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// The quantization scale tensors one layer of `kind` stores (CheckpointLayout): FP8 block scales
+// on every linear but the router and the indexer's weights_proj (DeepSeek-V3's checkpoint:
+// weight_scale_inv per 128 x 128 block; "gate" and "weights_proj" stay bf16), MXFP4 scales (one per 32 values) on the routed experts.
+int64_t LayerScales(const LayerKind& kind, const CheckpointLayout& ck) {
+  int64_t n = 0;
+  for (const auto& l : kind.linears) {
+    if (ck.fp8_block_rows > 0 && ck.fp8_block_cols > 0 && l.slot != LinearSlot::kRouter && l.slot != LinearSlot::kIndexerWeights) {
+      n = Add(n, Mul(l.copies, Mul(CeilDiv(l.out_features, ck.fp8_block_rows), CeilDiv(l.in_features, ck.fp8_block_cols))));
+    }
+    if (ck.mxfp4_experts && l.role == ModuleRole::kExperts) n = Add(n, Mul(l.copies, Mul(l.in_features, l.out_features)) / 32);
+  }
+  return n;
+}
+
+// What the checkpoint stores beyond `c.total` (CheckpointLayout), and the checkpoint total.
+void AddCheckpointTerms(const ModelSpec& spec, const int64_t* uses, ParamCounts* c) {
+  const CheckpointLayout& ck = spec.checkpoint;
+  const int64_t h = spec.hidden_size;
+  const int64_t embedding = Mul(spec.vocab_size, h);
+  for (size_t idx = 0; idx < spec.kinds.size(); ++idx) {
+    c->quantization_scales = Add(c->quantization_scales, Mul(uses[idx], LayerScales(spec.kinds[idx], ck)));
+  }
+  if (ck.mtp_layers > 0 && ck.mtp_kind < spec.kinds.size()) {
+    const LayerKind& kind = spec.kinds[ck.mtp_kind];
+    // enorm + hnorm + shared_head.norm (h each) and eh_proj (2h -> h, no bias), around one decoder layer.
+    int64_t one = Add(LayerKindParams(kind), Mul(3, h), Mul(Mul(2, h), h));
+    if (ck.mtp_stores_embeddings) one = Add(one, Mul(2, embedding));
+    c->mtp = Mul(ck.mtp_layers, one);
+    c->quantization_scales = Add(c->quantization_scales, Mul(ck.mtp_layers, LayerScales(kind, ck)));
+  }
+  c->vision = ck.vision_params;
+  c->projector = ck.projector_params;
+  c->tied_lm_head_copy = spec.tied_embeddings && ck.tied_lm_head_stored ? embedding : 0;
+  c->checkpoint_total = Add(c->total, c->mtp, c->vision, c->projector, c->quantization_scales, c->tied_lm_head_copy);
+}
+
 }  // namespace
 
 int64_t LayerKindParams(const LayerKind& kind) {
@@ -70,6 +108,7 @@ ParamCounts CountParams(const ModelSpec& spec) {
   }
   c.total = Add(c.embedding, c.attention, c.mlp, c.experts, c.shared_experts, c.router, c.norms, c.lm_head);
   c.active_per_token = active;
+  AddCheckpointTerms(spec, uses, &c);
   return c;
 }
 

@@ -79,6 +79,12 @@ std::vector<Field> BuildTable() {
   Int(&t, "schema", AT(schema), 1, kSchemaVersion, "1", "schema version (only 1)");
   Object(&t, "framework",
          "version-dependent framework behaviour: `preset` sets the fields below, explicit fields override it").echo_last = true;
+  // Before "model": the reader reads the rows in this order, and the model's reading needs it.
+  Enum(&t, "model_reading", AT(model_reading), io::kModelReadingNames, "\"exact\"",
+       "how a `config.json` whose `model_type` has no dedicated reader is read: `exact` refuses one with keys the "
+       "generic readers do not understand (linear-attention, state-space, vision, MTP, indexer, latent-attention keys), "
+       "`approximate` reads it as a Llama-style or standard-MoE decoder and lists every ignored key in an "
+       "`approximate` warning");
   {
     Field& f = Add(&t, "model", Type::kModel, nullptr, "",
                    "a preset id (`vramplan models`, e.g. `\"meta-llama/Llama-3.1-8B\"`) or a Hugging Face `config.json` object "

@@ -155,21 +155,28 @@ inline std::optional<std::string> TrainableAtMostTotal(const json& r) {
   return "trainable " + std::to_string(*trainable) + " > total " + std::to_string(*total);
 }
 
-// params.total is the sum of params.by_module (each tied tensor counted once).
+// params.total is the sum of params.by_module's in-memory buckets (each tied tensor counted once);
+// params.checkpoint_total adds the checkpoint-only ones (MTP layers, vision tower, projector,
+// quantization scales, a stored copy of tied embeddings).
 inline std::optional<std::string> ParamBucketsSumToTotal(const json& r) {
   auto total = AsInt(At(r, {"params", "total"}));
+  auto checkpoint_total = AsInt(At(r, {"params", "checkpoint_total"}));
   const json* by = At(r, {"params", "by_module"});
-  if (!total || by == nullptr || !by->is_object()) return Missing("params.total / by_module");
-  int64_t sum = 0;
+  if (!total || !checkpoint_total || by == nullptr || !by->is_object()) return Missing("params.total / checkpoint_total / by_module");
+  static const std::vector<std::string> kCheckpointOnly = {"mtp", "vision", "projector", "quantization_scales", "tied_lm_head_copy"};
+  int64_t sum = 0, all = 0;
   for (auto it = by->begin(); it != by->end(); ++it) {
     auto v = AsInt(&*it);
     if (!v) return Missing(("params.by_module." + it.key()).c_str());
-    auto s = Add(sum, *v);
-    if (!s) return std::string("params.by_module sum overflows int64");
-    sum = *s;
+    auto a = Add(all, *v);
+    if (!a) return std::string("params.by_module sum overflows int64");
+    all = *a;
+    if (std::find(kCheckpointOnly.begin(), kCheckpointOnly.end(), it.key()) != kCheckpointOnly.end()) continue;
+    sum = *Add(sum, *v);  // at most `all`
   }
-  if (sum == *total) return std::nullopt;
-  return "sum of by_module " + std::to_string(sum) + " != total " + std::to_string(*total);
+  if (sum != *total) return "sum of by_module's in-memory buckets " + std::to_string(sum) + " != total " + std::to_string(*total);
+  if (all != *checkpoint_total) return "sum of by_module " + std::to_string(all) + " != checkpoint_total " + std::to_string(*checkpoint_total);
+  return std::nullopt;
 }
 
 // peak_allocated is max_memory_allocated: the highest point of the timeline, no more, no less.

@@ -32,6 +32,8 @@ Expected<ModelSpec> BuildQwen3Moe(ConfigReader& c, ModelSpec spec);
 // deepseek.cpp
 Expected<ModelSpec> BuildDeepseekV2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildDeepseekV3(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildDeepseekV32(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildGlmMoeDsa(ConfigReader& c, ModelSpec spec);
 // gpt_oss.cpp
 Expected<ModelSpec> BuildGptOss(ConfigReader& c, ModelSpec spec);
 // phi.cpp
@@ -39,6 +41,13 @@ Expected<ModelSpec> BuildPhi(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildPhi3(ConfigReader& c, ModelSpec spec);
 // qwen1.cpp
 Expected<ModelSpec> BuildQwen1(ConfigReader& c, ModelSpec spec);
+// smollm3.cpp
+Expected<ModelSpec> BuildSmolLm3(ConfigReader& c, ModelSpec spec);
+// gqa_moe.cpp
+Expected<ModelSpec> BuildGlm4Moe(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildMiniMaxM2(ConfigReader& c, ModelSpec spec);
+// gqa_moe.cpp: an unknown model_type whose config names routed experts with the standard keys.
+Expected<ModelSpec> BuildGenericMoe(ConfigReader& c, ModelSpec spec);
 // gpt2_neox_falcon.cpp
 Expected<ModelSpec> BuildGpt2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGptNeox(ConfigReader& c, ModelSpec spec);

@@ -7,9 +7,18 @@
 namespace vramplan::families {
 namespace {
 
-// `always_correction_bias`: DeepSeek-V3 routes with a learned correction bias (topk_method
-// "noaux_tc"); V2 does only when its config says so.
-Expected<ModelSpec> BuildDeepseekMla(ConfigReader& c, ModelSpec spec, bool always_correction_bias) {
+struct MlaVariant {
+  // DeepSeek-V3 routes with a learned correction bias (topk_method "noaux_tc"); V2 does only when
+  // its config says so.
+  bool always_correction_bias = false;
+  // DeepSeek sparse attention (DeepSeek-V3.2, GLM-5): each layer has a lightning indexer
+  // (deepseek-ai/DeepSeek-V3.2-Exp inference/model.py class Indexer: wq_b, wk, k_norm =
+  // LayerNorm(index_head_dim), weights_proj, no biases).
+  bool indexer = false;
+  bool mtp_stores_embeddings = true;  // DeepSeek-V3's MTP layer has its own embed / head; GLM-5's not
+};
+
+Expected<ModelSpec> BuildDeepseekMla(ConfigReader& c, ModelSpec spec, const MlaVariant& variant) {
   Dims m;
   m.h = c.Required({"hidden_size"});
   m.layers = c.Required({"num_hidden_layers"}, 1, 4096);
@@ -29,8 +38,13 @@ Expected<ModelSpec> BuildDeepseekMla(ConfigReader& c, ModelSpec spec, bool alway
   int64_t first_dense = c.Int({"first_k_dense_replace"}).value_or(0);
   int64_t freq = c.Int({"moe_layer_freq"}, 1).value_or(1);
   bool bias = c.Bool("attention_bias", false);
-  // DeepSeek-V3 routes with a learned correction bias (topk_method "noaux_tc"); V2 does not.
-  bool correction_bias = always_correction_bias || c.String("topk_method", "") == "noaux_tc";
+  bool correction_bias = variant.always_correction_bias || c.String("topk_method", "") == "noaux_tc";
+  const int64_t index_heads = variant.indexer ? c.Required({"index_n_heads"}, 1, kMaxHeadsOrExperts) : 0;
+  const int64_t index_dim = variant.indexer ? c.Required({"index_head_dim"}, 1, kMaxHeadsOrExperts) : 0;
+  if (variant.indexer && c.errors()->empty() && q_lora <= 0) {
+    io::AddError(c.errors(), "missing_key", io::JoinPath(c.path(), "q_lora_rank"),
+                 "the sparse-attention indexer reads the low-rank q: the config needs q_lora_rank");
+  }
   if (!c.errors()->empty()) return *c.errors();
   FinishCommon(&spec, m, c.Bool("tie_word_embeddings", false), NormKind::kRmsNorm, false);
   int64_t qk_dim = nope + rope;
@@ -49,6 +63,12 @@ Expected<ModelSpec> BuildDeepseekMla(ConfigReader& c, ModelSpec spec, bool alway
     AddLinear(&k, "o_proj", LinearSlot::kO, m.a * v_dim, m.h, bias);
     AddNorm(&k, "input_layernorm", NormSlot::kPreAttention, m.h, false);
     AddNorm(&k, "post_attention_layernorm", NormSlot::kPreMlp, m.h, false);
+    if (variant.indexer) {
+      AddLinear(&k, "indexer.wq_b", LinearSlot::kIndexerQk, q_lora, index_heads * index_dim, false);
+      AddLinear(&k, "indexer.wk", LinearSlot::kIndexerQk, m.h, index_dim, false);
+      AddNorm(&k, "indexer.k_norm", NormSlot::kIndexerK, index_dim, true);
+      AddLinear(&k, "indexer.weights_proj", LinearSlot::kIndexerWeights, m.h, index_heads, false);
+    }
     k.attention.num_heads = m.a;
     k.attention.num_kv_heads = m.a;
     k.attention.head_dim = qk_dim;
@@ -76,15 +96,36 @@ Expected<ModelSpec> BuildDeepseekMla(ConfigReader& c, ModelSpec spec, bool alway
     k.mlp.shared_intermediate = moe_inter * n_shared;
     return k;
   });
-  if (c.Int({"num_nextn_predict_layers"}).value_or(0) > 0) {
-    spec.notes.push_back("the checkpoint's multi-token-prediction layer(s) (num_nextn_predict_layers) are not loaded by transformers and not counted");
+  AddMtpLayers(c, &spec, variant.mtp_stores_embeddings);
+  if (variant.indexer) {
+    spec.notes.push_back("DeepSeek sparse attention: the indexer's weights are counted; its key cache in the serving engines and "
+                         "its training activations are not modelled (the attention is counted as dense MLA)");
   }
   return spec;
 }
 
 }  // namespace
 
-Expected<ModelSpec> BuildDeepseekV2(ConfigReader& c, ModelSpec spec) { return BuildDeepseekMla(c, std::move(spec), false); }
-Expected<ModelSpec> BuildDeepseekV3(ConfigReader& c, ModelSpec spec) { return BuildDeepseekMla(c, std::move(spec), true); }
+Expected<ModelSpec> BuildDeepseekV2(ConfigReader& c, ModelSpec spec) { return BuildDeepseekMla(c, std::move(spec), MlaVariant{}); }
+Expected<ModelSpec> BuildDeepseekV3(ConfigReader& c, ModelSpec spec) {
+  MlaVariant v;
+  v.always_correction_bias = true;
+  return BuildDeepseekMla(c, std::move(spec), v);
+}
+Expected<ModelSpec> BuildDeepseekV32(ConfigReader& c, ModelSpec spec) {
+  MlaVariant v;
+  v.always_correction_bias = true;
+  v.indexer = true;
+  return BuildDeepseekMla(c, std::move(spec), v);
+}
+// GLM-5 (glm_moe_dsa, transformers modeling_glm_moe_dsa.py): the DeepSeek-V3.2 layout; its MTP
+// layer shares the main embedding and head (the checkpoint stores neither again).
+Expected<ModelSpec> BuildGlmMoeDsa(ConfigReader& c, ModelSpec spec) {
+  MlaVariant v;
+  v.always_correction_bias = true;
+  v.indexer = true;
+  v.mtp_stores_embeddings = false;
+  return BuildDeepseekMla(c, std::move(spec), v);
+}
 
 }  // namespace vramplan::families

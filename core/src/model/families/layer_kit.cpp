@@ -74,6 +74,8 @@ ParallelStyle DefaultParallelStyle(LinearSlot slot) {
     case LinearSlot::kO: case LinearSlot::kDown: case LinearSlot::kSharedExpertDown: case LinearSlot::kMixerOut:
       return ParallelStyle::kRow;
     case LinearSlot::kMlaQA: case LinearSlot::kMlaKvA: case LinearSlot::kRouter: case LinearSlot::kSharedExpertScale:
+    // vLLM deepseek_v2.py Indexer: wq_b, wk and weights_proj are ReplicatedLinear.
+    case LinearSlot::kIndexerQk: case LinearSlot::kIndexerWeights:
       return ParallelStyle::kReplicated;
     case LinearSlot::kExpertGate: case LinearSlot::kExpertUp: case LinearSlot::kExpertGateUp: case LinearSlot::kExpertDown:
       return ParallelStyle::kExpert;
@@ -183,6 +185,17 @@ std::vector<bool> SlidingFlags(ConfigReader& c, int64_t layers, const std::funct
   std::vector<bool> flags(static_cast<size_t>(layers));
   for (int64_t i = 0; i < layers; ++i) flags[static_cast<size_t>(i)] = default_rule(i);
   return flags;
+}
+
+void AddMtpLayers(ConfigReader& c, ModelSpec* spec, bool stores_embeddings) {
+  const int64_t n = c.Int({"num_nextn_predict_layers"}, 0, 64).value_or(0);
+  if (n <= 0 || spec->layer_kind.empty()) return;
+  spec->checkpoint.mtp_layers = n;
+  spec->checkpoint.mtp_kind = spec->layer_kind.back();
+  spec->checkpoint.mtp_stores_embeddings = stores_embeddings;
+  spec->notes.push_back("the checkpoint's " + std::to_string(n) +
+                        " multi-token-prediction layer(s) (num_nextn_predict_layers) are not loaded by transformers: "
+                        "counted in params.checkpoint_total and by_module.mtp, not in params.total");
 }
 
 }  // namespace vramplan::families

@@ -62,4 +62,10 @@ void FinishCommon(ModelSpec* spec, const Dims& m, bool tied, NormKind norm, bool
 // Sliding-window flags per layer from layer_types, else `default_rule`.
 std::vector<bool> SlidingFlags(ConfigReader& c, int64_t layers, const std::function<bool(int64_t)>& default_rule);
 
+// num_nextn_predict_layers: the checkpoint's multi-token-prediction layers (DeepSeek-V3 layout,
+// modeling_deepseek.py / vLLM deepseek_mtp.py: one decoder layer like the last one, enorm, hnorm,
+// eh_proj, shared_head.norm, and with `stores_embeddings` its own embed_tokens and
+// shared_head.head). transformers does not load them: they count in checkpoint_total only.
+void AddMtpLayers(ConfigReader& c, ModelSpec* spec, bool stores_embeddings);
+
 }  // namespace vramplan::families

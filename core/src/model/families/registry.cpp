@@ -32,10 +32,20 @@ std::vector<ModelFamily> MakeFamilies() {
       {"deepseek_v2", "", BuildDeepseekV2, AllLinear(),
        "multi-head latent attention, first_k_dense_replace dense layers, routed and shared experts"},
       {"deepseek_v3", "", BuildDeepseekV3, AllLinear(),
-       "DeepSeek-V2 layout with the router's correction bias; the multi-token-prediction layer is not counted"},
+       "DeepSeek-V2 layout with the router's correction bias; the multi-token-prediction layer and the FP8 block scales count in checkpoint_total"},
+      {"minimax_m2", "", BuildMiniMaxM2, AllLinear(),
+       "MiniMax-M2: q/k/v/o, RMSNorm over all q / k heads (qk_norm_type per_layer), router with correction bias, experts w1/w3/w2 in every layer"},
+      {"deepseek_v32", "", BuildDeepseekV32, AllLinear(),
+       "DeepSeek-V3.2: the DeepSeek-V3 layout plus the sparse-attention indexer (wq_b, wk, k_norm, weights_proj) in every layer"},
+      {"glm_moe_dsa", "", BuildGlmMoeDsa, AllLinear(),
+       "GLM-5: the DeepSeek-V3.2 layout (MLA, indexer, routed and shared experts); the MTP layer shares the embedding and head"},
       {"gpt_oss", "", BuildGptOss, AllLinear(),
        "attention sinks, alternating 128-token sliding windows, fused expert tensors (not nn.Linear, not LoRA targets)"},
       {"olmo2", "", BuildOlmo2, Qv(), "norms on the attention and MLP outputs only, RMSNorm over all q / k heads"},
+      {"smollm3", "", BuildSmolLm3, AllLinear(), "SmolLM3: the Llama layout, tied embeddings by default; NoPE layers (no_rope_layers) change no weight"},
+      {"glm4_moe", "", BuildGlm4Moe, AllLinear(),
+       "GLM-4.5 / 4.6: q/k/v bias (attention_bias), q/k RMSNorm (use_qk_norm), first_k_dense_replace dense layers, "
+       "router with correction bias, routed and shared experts; the MTP layer counts in checkpoint_total"},
       {"qwen", "", BuildQwen1, LoraDefaults{{"c_attn", "c_proj", "w1", "w2"}, false},  // PEFT lists none: Qwen's finetune.py
        "Qwen1 remote code: fused c_attn, w1/w2 of intermediate_size / 2, loss on the logits without .float()"},
       // Hybrids: linear-attention / state-space mixers beside attention (PEFT lists none: all linears).
