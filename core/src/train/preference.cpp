@@ -53,9 +53,9 @@ PreferenceHead ComputePreferenceHead(const TrainConfig& train, const LossHead& s
     // Backward: the last LogsumexpBackward0 (the R - 1 row gradients done, and x - result, its exp
     // and the product with the incoming gradient; the per-token gradients of index_put_'s CopySlices
     // and of the subtraction, the root ones_like; the mask, the rows' results done and the scalar
-    // loss's saved tensors but one released), or UnbindBackward0 stacking the R row gradients into
+    // loss's per-pair tensors released, 12·pairs + 8 B in all), or UnbindBackward0 stacking the R row gradients into
     // a new (R, s-1, V) tensor (measured: live blocks at both peaks).
-    const int64_t lse_bwd = 4 * (R + 2) * row + 8 * R * (s - 1) + 4 - mask - 4 * (R - 1) * (s - 1) - (h.saved_in_loss_bytes - 4);
+    const int64_t lse_bwd = 4 * (R + 2) * row + 8 * R * (s - 1) + 4 - mask - 4 * (R - 1) * (s - 1) - (12 * pairs + 8);
     const int64_t unbind_bwd = 8 * R * row - mask - 24;
     h.policy.backward_extra_bytes = std::max(lse_bwd, unbind_bwd);
     h.alive_at_reference_bytes = h.policy.saved_bytes - h.saved_in_loss_bytes + 4 * R * (s - 1) + 4 * R;
@@ -67,8 +67,8 @@ PreferenceHead ComputePreferenceHead(const TrainConfig& train, const LossHead& s
     const int64_t fwd_peak = ld * R * s * V + lp * R * row + 2 * lp * R * (s - 1);
     h.policy.forward_extra_bytes = fwd_peak - h.policy.saved_bytes;
     // Backward at SliceBackward0 (logits[..., :-1, :]): the new (R, s, V) gradient beside the
-    // (R, s-1, V) one; the saved rows, the mask and the scalars are released by then.
-    const int64_t bwd_peak = ld * R * s * V + ld * R * row + 2 * lp * pairs;
+    // (R, s-1, V) one; the saved rows, the mask and the scalars are released by then (4 B remain).
+    const int64_t bwd_peak = ld * R * s * V + ld * R * row + 4;
     h.policy.backward_extra_bytes = bwd_peak - h.policy.saved_bytes;
     h.alive_at_reference_bytes = h.policy.saved_bytes - h.saved_in_loss_bytes + ld * R * s * V + lp * R * (s - 1) + lp * R;
     // No grad: one row's log_softmax beside the previous row's (the loop variable), the gathered rows.

@@ -442,15 +442,21 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     // cache_position arange) + the layer input and its norm output + q after RoPE and the
     // repeat_kv'd k and v; at eager attention's `+ causal_mask` the scaled scores (16-bit: also
     // their fp32 promotion on the CPU) and the sum, or at the softmax the sum and its fp32 result
-    // (measured: the amp rows of measured_cpu_dpo.json, live blocks at the reference's peak). The
-    // MLP's gate/act, up and their product (not measured).
+    // (measured: the amp rows of measured_cpu_dpo.json, live blocks at the reference's peak).
     const AttentionGeometry& g = last_kind.attention;
     const int64_t a = g.num_heads;
     const int64_t kept = (learned_positions ? 0 : prec.residual * T * h) + mask_bytes + (rot_dim > 0 ? 2 * s * rot_dim * prec.rope : 0) + 8 * s;
-    const int64_t scores = !eager ? 0 : prec.autocast ? (on_cpu ? 10 : 6) : prec.half ? 6 : 8;
-    const int64_t att = kept + 2 * prec.residual * T * h + T * a * (2 * prec.q_after_rope * g.head_dim + prec.matmul * g.v_head_dim) +
+    // Scores: fp32: the masked sum and the softmax (8 B per score); 16-bit: the sum (2), softmax's
+    // fp32 copy of its input and its fp32 result (4 + 4); AMP on the CPU: the scaled scores (2), their
+    // fp32 promotion for `+ causal_mask` (4) and the sum (4); on CUDA the promotion is in the kernel.
+    const int64_t scores = !eager ? 0 : prec.autocast ? (on_cpu ? 10 : 8) : prec.half ? 10 : 8;
+    // The layer's input is inputs_embeds itself in a one-layer model (counted in `kept`).
+    const int64_t layer_input = L > 1 || learned_positions ? prec.residual * T * h : 0;
+    const int64_t att = kept + layer_input + prec.residual * T * h + T * a * (2 * prec.q_after_rope * g.head_dim + prec.matmul * g.v_head_dim) +
                         (eager ? checked::Mul(scores, b, a, s, s) : prec.matmul * T * a * g.v_head_dim);
-    const int64_t mlp = kept + 2 * prec.residual * T * h + 3 * prec.matmul * T * layers.back().intermediate;
+    // In the MLP: the layer input (the caller's `hidden_states`), the attention block's sum, its norm
+    // output, and act(gate), up and their product.
+    const int64_t mlp = kept + layer_input + 2 * prec.residual * T * h + 3 * prec.matmul * T * layers.back().intermediate;
     m.reference_pass_bytes = std::max(mlp, att);
     push(m);
     m.at = At::kReferenceLogProbs;
