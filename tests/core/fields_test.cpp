@@ -224,9 +224,10 @@ TEST(Fields, EnumsAreTheEnumSpellings) {
   ExpectEnum("parallel.cp_kind", io::kContextParallelKindNames);
   ExpectEnum("train.recompute_method", io::kRecomputeMethodNames);
   ExpectEnum("parallel.fsdp_sharding", io::kFsdpShardingNames);
+  ExpectEnum("train.objective", io::kObjectiveNames);
   size_t enums = 0;
   for (const auto& f : fields::Fields()) enums += f.type == fields::Type::kEnum || f.type == fields::Type::kBoolOrEnum;
-  EXPECT_EQ(enums, 25u) << "a new enum field: add it above";
+  EXPECT_EQ(enums, 26u) << "a new enum field: add it above";
 }
 
 // Every leaf of the generated JSON Schema, walked with its path.

@@ -65,12 +65,12 @@ TEST(PreferenceStep, MatchesMeasuredDpoSteps) {
   std::cout << "[ measured ] measured_cpu_dpo.json: " << count << " DPO steps, step peak exact on " << exact << ", within " << kScalarSlack << " B on all\n";
 }
 
-Result Run(const std::string& train) {
+Result RunTrain(const std::string& train) {
   return testing_support::EstimateText(R"({"model":"Qwen/Qwen2.5-0.5B","gpu":"a100-sxm-80gb","train":{"precision":"bf16","micro_batch_size":2,"seq_len":512,)" + train + "}}");
 }
 
 TEST(PreferenceStep, FullFineTuningKeepsAFrozenReferenceCopy) {
-  const Result sft = Run(R"("method":"full")"), dpo = Run(R"("method":"full","objective":"dpo")");
+  const Result sft = RunTrain(R"("method":"full")"), dpo = RunTrain(R"("method":"full","objective":"dpo")");
   // DPOTrainer.__init__: create_model_from_path(... model_init_kwargs): the policy's weights again.
   EXPECT_EQ(Term(dpo.gpu.models, "reference") >= GpuTerm(sft, "weights"), true);
   EXPECT_GT(dpo.gpu.phase_peaks.reference, 0);
@@ -78,24 +78,24 @@ TEST(PreferenceStep, FullFineTuningKeepsAFrozenReferenceCopy) {
 }
 
 TEST(PreferenceStep, LoraReferenceIsTheBaseWithAdaptersDisabled) {
-  const Result dpo = Run(R"("method":"lora","objective":"dpo")");
+  const Result dpo = RunTrain(R"("method":"lora","objective":"dpo")");
   EXPECT_GT(dpo.gpu.phase_peaks.reference, 0);  // the reference forward still runs
-  EXPECT_EQ(GpuTerm(dpo, "weights"), GpuTerm(Run(R"("method":"lora")"), "weights"));  // no copy
+  EXPECT_EQ(GpuTerm(dpo, "weights"), GpuTerm(RunTrain(R"("method":"lora")"), "weights"));  // no copy
 }
 
 TEST(PreferenceStep, PrecomputedReferenceAndReferenceFreeObjectivesRunNoReference) {
-  const Result pre = Run(R"("method":"full","objective":"dpo","precompute_ref_log_probs":true)");
-  const Result simpo = Run(R"("method":"full","objective":"simpo")");
+  const Result pre = RunTrain(R"("method":"full","objective":"dpo","precompute_ref_log_probs":true)");
+  const Result simpo = RunTrain(R"("method":"full","objective":"simpo")");
   EXPECT_EQ(pre.gpu.phase_peaks.reference, 0);
   EXPECT_EQ(Term(pre.gpu.models, "reference"), 0);
   // SimPO (CPOTrainer loss_type simpo, cpo_alpha 0) has DPO's policy side without a reference.
   EXPECT_EQ(simpo.gpu.peak_allocated_bytes, pre.gpu.peak_allocated_bytes);
   // ORPO adds the chosen rows' cross-entropy.
-  EXPECT_GT(Run(R"("method":"full","objective":"orpo")").gpu.peak_allocated_bytes, simpo.gpu.peak_allocated_bytes);
+  EXPECT_GT(RunTrain(R"("method":"full","objective":"orpo")").gpu.peak_allocated_bytes, simpo.gpu.peak_allocated_bytes);
 }
 
 TEST(PreferenceStep, KtoForwardsUnpairedRowsWithAReference) {
-  const Result kto = Run(R"("method":"full","objective":"kto")"), dpo = Run(R"("method":"full","objective":"dpo")");
+  const Result kto = RunTrain(R"("method":"full","objective":"kto")"), dpo = RunTrain(R"("method":"full","objective":"dpo")");
   EXPECT_GT(kto.gpu.phase_peaks.reference, 0);
   EXPECT_LT(kto.gpu.saved_activation_bytes, dpo.gpu.saved_activation_bytes);  // b rows, not 2b
 }
