@@ -37,6 +37,7 @@ export const OPTION_LABELS = {
     sgd: 'SGD', sgd_momentum: 'SGD + momentum', lion: 'Lion',
   },
   'train.gradient_checkpointing': { false: 'off', true: 'full', selective: 'selective' },
+  'train.objective': { sft: 'SFT (supervised)', dpo: 'DPO', ipo: 'IPO', orpo: 'ORPO', simpo: 'SimPO', kto: 'KTO' },
   'train.qlora_bits': { 2: '2-bit', 4: '4-bit (NF4)', 8: '8-bit (LLM.int8)' },
   'parallel.zero': { 0: 'off', 1: 'ZeRO-1 (optimizer)', 2: 'ZeRO-2 (+ gradients)', 3: 'ZeRO-3 (+ weights)' },
   'mode': { train: 'Training / fine-tuning', inference: 'Inference / serving' },
@@ -46,6 +47,8 @@ export const FIELDS = [
   // Task & method
   { path: 'mode', group: 'task', label: 'Task', help: 'Training keeps gradients, optimizer states and activations; inference keeps weights and the KV cache.' },
   { path: 'train.method', group: 'task', show: train, label: 'Method', help: 'Full trains every weight (gradients + optimizer states for all); Freeze, LoRA and QLoRA train a small part.' },
+  { path: 'train.objective', group: 'task', show: train, label: 'Objective', help: 'DPO/IPO/ORPO/SimPO forward chosen and rejected rows together (2x the batch); DPO/IPO/KTO also run a reference model: a frozen copy for full fine-tuning, the base with adapters disabled for LoRA.' },
+  { path: 'train.precompute_ref_log_probs', group: 'task', show: (s) => train(s) && ['dpo', 'ipo', 'kto'].includes(s.train?.objective), label: 'Precomputed reference log-probs', help: 'TRL precompute_ref_log_probs: no reference model in memory during training.' },
   { path: 'train.qlora_bits', group: 'task', show: (s) => train(s) && s.train?.method === 'qlora', label: 'QLoRA base bits', help: 'Bits per frozen base weight: 4-bit needs about a quarter of bf16.' },
   { path: 'train.qlora_backend', group: 'task', show: (s) => train(s) && s.train?.method === 'qlora', label: 'Quantized base', help: 'bitsandbytes NF4/LLM.int8, a GPTQ checkpoint (auto-gptq saves each dequantized fp16 weight for backward), or torchao NF4 as torchtune uses it (4-bit only).' },
   { path: 'train.qlora_group_size', group: 'task', show: (s) => train(s) && s.train?.method === 'qlora' && s.train?.qlora_backend === 'gptq', label: 'GPTQ group size', help: 'One fp16 scale and a packed zero per group of input features.' },

@@ -134,6 +134,16 @@ void PrintTable(const json& r) {
   std::printf("%-20s %14s  peak in %s%s%s\n", gpu["fits"].get<bool>() ? "FITS, headroom" : "DOES NOT FIT, short",
               Gib(std::abs(Num(gpu, "headroom_bytes"))).c_str(), Str(r, "peak_phase").c_str(),
               Str(r, "peak_at").empty() ? "" : " at ", Str(r, "peak_at").c_str());
+  // Preference objectives: the phases' peaks and the peak split by model (policy / reference).
+  const auto models = gpu.find("models");
+  if (models != gpu.end() && models->is_object() && Num(*models, "reference") > 0) {
+    const json& phases = gpu["phase_peaks"];
+    std::printf("%-20s %14s  forward %s, reference %s, backward %s, optimizer_step %s\n", "phase peaks", "",
+                Gib(Num(phases, "forward")).c_str(), Gib(Num(phases, "reference")).c_str(), Gib(Num(phases, "backward")).c_str(),
+                Gib(Num(phases, "optimizer_step")).c_str());
+    std::printf("%-20s %14s  policy %s, reference %s; the %s model's pass runs at the peak\n", "peak by model", "",
+                Gib(Num(*models, "policy")).c_str(), Gib(Num(*models, "reference")).c_str(), Str(r, "peak_model").c_str());
+  }
   // Several rank roles (pipeline stages): one line each; the figures above are the worst one's.
   const auto ranks = r.find("ranks");
   if (ranks != r.end() && ranks->is_array() && ranks->size() > 1) {

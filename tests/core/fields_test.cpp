@@ -225,6 +225,7 @@ TEST(Fields, EnumsAreTheEnumSpellings) {
   ExpectEnum("train.recompute_method", io::kRecomputeMethodNames);
   ExpectEnum("parallel.fsdp_sharding", io::kFsdpShardingNames);
   ExpectEnum("model_reading", io::kModelReadingNames);
+  ExpectEnum("train.objective", io::kObjectiveNames);
   size_t enums = 0;
   for (const auto& f : fields::Fields()) enums += f.type == fields::Type::kEnum || f.type == fields::Type::kBoolOrEnum;
   EXPECT_EQ(enums, 26u) << "a new enum field: add it above";

@@ -37,6 +37,7 @@ struct PhasePeaks {
   int64_t forward = 0;
   int64_t backward = 0;
   int64_t optimizer_step = 0;
+  int64_t reference = 0;  // preference objectives: the reference model's forward (docs/post_training.md)
 };
 
 // An honest range for the device total (planner/peak_band.h): `expected` is device_total_bytes (what
@@ -69,6 +70,10 @@ struct GpuResult {
   int64_t load_reserved_bytes = 0;     // reserved once the model is loaded (training); reserved_bytes >= it
   std::string load_explain;
   PeakBand band;
+  // The allocated peak by model (training): "policy" (the model that trains, its states and its
+  // passes) and "reference" (a frozen reference copy and its forward's tensors); they sum to
+  // peak_allocated_bytes.
+  std::vector<Term> models;
 };
 
 // Host RAM. `bytes` and `breakdown` are one rank's process (training: each GPU's own process, e.g.
@@ -150,6 +155,7 @@ struct Result {
   std::vector<RankResult> ranks;  // every distinct rank role, with its count (sum = parallel.gpus)
   std::string peak_phase;
   std::string peak_at;  // what is running at the peak ("cross_entropy", "layer 31 attention", ...)
+  std::string peak_model;  // training: the model whose pass runs at the peak ("policy", "reference")
   std::vector<TimelinePoint> timeline;  // the worst rank's (gpu's)
   // One word for the answer (planner/verdict.h): "fits", "fits_queued" (vLLM starts, but only
   // inference.concurrent_sequences of batch_size run at once), "exceeds_model_context" (fits in

@@ -33,6 +33,10 @@ enum class AttentionImpl { kEager, kSdpa, kFlash };
 enum class LossImpl { kStandard, kChunked, kFusedLinear, kUnsloth };
 enum class AdapterDtype { kFp32, kBase };
 enum class QloraBackend { kBitsandbytes, kGptq, kTorchao };
+// The training objective (TRL's trainers; docs/post_training.md): supervised fine-tuning, or a
+// preference objective whose step forwards chosen and rejected completions (DPO, IPO: with a
+// reference model; ORPO, SimPO: without one) or unpaired completions with a reference (KTO).
+enum class Objective { kSft, kDpo, kIpo, kOrpo, kSimpo, kKto };
 enum class WeightFormat {
   kFp32, kFp16, kBf16, kFp8, kInt8, kNf4, kGptq4, kAwq4, kGptq8, kMxfp4,
   kGgufQ8_0, kGgufQ6_K, kGgufQ5_K_M, kGgufQ5_K_S, kGgufQ4_K_M, kGgufQ4_K_S, kGgufQ4_0,
@@ -122,6 +126,10 @@ struct TrainConfig {
   QloraBackend qlora_backend = QloraBackend::kBitsandbytes;
   int qlora_group_size = 128;  // GPTQ group size; -1 = one group per input column set (per channel)
   FreezeConfig freeze;
+  Objective objective = Objective::kSft;
+  // TRL DPOConfig/KTOConfig precompute_ref_log_probs: the reference log-probs are computed once
+  // before training, so no reference model is resident and no reference forward runs in the step.
+  bool precompute_ref_log_probs = false;
 };
 
 struct InferenceConfig {

@@ -27,7 +27,7 @@ void WriteTerms(JsonWriter& w, const std::vector<Term>& terms) {
 
 void WritePhasePeaks(JsonWriter& w, const PhasePeaks& p) {
   w.Key("phase_peaks").BeginObject().Field("load", p.load).Field("forward", p.forward).Field("backward", p.backward)
-      .Field("optimizer_step", p.optimizer_step).EndObject();
+      .Field("optimizer_step", p.optimizer_step).Field("reference", p.reference).EndObject();
 }
 
 void WriteTimeline(JsonWriter& w, const std::vector<TimelinePoint>& timeline) {
@@ -202,7 +202,8 @@ std::string ResultToJson(const Scenario& scenario, const Result& r) {
   WritePhasePeaks(w, g.phase_peaks);
   w.Field("saved_activation_bytes", g.saved_activation_bytes).Field("gradient_bytes", g.gradient_bytes)
       .Field("optimizer_state_bytes", g.optimizer_state_bytes).Field("paged_bytes", g.paged_bytes)
-      .Field("load_reserved_bytes", g.load_reserved_bytes).Field("load_explain", g.load_explain);
+      .Field("load_reserved_bytes", g.load_reserved_bytes).Field("load_explain", g.load_explain).Key("models");
+  WriteTerms(w, g.models);
   w.Key("band").BeginObject().Field("low_bytes", g.band.low_bytes).Field("expected_bytes", g.band.expected_bytes)
       .Field("high_bytes", g.band.high_bytes).Field("verdict", g.band.verdict).Field("basis", g.band.basis).EndObject();
   w.EndObject();
@@ -214,7 +215,7 @@ std::string ResultToJson(const Scenario& scenario, const Result& r) {
   WriteExplain(w, g.breakdown);
   w.Key("cpu_explain");
   WriteExplain(w, r.cpu.breakdown);
-  w.Field("peak_phase", r.peak_phase).Field("peak_at", r.peak_at).Field("verdict", r.verdict);
+  w.Field("peak_phase", r.peak_phase).Field("peak_at", r.peak_at).Field("peak_model", r.peak_model).Field("verdict", r.verdict);
   w.Key("timeline");
   WriteTimeline(w, r.timeline);
   w.Key("ranks").BeginArray();

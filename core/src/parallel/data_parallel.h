@@ -118,7 +118,7 @@ inline void RankView::Apply(Moment* moment) const {
   Moment& m = *moment;
   m.weight_bytes = Weights(m.weight_bytes);
   m.optimizer_state_bytes = States(m.optimizer_state_bytes);
-  const bool unsharded = dp.unsharded_grads_until_step && (m.phase == Phase::kForward || m.phase == Phase::kBackward);
+  const bool unsharded = dp.unsharded_grads_until_step && (m.phase == Phase::kForward || m.phase == Phase::kReference || m.phase == Phase::kBackward);
   if (dp.shard_grads && !unsharded) {
     // The rank's shard of what has been reduced and, in a DeepSpeed backward, in full what is
     // still in flight: the gradient being produced, or (without contiguous buckets) up to a
@@ -134,6 +134,7 @@ inline void RankView::Apply(Moment* moment) const {
       m.temporary_bytes = States(m.temporary_bytes);
       break;
     case Phase::kForward:
+    case Phase::kReference:  // a sharded reference gathers its running layer as the policy does
       m.temporary_bytes += gathered_bytes;
       break;
     case Phase::kBackward:

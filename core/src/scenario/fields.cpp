@@ -243,6 +243,12 @@ std::vector<Field> BuildTable() {
       "the last N decoder layers train (at most the model's layers; LLaMA-Factory's default 2)");
   Bool(&t, "train.freeze.train_embeddings", AT(train.freeze.train_embeddings), "false", "also train the embedding matrix");
   Bool(&t, "train.freeze.train_lm_head", AT(train.freeze.train_lm_head), "false", "also train the output projection");
+  Enum(&t, "train.objective", AT(train.objective), io::kObjectiveNames, "\"sft\"",
+       "`sft` (supervised), or TRL's preference objectives: `dpo`, `ipo` (DPOTrainer: chosen + rejected rows in one "
+       "forward, a reference model), `orpo`, `simpo` (no reference), `kto` (unpaired rows, a reference); "
+       "docs/post_training.md");
+  Bool(&t, "train.precompute_ref_log_probs", AT(train.precompute_ref_log_probs), "false",
+       "TRL `precompute_ref_log_probs`: reference log-probs computed before training, no reference model in the step");
 
   // ------------------------------------------------------------------ inference
   Int(&t, "inference.batch_size", AT(inference.batch_size), 1, kMaxBatch, "1",

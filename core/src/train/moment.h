@@ -16,7 +16,9 @@
 
 namespace vramplan {
 
-enum class Phase { kLoad, kForward, kBackward, kOptimizerStep, kZeroGrad };
+// kReference: the reference model's no-grad forward of a preference objective (docs/post_training.md).
+enum class Phase { kLoad, kForward, kBackward, kOptimizerStep, kZeroGrad, kReference };
+inline constexpr size_t kPhaseCount = 6;
 
 // The JSON spelling of a phase (result.peak_phase, timeline[].phase).
 inline const char* PhaseName(Phase p) {
@@ -26,6 +28,7 @@ inline const char* PhaseName(Phase p) {
     case Phase::kBackward: return "backward";
     case Phase::kOptimizerStep: return "optimizer_step";
     case Phase::kZeroGrad: return "zero_grad";
+    case Phase::kReference: return "reference";
   }
   return "";
 }
@@ -33,7 +36,8 @@ inline const char* PhaseName(Phase p) {
 // What runs at the moment (named in peak_at and the timeline's step labels).
 enum class At {
   kModelLoadPeak, kModelLoaded, kStepStart, kLayerForward, kAttentionScores, kCheckpointedScores, kCrossEntropy,
-  kCrossEntropyBackward, kFinalNormBackward, kRecompute, kMlpBackward, kMlpNormBackward, kAttentionBackward, kQkvBackward, kEmbeddingBackward, kOptimizerStep, kZeroGrad
+  kCrossEntropyBackward, kFinalNormBackward, kRecompute, kMlpBackward, kMlpNormBackward, kAttentionBackward, kQkvBackward, kEmbeddingBackward, kOptimizerStep, kZeroGrad,
+  kPolicyLogProbs, kReferenceLayer, kReferenceLogProbs, kPolicyLogProbsBackward
 };
 
 // What runs at a moment, as peak_at and the timeline's step labels name it.
@@ -56,6 +60,10 @@ inline std::string MomentLabel(At at, int64_t layer) {
     case At::kEmbeddingBackward: return "embedding backward";
     case At::kOptimizerStep: return "optimizer.step";
     case At::kZeroGrad: return "zero_grad(set_to_none)";
+    case At::kPolicyLogProbs: return "policy log-probs (selective_log_softmax)";
+    case At::kReferenceLayer: return "reference layer " + std::to_string(layer) + " (no_grad)";
+    case At::kReferenceLogProbs: return "reference log-probs (selective_log_softmax)";
+    case At::kPolicyLogProbsBackward: return "policy log-probs backward";
   }
   return "";
 }
@@ -78,9 +86,14 @@ struct Moment {
   int64_t temporary_bytes = 0;          // the op's own buffers (at the optimizer step: the optimizer's temporaries)
   int64_t workspace_bytes = 0;          // cuBLAS workspace (reported with temporary)
   int64_t persistent_bucket_bytes = 0;  // DeepSpeed ZeRO-3's gradient bucket (reported with temporary)
+  // The reference model of a preference objective: its frozen weights (reported with weights) and
+  // the tensors of its no-grad forward (logits, log-probs; reported with logits_and_loss).
+  int64_t reference_weight_bytes = 0;
+  int64_t reference_pass_bytes = 0;
+  bool reference_runs = false;  // the reference model's pass runs at this moment
   int64_t Total() const {
     return weight_bytes + optimizer_state_bytes + gradient_bytes + activation_bytes + batch_bytes + logits_and_loss_bytes + kv_cache_bytes +
-           temporary_bytes + workspace_bytes + persistent_bucket_bytes;
+           temporary_bytes + workspace_bytes + persistent_bucket_bytes + reference_weight_bytes + reference_pass_bytes;
   }
 };
 
@@ -112,12 +125,12 @@ class MomentLog {
   std::vector<Moment> Timeline() const {
     // The kept moments are in time order already; the few phase maxima are sorted and merged in,
     // each moment once (a phase maximum is often a kept moment too).
-    std::array<const Indexed*, 5> peaks{};
+    std::array<const Indexed*, kPhaseCount> peaks{};
     size_t n = 0;
     for (const Indexed& p : phase_peak_) {
       if (p.total >= 0) peaks[n++] = &p;
     }
-    for (size_t i = 1; i < n; ++i) {  // insertion sort by time: five at most
+    for (size_t i = 1; i < n; ++i) {  // insertion sort by time: six at most
       for (size_t j = i; j > 0 && peaks[j]->index < peaks[j - 1]->index; --j) std::swap(peaks[j], peaks[j - 1]);
     }
     std::vector<Moment> out;
@@ -154,7 +167,7 @@ class MomentLog {
 
   bool timeline_;
   size_t count_ = 0;
-  std::array<Indexed, 5> phase_peak_{};
+  std::array<Indexed, kPhaseCount> phase_peak_{};
   std::vector<Indexed> kept_;
 };
 
@@ -165,12 +178,15 @@ inline void ReportPeak(const MomentLog& log, const Moment& peak, GpuResult* gpu)
   gpu->phase_peaks.forward = log.PhasePeakBytes(Phase::kForward);
   gpu->phase_peaks.backward = log.PhasePeakBytes(Phase::kBackward);
   gpu->phase_peaks.optimizer_step = log.PhasePeakBytes(Phase::kOptimizerStep);
+  gpu->phase_peaks.reference = log.PhasePeakBytes(Phase::kReference);
+  const int64_t reference = peak.reference_weight_bytes + peak.reference_pass_bytes;
+  gpu->models = {Term{"policy", peak.Total() - reference, ""}, Term{"reference", reference, ""}};
   std::vector<Term>& bd = gpu->breakdown;
-  bd.push_back(Term{"weights", peak.weight_bytes, ""});
+  bd.push_back(Term{"weights", peak.weight_bytes + peak.reference_weight_bytes, ""});
   bd.push_back(Term{"gradients", peak.gradient_bytes, ""});
   bd.push_back(Term{"optimizer_states", peak.optimizer_state_bytes, ""});
   bd.push_back(Term{"activations", peak.activation_bytes + peak.batch_bytes, ""});
-  bd.push_back(Term{"logits_and_loss", peak.logits_and_loss_bytes, ""});
+  bd.push_back(Term{"logits_and_loss", peak.logits_and_loss_bytes + peak.reference_pass_bytes, ""});
   bd.push_back(Term{"kv_cache", peak.kv_cache_bytes, ""});
   bd.push_back(Term{"temporary", peak.temporary_bytes + peak.workspace_bytes + peak.persistent_bucket_bytes, ""});
 }

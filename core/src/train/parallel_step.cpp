@@ -528,6 +528,11 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
       r->warnings.push_back(MakeWarning(WarningCode::kNotModeled, "train.optimizer_in_backward",
                                         "the optimizer step in backward is modeled for the single-replica step (framework.trainer hf); this model-parallel step keeps every gradient until the step"));
     }
+    if (sc.train.objective != Objective::kSft) {
+      r->warnings.push_back(MakeWarning(WarningCode::kNotModeled, "train.objective",
+                                        "preference objectives are modeled for the single-replica / data-parallel HF step (TRL); this "
+                                        "model-parallel step is the SFT step's memory (no doubled rows, no reference model)"));
+    }
     if ((sc.train.recompute_num_layers > 0 || sc.train.recompute_method != RecomputeMethod::kUniform) &&
         sc.train.gradient_checkpointing != Checkpointing::kFull) {
       r->warnings.push_back(MakeWarning(WarningCode::kNoEffect, "train.recompute_num_layers",

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <string>
 
 #include "diagnostics/warning_codes.h"
@@ -21,6 +22,7 @@
 #include "train/moment.h"
 #include "train/optimizer.h"
 #include "train/precision.h"
+#include "train/preference.h"
 #include "train/train_plan.h"
 #include "train/weights.h"
 #include "util/checked_math.h"
@@ -57,7 +59,17 @@ constexpr int64_t kCpuRngStateBytes = 5056;
 
 }  // namespace
 
-void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared& prepared, Result* r, bool explain) {
+void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const Prepared& prepared, Result* r, bool explain) {
+  // Preference objectives forward chosen and rejected rows concatenated: the step runs on
+  // micro_batch_size x 2 rows (train/preference.h); everything below sees the rows.
+  const int64_t rows_per_sample = RowsPerSample(sc_samples.train.objective);
+  std::optional<Scenario> rows_scenario;
+  if (rows_per_sample > 1) {
+    rows_scenario = sc_samples;
+    rows_scenario->train.micro_batch_size *= rows_per_sample;
+  }
+  const Scenario& sc = rows_scenario ? *rows_scenario : sc_samples;
+  const bool preference = sc.train.objective != Objective::kSft;
   const ModelSpec& model = sc.model;
   const TrainConfig& train = sc.train;
   const FrameworkConfig& fw = sc.framework;
@@ -224,10 +236,20 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
   const bool norm_out_saved = plan.lm_head_trainable && !prec.autocast;
   const int64_t norm_out_extra = norm_out_saved ? 0 : prec.residual * T * h;
   const bool upcast = fw.loss_upcast_logits && model.loss_upcasts_logits && (!fw.loss_shift_logits_copy || model.legacy_logits_upcast);
-  const LossHead loss = ComputeLossHead(train, fw, prec, V, h, plan.lm_head_trainable, upcast, explain);
+  LossHead loss = ComputeLossHead(train, fw, prec, V, h, plan.lm_head_trainable, upcast, explain);
+  PreferenceHead pref;
+  if (preference) {
+    // TRL passes no labels: the logits stay in the lm_head's output dtype (no .float() upcast).
+    TrainConfig pairs_train = train;
+    pairs_train.micro_batch_size = sc_samples.train.micro_batch_size;
+    const LossHead sft_pairs = ComputeLossHead(pairs_train, fw, prec, V, h, plan.lm_head_trainable, upcast, false);
+    pref = ComputePreferenceHead(train, sft_pairs, sc_samples.train.micro_batch_size, b, s, V, prec.matmul, prec.autocast || prec.autocast16, on_cpu, explain);
+    loss = pref.policy;
+  }
   // keep_outputs: the output object (fp32 logits, and the KV cache with use_cache) lives until
-  // backward ends; otherwise it is dropped before backward and the cache with it.
-  const int64_t keep_outputs = fw.keep_outputs ? loss.keep_outputs_bytes : 0;
+  // backward ends; otherwise it is dropped before backward and the cache with it. (TRL's
+  // _compute_loss drops its outputs when it returns, before the Trainer's backward.)
+  const int64_t keep_outputs = fw.keep_outputs && !preference ? loss.keep_outputs_bytes : 0;
   const int64_t head_saved = final_norm_saved + lm_head_saved;
 
   int64_t layers_kept = 0;
@@ -242,7 +264,7 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
 
   // KV cache returned by the model during training (use_cache=True without checkpointing).
   int64_t kv_cache = 0;
-  if (fw.use_cache && ckpt != Checkpointing::kFull) {
+  if (fw.use_cache && ckpt != Checkpointing::kFull && !preference) {  // TRL forwards with use_cache=False
     for (int64_t i = 0; i < L; ++i) {
       const AttentionGeometry& g = model.kinds[model.layer_kind[static_cast<size_t>(i)]].attention;
       // k after RoPE (q_after_rope dtype) and v (matmul dtype). The eager core saves repeat_kv'd
@@ -293,6 +315,10 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
     view = rank.StatesView(layer_bytes, root_bytes, max_layer_grads, bucket_dtype, prec.grad, grads_total);
   }
   const int64_t weights_dev = view.Weights(weights.bytes), states_dev = view.States(opt.state_bytes);
+  // The frozen reference copy: the policy's weights in their dtype, loaded at the trainer's start
+  // and resident through the step; under ZeRO-3 / FSDP TRL prepares it sharded like the policy
+  // (dpo_trainer.py prepare_deepspeed / prepare_fsdp).
+  const int64_t reference_weights = !ReferenceCopyResident(train) ? 0 : dp.shard_params ? (weights.bytes + dp.dp - 1) / dp.dp : weights.bytes;
   const LoadPhase load = ComputeLoadPhase(sc, plan, prec, weights_dev, explain, &prepared.load_replay);
   r->gpu.load_reserved_bytes = load.reserved_bytes;
   r->gpu.load_explain = load.explain;
@@ -318,6 +344,7 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
     m.optimizer_state_bytes = opt.state_bytes;
     m.batch_bytes = batch_bytes;
     m.workspace_bytes = workspace;
+    m.reference_weight_bytes = reference_weights;
     return m;
   };
   // -- the model load (train/load_phase.h): the weights and the load's transient; no optimizer
@@ -328,6 +355,7 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
     m.at = At::kModelLoadPeak;
     m.weight_bytes = weights.bytes;
     m.temporary_bytes = load.peak_allocated_bytes - weights_dev;
+    m.reference_weight_bytes = reference_weights;  // TRL loads the reference in DPOTrainer.__init__, before training
     push(m);
     m.at = At::kModelLoaded;
     m.temporary_bytes = 0;
@@ -415,13 +443,54 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
   }
   if (L > 0) push(layer_done);
   // -- forward: the loss op (logits, fp32 upcast, log-probs) on top of everything saved.
+  // Preference objectives compute the log-probs after the model's forward has returned: the final
+  // norm's output is gone unless lm_head saved it.
+  const int64_t head_temporaries = rng_states + autocast_bias_cache + (ckpt == Checkpointing::kFull ? autocast_cache : autocast_unsaved_cache);
   {
-    Moment m = step(Phase::kForward, At::kCrossEntropy);
+    Moment m = step(Phase::kForward, preference ? At::kPolicyLogProbs : At::kCrossEntropy);
     m.gradient_bytes = grads_resident;
     m.activation_bytes = saved_total - loss.saved_bytes;
     m.logits_and_loss_bytes = loss.saved_bytes + loss.forward_extra_bytes;
     m.kv_cache_bytes = kv_cache;
-    m.temporary_bytes = norm_out_extra + rng_states + autocast_bias_cache + (ckpt == Checkpointing::kFull ? autocast_cache : autocast_unsaved_cache);
+    m.temporary_bytes = (preference ? 0 : norm_out_extra) + head_temporaries;
+    push(m);
+  }
+  // -- the reference forward (DPOTrainer._compute_loss, after the policy's log-probs, under
+  // torch.no_grad() with checkpointing disabled): the policy's saved tensors, its logits and
+  // log-probs stay alive beneath it; it keeps only its per-sequence log-probs afterwards, but its
+  // logits and selective_log_softmax's row buffers peak during it (measured_cpu_dpo.json).
+  if (preference && ReferencePassRuns(train) && L > 0) {
+    Moment m = step(Phase::kReference, At::kReferenceLayer, L - 1);
+    m.gradient_bytes = grads_resident;
+    m.activation_bytes = saved_total - loss.saved_bytes;
+    m.logits_and_loss_bytes = pref.alive_at_reference_bytes;
+    m.temporary_bytes = head_temporaries;
+    m.reference_runs = true;
+    // The reference's last decoder layer, no grad. What its forward keeps from the start
+    // (inputs_embeds, which LlamaModel.forward holds, the eager causal mask, cos/sin, the
+    // cache_position arange) + the layer input and its norm output + q after RoPE and the
+    // repeat_kv'd k and v; at eager attention's `+ causal_mask` the scaled scores (16-bit: also
+    // their fp32 promotion on the CPU) and the sum, or at the softmax the sum and its fp32 result
+    // (measured: the amp rows of measured_cpu_dpo.json, live blocks at the reference's peak).
+    const AttentionGeometry& g = last_kind.attention;
+    const int64_t a = g.num_heads;
+    const int64_t kept = (learned_positions ? 0 : prec.residual * T * h) + mask_bytes + (rot_dim > 0 ? 2 * s * rot_dim * prec.rope : 0) + 8 * s;
+    // Scores: fp32: the masked sum and the softmax (8 B per score); 16-bit: the sum (2), softmax's
+    // fp32 copy of its input and its fp32 result (4 + 4); AMP on the CPU: the scaled scores (2), their
+    // fp32 promotion for `+ causal_mask` (4) and the sum (4); on CUDA the promotion is in the kernel.
+    const int64_t scores = !eager ? 0 : prec.autocast ? (on_cpu ? 10 : 8) : prec.half ? 10 : 8;
+    // The layer's input is inputs_embeds itself in a one-layer model (counted in `kept`).
+    const int64_t layer_input = L > 1 || learned_positions ? prec.residual * T * h : 0;
+    const int64_t att = kept + layer_input + prec.residual * T * h + T * a * (2 * prec.q_after_rope * g.head_dim + prec.matmul * g.v_head_dim) +
+                        (eager ? checked::Mul(scores, b, a, s, s) : prec.matmul * T * a * g.v_head_dim);
+    // In the MLP: the layer input (the caller's `hidden_states`), the attention block's sum, its norm
+    // output, and act(gate), up and their product.
+    const int64_t mlp = kept + layer_input + 2 * prec.residual * T * h + 3 * prec.matmul * T * layers.back().intermediate;
+    m.reference_pass_bytes = std::max(mlp, att);
+    push(m);
+    m.at = At::kReferenceLogProbs;
+    m.layer = -1;
+    m.reference_pass_bytes = pref.reference_pass_bytes;
     push(m);
   }
   // -- CPU host quirk: oneDNN's bf16 matmul allocates an fp32 output buffer at the lm_head, in the
@@ -435,7 +504,7 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
   }
   // -- backward: the loss head (gradient of the log-probs and of the logits).
   {
-    Moment m = step(Phase::kBackward, At::kCrossEntropyBackward);
+    Moment m = step(Phase::kBackward, preference ? At::kPolicyLogProbsBackward : At::kCrossEntropyBackward);
     m.gradient_bytes = grads_resident;
     m.activation_bytes = saved_total - loss.saved_bytes;
     m.logits_and_loss_bytes = loss.saved_bytes + loss.backward_extra_bytes + keep_outputs;
@@ -682,6 +751,7 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
   const Moment* step_peak = &moments.StepPeak();
   r->peak_phase = PhaseName(peak->phase);
   r->peak_at = MomentLabel(peak->at, peak->layer);
+  r->peak_model = peak->reference_runs ? "reference" : "policy";
 
   // ---- the phase peaks and the breakdown at the peak
   ReportPeak(moments, *peak, &r->gpu);
@@ -704,6 +774,8 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
     const std::string method = train.method == TrainMethod::kFull ? "full" : train.method == TrainMethod::kFreeze ? "freeze"
                                : train.method == TrainMethod::kLora ? "LoRA" : "QLoRA";
     bd[0].explain = weights.explain;
+    if (reference_weights > 0) bd[0].explain += "; + frozen reference copy (TRL ref_model, the policy's dtype) " + Gib(reference_weights);
+    else if (ReferencePassRuns(train)) bd[0].explain += "; reference = the base with its adapters disabled (PEFT: no copy)";
     if (dp.shard_params) {
       bd[0].explain += dp.offload_params ? "; offloaded to host RAM (ZeRO-3 offload_param)" : "; sharded: / " + std::to_string(dp.dp) + " ranks = " + Gib(weights_dev);
       bd[0].explain += "; + gathered units " + Gib(view.gathered_bytes) + " while layers run (in temporary)";
@@ -726,6 +798,7 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
                     ") + batch tensors " + WithCommas(peak->batch_bytes) + " B";
     bd[4].explain = loss.explain + ", b=" + std::to_string(b) + " s=" + std::to_string(s) + " V=" + WithCommas(V) + ": " +
                     Gib(peak->logits_and_loss_bytes) + " at the peak";
+    if (peak->reference_pass_bytes > 0) bd[4].explain += " + the reference forward's logits and log-prob buffers " + Gib(peak->reference_pass_bytes);
     if (kv_cache > 0) bd[5].explain = "use_cache=True returns every layer's k and v during training";
     bd[6].explain = peak->phase == Phase::kLoad
                         ? "transient at the peak (" + r->peak_at + "): " + Gib(peak->temporary_bytes) + "; " + load.explain
@@ -765,6 +838,16 @@ void EstimateTraining(const Scenario& sc, const RankShard& rank, const Prepared&
   if (in_bwd && train.grad_accum_steps > 1) {
     r->warnings.push_back(MakeWarning(WarningCode::kUnsupportedCombination, "train.optimizer_in_backward",
                                       "torchtune refuses optimizer_in_bwd with gradient accumulation (the step needs the accumulated gradient); estimated without accumulation"));
+  }
+  if (preference && train.loss != LossImpl::kStandard) {
+    r->warnings.push_back(MakeWarning(WarningCode::kNotModeled, "train.loss",
+                                      "preference objectives compute TRL's selective_log_softmax on the full logits; chunked and "
+                                      "fused-linear losses (TRL use_liger_kernel) are not modeled for them"));
+  }
+  if (train.precompute_ref_log_probs && !ReferencePassRuns(sc_samples.train) && train.objective != Objective::kDpo &&
+      train.objective != Objective::kIpo && train.objective != Objective::kKto) {
+    r->warnings.push_back(MakeWarning(WarningCode::kNoEffect, "train.precompute_ref_log_probs",
+                                      "precompute_ref_log_probs applies to objectives with a reference model (dpo, ipo, kto)"));
   }
   if (train.float8) {
     r->warnings.push_back(MakeWarning(WarningCode::kNotModeled, "train.float8",

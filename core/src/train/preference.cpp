@@ -1,0 +1,95 @@
+#include "train/preference.h"
+
+#include <algorithm>
+
+#include "format.h"
+
+namespace vramplan {
+
+int64_t RowsPerSample(Objective objective) {
+  switch (objective) {
+    case Objective::kDpo:
+    case Objective::kIpo:
+    case Objective::kOrpo:
+    case Objective::kSimpo: return 2;
+    case Objective::kSft:
+    case Objective::kKto: return 1;
+  }
+  return 1;
+}
+
+bool ReferencePassRuns(const TrainConfig& t) {
+  const bool needs = t.objective == Objective::kDpo || t.objective == Objective::kIpo || t.objective == Objective::kKto;
+  return needs && !t.precompute_ref_log_probs;
+}
+
+bool ReferenceCopyResident(const TrainConfig& t) {
+  const bool peft = t.method == TrainMethod::kLora || t.method == TrainMethod::kQlora;
+  return ReferencePassRuns(t) && !peft;
+}
+
+// trl/trainer/utils.py selective_log_softmax (v1.9). fp32 logits: gather(logits, index) then a
+// per-row torch.logsumexp (the loop "to reduce peak mem consumption"); 16-bit logits: a per-row
+// F.log_softmax whose output LogSoftmaxBackward0 saves, then gather. Sizes below measured on
+// PyTorch 1.13.1 CPU (measured_cpu_dpo.json); R rows, s tokens, V vocabulary, row = (s-1)·V.
+PreferenceHead ComputePreferenceHead(const TrainConfig& train, const LossHead& sft_head, int64_t pairs, int64_t R, int64_t s, int64_t V,
+                                     int64_t ld, bool autocast, bool on_cpu, bool explain) {
+  PreferenceHead h;
+  const int64_t row = (s - 1) * V;
+  const bool fp32_path = ld == 4;
+  // 16-bit logits under CUDA autocast: log_softmax is on autocast's fp32 list (CPU 1.13: it is not).
+  const int64_t lp = fp32_path || (autocast && !on_cpu) ? 4 : ld;
+  // The scalar loss: -F.logsigmoid(beta * delta) saves its input and buffer (pairs each) plus 16 B
+  // of scalars (measured); the completion-mask comparison `shift_completion_mask == 0` is saved by
+  // the in-place index_put_ (R·(s-1) bool).
+  h.saved_in_loss_bytes = 2 * lp * pairs + 16;
+  const int64_t mask = R * (s - 1);
+  if (fp32_path) {
+    // gather and logsumexp save views of the logits (4·R·s·V kept whole) + logsumexp's results.
+    h.policy.saved_bytes = 4 * R * s * V + 4 * R * (s - 1) + mask + h.saved_in_loss_bytes;
+    // At the last row's logsumexp: exp(x - max) of one row, the gather output, every row's result, the row max.
+    const int64_t fwd_peak = 4 * R * s * V + 4 * row + 8 * R * (s - 1) + 4 * (s - 1);
+    h.policy.forward_extra_bytes = fwd_peak - h.policy.saved_bytes;
+    // Backward: the last LogsumexpBackward0 (the R - 1 row gradients done, and x - result, its exp
+    // and the product with the incoming gradient; the per-token gradients of index_put_'s CopySlices
+    // and of the subtraction, the root ones_like; the mask, the rows' results done and the scalar
+    // loss's per-pair tensors released, 12·pairs + 8 B in all), or UnbindBackward0 stacking the R row gradients into
+    // a new (R, s-1, V) tensor (measured: live blocks at both peaks).
+    const int64_t lse_bwd = 4 * (R + 2) * row + 8 * R * (s - 1) + 4 - mask - 4 * (R - 1) * (s - 1) - (12 * pairs + 8);
+    const int64_t unbind_bwd = 8 * R * row - mask - 24;
+    h.policy.backward_extra_bytes = std::max(lse_bwd, unbind_bwd);
+    h.alive_at_reference_bytes = h.policy.saved_bytes - h.saved_in_loss_bytes + 4 * R * (s - 1) + 4 * R;
+    h.reference_pass_bytes = 4 * R * s * V + 4 * row + 8 * R * (s - 1) + 4 * (s - 1);
+  } else {
+    h.policy.saved_bytes = lp * R * row + mask + h.saved_in_loss_bytes;
+    // At torch.stack: the 16-bit logits (alive in `outputs` until _compute_loss returns), every row's
+    // saved log_softmax, the gathered rows and their stack.
+    const int64_t fwd_peak = ld * R * s * V + lp * R * row + 2 * lp * R * (s - 1);
+    h.policy.forward_extra_bytes = fwd_peak - h.policy.saved_bytes;
+    // Backward at SliceBackward0 (logits[..., :-1, :]): the new (R, s, V) gradient beside the
+    // (R, s-1, V) one; the saved rows, the mask and the scalars are released by then (4 B remain).
+    const int64_t bwd_peak = ld * R * s * V + ld * R * row + 4;
+    h.policy.backward_extra_bytes = bwd_peak - h.policy.saved_bytes;
+    h.alive_at_reference_bytes = h.policy.saved_bytes - h.saved_in_loss_bytes + ld * R * s * V + lp * R * (s - 1) + lp * R;
+    // No grad: one row's log_softmax beside the previous row's (the loop variable), the gathered rows.
+    h.reference_pass_bytes = ld * R * s * V + lp * row * std::min<int64_t>(R, 2) + lp * (s - 1) * (R - 1);
+  }
+  h.policy.keep_outputs_bytes = 0;
+  if (train.objective == Objective::kOrpo) {
+    // ORPO adds the NLL (cross-entropy) of the chosen rows (trl/experimental/orpo/orpo_trainer.py
+    // concatenated_forward, compute_loss on the first len_chosen rows): the SFT head over the pairs,
+    // counted on top (not measured).
+    h.policy.saved_bytes += sft_head.saved_bytes;
+    h.policy.backward_extra_bytes += sft_head.backward_extra_bytes;
+    h.alive_at_reference_bytes += sft_head.saved_bytes;
+  }
+  if (explain) {
+    h.policy.explain = std::string("policy log-probs (TRL selective_log_softmax) over ") + std::to_string(R) + " rows (" +
+                       (R == 2 * pairs ? "chosen + rejected concatenated" : "unpaired") + "): logits " + std::to_string(ld) +
+                       "·rows·s·V" + (fp32_path ? ", kept by gather/logsumexp" : " + saved per-row log_softmax " + std::to_string(lp) + "·rows·(s-1)·V") +
+                       (train.objective == Objective::kOrpo ? " + the chosen rows' cross-entropy (ORPO)" : "");
+  }
+  return h;
+}
+
+}  // namespace vramplan

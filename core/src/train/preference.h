@@ -1,0 +1,42 @@
+// Preference objectives (TRL's DPOTrainer, KTOTrainer and the experimental ORPO/CPO trainers):
+// which rows the policy forwards, whether a reference model is resident and runs, and the log-prob
+// head that replaces the cross-entropy head. Measured exact on CPU (tests/fixtures/training/
+// measured_cpu_dpo.json, docs/post_training.md); the rules cite TRL v1.9.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "train/logits_loss.h"
+#include "vramplan/scenario.h"
+
+namespace vramplan {
+
+// Rows of the policy forward per sample: DPOTrainer._compute_loss forwards chosen and rejected
+// completions concatenated ([chosen, rejected], one forward); KTO's rows are unpaired.
+int64_t RowsPerSample(Objective objective);
+
+// A reference model forward runs in the step: DPO/IPO/KTO unless precompute_ref_log_probs.
+bool ReferencePassRuns(const TrainConfig& train);
+// ... and a frozen reference copy is resident: TRL creates one (create_model_from_path with the
+// policy's model_init_kwargs: its dtype) unless the policy is a PEFT model, whose reference is the
+// base with its adapters disabled (DPOTrainer.__init__: `if is_peft_model(self.model) or
+// args.precompute_ref_log_probs: self.ref_model = None`).
+bool ReferenceCopyResident(const TrainConfig& train);
+
+struct PreferenceHead {
+  // The policy's log-prob head in the cross-entropy head's form (saved; at the policy log-probs'
+  // peak and at the head's backward peak beyond the saved part).
+  LossHead policy;
+  int64_t saved_in_loss_bytes = 0;     // of policy.saved_bytes, saved only after the reference pass (the scalar loss)
+  int64_t alive_at_reference_bytes = 0;  // the policy head's tensors alive while the reference runs
+  int64_t reference_pass_bytes = 0;    // the reference forward's logits and log-prob buffers at its peak
+};
+
+// `pairs`: the micro-batch in samples (pairs for DPO); `rows` = pairs x RowsPerSample. `logits`:
+// bytes per logit of the lm_head output (no upcast: TRL passes no labels); `on_cpu`: CPU autocast
+// runs log_softmax in bf16, CUDA autocast in fp32.
+PreferenceHead ComputePreferenceHead(const TrainConfig& train, const LossHead& sft_head, int64_t pairs, int64_t rows, int64_t seq,
+                                     int64_t vocab, int64_t logits, bool autocast, bool on_cpu, bool explain);
+
+}  // namespace vramplan
