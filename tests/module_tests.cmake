@@ -50,7 +50,8 @@ set(tested_elsewhere
   launch/launch_ops=launch_roundtrip
   launch/model_match=launch_import
   launch/text_documents=launch_import
-  launch/trainer_keys=launch_import)
+  launch/trainer_keys=launch_import
+  train/preference=preference_step)
 
 get_filename_component(CORE_SRC ${CORE_SRC} ABSOLUTE)
 get_filename_component(TESTS ${TESTS} ABSOLUTE)

@@ -1,5 +1,5 @@
 // libFuzzer target for the launch-config import (build: add --target vramplan_launch_fuzzer to
-// scripts/fuzz's build line; run build-fuzz/bin/vramplan_launch_fuzzer with libFuzzer's options).
+// scripts/fuzz's build line; run build-san/bin/vramplan_launch_fuzzer with libFuzzer's options).
 // Each input is a config text, imported under every format and under "auto"; the import must come
 // back as a value (a scenario or errors), and a scenario it returns must serialize, export again
 // (when the scenario validates) and import again without aborting.
