@@ -23,8 +23,12 @@ TEST(HybridParamCount, PublishedTotalsAreExact) {
     auto spec = ModelSpecFromHfConfig(row["config"], "model", &warnings);
     ASSERT_TRUE(spec.ok()) << id << ": " << (spec.ok() ? "" : spec.errors()[0].message);
     const int64_t not_loaded = row.value("not_loaded_params", int64_t{0});
-    EXPECT_EQ(CountParams(spec.value()).total + not_loaded, row["params"].get<int64_t>())
+    const ParamCounts counts = CountParams(spec.value());
+    EXPECT_EQ(counts.total + not_loaded, row["params"].get<int64_t>())
         << id << " (source: " << row["params_source"].get<std::string>() << ")";
+    // What the checkpoint stores (the MTP layer included) is the Hub's total.
+    EXPECT_EQ(counts.mtp, not_loaded) << id;
+    EXPECT_EQ(counts.checkpoint_total, row["params"].get<int64_t>()) << id;
     EXPECT_TRUE(warnings.empty()) << id << ": " << (warnings.empty() ? "" : warnings[0].message);
   }
 }
