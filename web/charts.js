@@ -1,6 +1,6 @@
 // Hand-written SVG charts: the stacked breakdown bar and the allocated-memory timeline.
 // Every number drawn comes from the core's result; this file only scales bytes to pixels.
-import { gib, exactBytes, termLabel, orderedTerms, percent } from './format.js';
+import { gib, exactBytes, termLabel, orderedTerms, percent, bandText } from './format.js';
 
 const NS = 'http://www.w3.org/2000/svg';
 
@@ -13,17 +13,18 @@ function svg(tag, attrs = {}, text) {
 
 const titled = (node, text) => { node.append(svg('title', {}, text)); return node; };
 
-// Horizontal stacked bar of the per-GPU breakdown, scaled to max(total, capacity), with a marker
-// at the GPU's capacity.
+// Horizontal stacked bar of the per-GPU breakdown, scaled to max(total, capacity, band's high
+// end), with the band (gpu.band) as a whisker and a marker at the GPU's capacity.
 export function stackedBar(gpu, width) {
   const h = 34;
   const w = Math.max(200, width);
   const total = gpu.device_total_bytes || 0;
   const cap = gpu.capacity_bytes || 0;
-  const scale = Math.max(total, cap, 1);
+  const band = gpu.band;
+  const scale = Math.max(total, cap, band?.high_bytes || 0, 1);
   const top = 4;
   const root = svg('svg', { viewBox: `0 ${-top} ${w} ${h + 16 + top}`, width: w, height: h + 16 + top, role: 'img', class: 'stacked' });
-  root.append(svg('title', {}, `Per-GPU memory: ${gib(total)} of ${gib(cap)}`));
+  root.append(svg('title', {}, `Per-GPU memory: ${gib(total)} of ${gib(cap)}${band ? `; range: ${bandText(band)}` : ''}`));
   root.append(svg('rect', { x: 0, y: 0, width: w, height: h, class: 'bar-bg', rx: 4 }));
   let x = 0;
   for (const [key, bytes] of orderedTerms(gpu.breakdown)) {
@@ -32,6 +33,13 @@ export function stackedBar(gpu, width) {
     root.append(titled(svg('rect', { x: x.toFixed(2), y: 0, width: Math.max(segW, 0.5).toFixed(2), height: h, class: `seg t-${key}` }),
       `${termLabel(key)}: ${gib(bytes)} (${percent(bytes, total)}) — ${exactBytes(bytes)}`));
     x += segW;
+  }
+  if (band) {
+    // Whisker low..high at mid-height, a tick at the expected total; a halo keeps it legible.
+    const [l, e, u] = [band.low_bytes, band.expected_bytes, band.high_bytes].map((b) => Math.min(w - 1.5, (b / scale) * w).toFixed(2));
+    const d = `M${l} 17H${u}M${l} 9v16M${u} 9v16M${e} 12v10`;
+    root.append(titled(svg('g', { class: `whisker ${band.verdict}` }), `Range of the estimate: ${bandText(band)}`));
+    for (const c of ['whisker-halo', 'whisker-line']) root.lastChild.append(svg('path', { d, class: c }));
   }
   if (cap > 0) {
     const cx = Math.min(w - 1, (cap / scale) * w);

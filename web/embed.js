@@ -9,7 +9,7 @@
 import { loadCore } from './core.js';
 import { encodeScenario, convert } from './state.js';
 import { DEFAULT_MODEL, schemaNode, setPath } from './fields.js';
-import { gib, exactBytes, orderedTerms, termLabel, percent, count, el, TERM_ORDER, verdictBadge } from './format.js';
+import { gib, exactBytes, orderedTerms, termLabel, percent, count, el, TERM_ORDER, verdictBadge, bandText } from './format.js';
 import { stackedBar } from './charts.js';
 import { clip } from './limits.js';
 
@@ -45,6 +45,7 @@ ul { list-style: none; margin: .4rem 0; padding: 0; display: grid; grid-template
 li { display: contents; } .n { text-align: right; font-variant-numeric: tabular-nums; }
 svg { display: block; width: 100%; height: auto; margin-top: .4rem; }
 .bar-bg { fill: var(--band0); } .cap-line { stroke: currentColor; stroke-width: 2; stroke-dasharray: 4 3; } .cap-label { fill: var(--muted); font-size: 11px; }
+.whisker path { fill: none; } .whisker-halo { stroke: var(--bg); stroke-width: 5; } .whisker-line { stroke: currentColor; stroke-width: 2; }
 ${TERM_ORDER.map((k) => `.t-${k} { fill: var(--c-${k}); }`).join('\n')}
 .err { color: var(--bad); font-size: .85rem; }
 a { color: inherit; font-size: .85rem; }
@@ -113,6 +114,7 @@ export class VramplanEstimate extends HTMLElement {
     this.result = { ok: false, errors: [{ code: 'internal', field_path: '', message }] };
     delete this.dataset.totalBytes;
     delete this.dataset.fits;
+    delete this.dataset.band;
     this.shadowRoot.replaceChildren(el('div', { class: 'card err', part: 'card' },
       el('strong', { text: 'vramplan: no estimate' }), el('div', { text: message })));
     this.dispatchEvent(new CustomEvent('vramplan-estimate', { detail: this.result }));
@@ -145,6 +147,7 @@ export class VramplanEstimate extends HTMLElement {
           el('span', { class: 'total', title: exactBytes(g.device_total_bytes), text: gib(g.device_total_bytes) }),
           el('span', { class: 'muted', text: `${gpus > 1 ? `per GPU (× ${gpus}) ` : ''}of ${gib(g.capacity_bytes)} on ${g.name}` })),
         el('div', { class: 'muted', text: `${r.model.name} (${count(r.params.total)} params) · ${what}` }),
+        g.band?.verdict === 'tight' ? el('div', { class: 'muted tight-note', text: `Tight: the range (${bandText(g.band)}) straddles the capacity` }) : '',
         stackedBar(g, 480),
       );
       const top = orderedTerms(g.breakdown).filter(([, b]) => b > 0).sort((a, b) => b[1] - a[1]).slice(0, 4);
@@ -156,9 +159,11 @@ export class VramplanEstimate extends HTMLElement {
       card.append(link);
       this.dataset.totalBytes = String(g.device_total_bytes);
       this.dataset.fits = String(g.fits);
+      this.dataset.band = g.band?.verdict ?? '';
     } else {
       delete this.dataset.totalBytes;
       delete this.dataset.fits;
+      delete this.dataset.band;
     }
     this.shadowRoot.replaceChildren(card);
     this.lastRenderMs = performance.now() - started;

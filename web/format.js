@@ -8,6 +8,8 @@ export const gibNumber = (bytes) => (bytes / GIB).toFixed(1);
 export const exactBytes = (bytes) => `${grouped.format(bytes)} bytes`;
 export const int = (n) => grouped.format(n);
 export const percent = (part, whole) => (whole > 0 ? `${((100 * part) / whole).toFixed(1)}%` : '–');
+// gpu.band (docs/api.md, "Verdict"): the range of the device total, as the core gives it.
+export const bandText = (b) => `low ${gib(b.low_bytes)}, expected ${gib(b.expected_bytes)}, high ${gib(b.high_bytes)}; ${b.basis}`;
 
 // 8030261248 -> "8.03 B"
 export function count(n) {

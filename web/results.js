@@ -1,6 +1,6 @@
 // The results view: verdict, model facts, breakdown, "what fits", host RAM, warnings. Formatting
 // only: every number is the core's.
-import { gib, gibNumber, exactBytes, int, count, percent, termLabel, orderedTerms, el, verdictBadge } from './format.js';
+import { gib, gibNumber, exactBytes, int, count, percent, termLabel, orderedTerms, el, verdictBadge, bandText } from './format.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -49,6 +49,8 @@ function renderVerdict(r) {
     el('div', { class: 'sub-verdict', title: exactBytes(Math.abs(g.headroom_bytes)) },
       g.fits ? `${gib(g.headroom_bytes)} headroom` : `${gib(-g.headroom_bytes)} short — the plans below make it fit`),
   );
+  // The band straddles the capacity (docs/frameworks.md, "The band"); the badge stays the expected verdict.
+  if (g.band?.verdict === 'tight') v.append(el('div', { class: 'tight-note', text: `Tight: the range (${bandText(g.band)}) straddles the ${gib(g.capacity_bytes)} capacity` }));
   // Narrow screens: a small fixed summary, so the answer stays visible while editing.
   $('mini').className = `mini ${badge.cls}`;
   $('mini').replaceChildren(el('strong', { text: badge.text }), ` ${gib(g.device_total_bytes)} / ${gib(g.capacity_bytes)}`, el('span', { class: 'muted', text: ' · details ↓' }));
