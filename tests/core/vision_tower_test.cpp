@@ -72,6 +72,26 @@ TEST(VisionTower, Gemma3SiglipAndProjector) {
   EXPECT_EQ(c.checkpoint_total - c.total, 419816304);
 }
 
+TEST(VisionTower, Mistral3PixtralAndProjector) {
+  json cfg = {{"model_type", "mistral3"},
+              {"multimodal_projector_bias", false},
+              {"spatial_merge_size", 2},
+              {"text_config", {{"model_type", "mistral"}, {"hidden_size", 5120}, {"intermediate_size", 32768},
+                               {"num_hidden_layers", 40}, {"num_attention_heads", 32}, {"num_key_value_heads", 8},
+                               {"head_dim", 128}, {"vocab_size", 131072}}},
+              {"vision_config", {{"model_type", "pixtral"}, {"hidden_size", 1024}, {"intermediate_size", 4096},
+                                 {"num_hidden_layers", 24}, {"num_attention_heads", 16}, {"patch_size", 14}}}};
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok());
+  EXPECT_TRUE(warnings.empty());
+  const ParamCounts c = CountParams(spec.value());
+  EXPECT_EQ(c.vision, 3 * 14 * 14 * 1024 + 1024 + 24 * 16779264LL);  // patch_conv, ln_pre, 24 layers
+  // norm + merging_layer (4096 -> 1024) + linear_1 (1024 -> 5120) + linear_2 (5120 -> 5120), no biases.
+  EXPECT_EQ(c.projector, 1024 + 4096 * 1024 + 1024 * 5120 + 5120 * 5120);
+  EXPECT_EQ(c.checkpoint_total, 24011361280);  // Mistral-Small-3.1-24B
+}
+
 TEST(VisionTower, OtherWrappersKeepTheTextOnlyWarning) {
   json cfg = {{"model_type", "llava"},
               {"text_config", {{"model_type", "llama"}, {"hidden_size", 64}, {"intermediate_size", 128},

@@ -93,7 +93,7 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
     type = top.String("model_type", "");
     auto tc = config.find("text_config");
     auto vc = config.find("vision_config");
-    const bool tower_counted = vc != config.end() && vc->is_object() && (type == "gemma3" || type == "qwen2_5_vl");
+    const bool tower_counted = vc != config.end() && vc->is_object() && (type == "gemma3" || type == "qwen2_5_vl" || type == "mistral3");
     if (tc != config.end() && tc->is_object() && families::FindModelFamily(type) == nullptr) {
       cfg = &*tc;
       cfg_path = io::JoinPath(path, "text_config");

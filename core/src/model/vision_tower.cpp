@@ -55,6 +55,20 @@ int64_t Siglip(families::ConfigReader& v) {
   return n;
 }
 
+// transformers models/pixtral/modeling_pixtral.py, PixtralVisionModel (PixtralVisionConfig
+// defaults): patch_conv Conv2d(num_channels, h, patch, bias=False), ln_pre RMSNorm(h),
+// num_hidden_layers PixtralAttentionLayer = attention_norm / ffn_norm RMSNorm(h), q/k/v/o_proj
+// Linear(h, h) and PixtralMLP gate/up/down of intermediate_size, all without bias; the rotary
+// inv_freq is a non-persistent buffer.
+int64_t Pixtral(families::ConfigReader& v) {
+  const int64_t h = v.Int({"hidden_size"}).value_or(1024);
+  const int64_t inter = v.Int({"intermediate_size"}).value_or(4096);
+  const int64_t layers = v.Int({"num_hidden_layers"}).value_or(24);
+  const int64_t channels = v.Int({"num_channels"}).value_or(3);
+  const int64_t patch = v.Int({"patch_size"}, 1).value_or(16);
+  return channels * patch * patch * h + h + layers * (2 * h + 4 * h * h + 3 * h * inter);
+}
+
 }  // namespace
 
 std::optional<VisionTowerParams> CountVisionTower(const std::string& wrapper_type, const nlohmann::json& config,
@@ -71,6 +85,23 @@ std::optional<VisionTowerParams> CountVisionTower(const std::string& wrapper_typ
     p.vision = Siglip(v);
     const int64_t vh = v.Int({"hidden_size"}).value_or(768);
     p.projector = vh * text_hidden + vh;
+    return p;
+  }
+  if (wrapper_type == "mistral3") {
+    // transformers models/mistral3/modeling_mistral3.py, Mistral3MultiModalProjector: norm
+    // RMSNorm(vision h), patch_merger.merging_layer Linear(h m^2, h, bias=False), linear_1
+    // Linear(h x feature layers, text h) and linear_2 Linear(text h, text h), with biases when
+    // multimodal_projector_bias (Mistral3Config default false).
+    VisionTowerParams p;
+    p.vision = Pixtral(v);
+    families::ConfigReader top(config, path, errors);
+    const int64_t vh = v.Int({"hidden_size"}).value_or(1024);
+    const int64_t merge = top.Int({"spatial_merge_size"}, 1).value_or(2);
+    const bool bias = top.Bool("multimodal_projector_bias", false);
+    auto fl = config.find("vision_feature_layer");
+    const int64_t feature_layers = fl != config.end() && fl->is_array() ? static_cast<int64_t>(fl->size()) : 1;
+    p.projector = vh + Linear(vh * merge * merge, vh, false) + Linear(vh * feature_layers, text_hidden, bias) +
+                  Linear(text_hidden, text_hidden, bias);
     return p;
   }
   return std::nullopt;

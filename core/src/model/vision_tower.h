@@ -19,7 +19,7 @@ struct VisionTowerParams {
   int64_t projector = 0;  // the module that maps vision features to the text hidden size
 };
 
-// `wrapper_type`: the top-level model_type ("qwen2_5_vl", "gemma3"); `config`: the whole
+// `wrapper_type`: the top-level model_type ("qwen2_5_vl", "gemma3", "mistral3"); `config`: the whole
 // config.json; `text_hidden`: the text decoder's hidden_size. nullopt when this wrapper's tower
 // is not counted (other wrappers, or no vision_config); errors name the bad vision_config key.
 std::optional<VisionTowerParams> CountVisionTower(const std::string& wrapper_type, const nlohmann::json& config,
