@@ -140,6 +140,11 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
     if (tower) {
       text.checkpoint.vision_params = tower->vision;
       text.checkpoint.projector_params = tower->projector;
+      // Said once per result: the warning is gone, but the memory terms still leave the tower out.
+      text.notes.push_back(io::Quote(wrapper) +
+                           " is multimodal: its vision tower and projector (vision_config) are counted in "
+                           "params.checkpoint_total and by_module.vision / projector, not in params.total; the memory "
+                           "estimate holds the text decoder only (image inputs are not modelled)");
     }
     return text;
   }
