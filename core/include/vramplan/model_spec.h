@@ -219,9 +219,7 @@ struct CheckpointLayout {
   bool mxfp4_experts = false;
   // Tied embeddings stored twice: the checkpoint also has lm_head.weight (Qwen3-0.6B / 1.7B).
   bool tied_lm_head_stored = false;
-  // A multimodal checkpoint's vision tower and projector (read from vision_config by
-  // model/vision_tower.cpp for qwen2_5_vl, gemma3 and mistral3; transformers holds them, but the memory
-  // terms model the text decoder only, so they stay out of ParamCounts::total).
+  // A multimodal checkpoint's vision tower and projector (read from vision_config).
   int64_t vision_params = 0;
   int64_t projector_params = 0;
 };
