@@ -121,7 +121,17 @@ GEMMA3_MULTIMODAL_CONFIG = {
     "text_config": {"model_type": "gemma3_text", "hidden_size": 2560, "intermediate_size": 10240,
                     "num_hidden_layers": 34, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
                     "vocab_size": 262208, "sliding_window": 1024, "sliding_window_pattern": 6},
-    "vision_config": {"model_type": "siglip_vision_model", "hidden_size": 1152},
+    # google/gemma-3-4b-it's vision_config: the SigLIP tower and projector count in checkpoint_total.
+    "vision_config": {"hidden_size": 1152, "image_size": 896, "intermediate_size": 4304,
+                      "model_type": "siglip_vision_model", "num_attention_heads": 16, "num_hidden_layers": 27,
+                      "patch_size": 14, "vision_use_head": False},
+}
+# A wrapper whose vision tower is not counted: text decoder only, with the text_model_only warning.
+LLAVA_MULTIMODAL_CONFIG = {
+    "model_type": "llava", "architectures": ["LlavaForConditionalGeneration"],
+    "text_config": {"model_type": "llama", "hidden_size": 1024, "intermediate_size": 2816, "num_hidden_layers": 8,
+                    "num_attention_heads": 16, "num_key_value_heads": 4, "vocab_size": 32064},
+    "vision_config": {"model_type": "clip_vision_model", "hidden_size": 1024, "image_size": 336, "patch_size": 14},
 }
 UNKNOWN_TYPE_CONFIG = {
     "model_type": "brand_new", "hidden_size": 1024, "num_hidden_layers": 8, "num_attention_heads": 16,
@@ -423,7 +433,8 @@ add("gpt2_custom_train_sgd_momentum", train(GPT2_CUSTOM_CONFIG, method="full", p
 add("neox_small_train_lora", train(NEOX_CUSTOM_CONFIG, method="lora"), "warning")
 add("falcon_small_train_full", train(FALCON_CUSTOM_CONFIG, method="full"), "warning")
 add("mixtral_tiny_train_full", train(MIXTRAL_TINY_CONFIG, method="full"), "warning")
-add("gemma3_multimodal_text_only", train(GEMMA3_MULTIMODAL_CONFIG, method="lora"), "warning")
+add("gemma3_multimodal", train(GEMMA3_MULTIMODAL_CONFIG, method="lora"), "ok")
+add("llava_multimodal_text_only", train(LLAVA_MULTIMODAL_CONFIG, method="lora"), "warning")
 add("unknown_model_type_generic", infer(UNKNOWN_TYPE_CONFIG), "warning")
 # An unknown type with linear-attention keys (Qwen3-Next's): refused, or read approximately on request.
 add("unknown_model_type_hybrid_refused", infer(UNKNOWN_HYBRID_CONFIG), "error")

@@ -8,6 +8,7 @@
 #include "model/families/config_reader.h"
 #include "model/families/registry.h"
 #include "model/structural_keys.h"
+#include "model/vision_tower.h"
 
 namespace vramplan {
 namespace {
@@ -81,14 +82,18 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
   if (!config.is_object()) {
     return Issues{Issue{"wrong_type", path, path + " must be a preset id (string) or a config.json object, got " + io::Describe(config)}};
   }
-  // Multimodal wrappers (gemma3, mistral3, llava...) keep the decoder under text_config.
+  // Multimodal wrappers (gemma3, mistral3, llava...) keep the decoder under text_config;
+  // Qwen2.5-VL's Hub configs keep it at the top level beside vision_config.
   const Json* cfg = &config;
   std::string cfg_path = path;
   std::string type;
+  std::string wrapper;  // the multimodal model_type whose vision tower is counted, if any
   {
     families::ConfigReader top(config, path, &errors);
     type = top.String("model_type", "");
     auto tc = config.find("text_config");
+    auto vc = config.find("vision_config");
+    const bool tower_counted = vc != config.end() && vc->is_object() && (type == "gemma3" || type == "qwen2_5_vl" || type == "mistral3");
     if (tc != config.end() && tc->is_object() && families::FindModelFamily(type) == nullptr) {
       cfg = &*tc;
       cfg_path = io::JoinPath(path, "text_config");
@@ -96,7 +101,16 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
       std::string outer = type;
       type = inner.String("model_type", "");
       if (type == "gemma3") type = "gemma3_text";
-      warnings->push_back(MakeWarning(WarningCode::kTextModelOnly, path, io::Quote(outer) + " is multimodal: only its text decoder (text_config, model_type " + io::Quote(type) + ") is counted; the vision tower is not"));
+      if (outer == "qwen2_5_vl" && (type == "qwen2_5_vl_text" || type == "qwen2_5_vl" || type.empty())) type = "qwen2";
+      if (tower_counted) {
+        wrapper = outer;
+      } else {
+        warnings->push_back(MakeWarning(WarningCode::kTextModelOnly, path, io::Quote(outer) + " is multimodal: only its text decoder (text_config, model_type " + io::Quote(type) + ") is counted; the vision tower is not"));
+      }
+    } else if (tower_counted && type == "qwen2_5_vl") {
+      // transformers Qwen2_5_VLTextModel is the Qwen2 decoder (q/k/v bias, SwiGLU, RMSNorm).
+      wrapper = type;
+      type = "qwen2";
     }
     if (!errors.empty()) return errors;
   }
@@ -117,7 +131,23 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
   ContextLimit limit = ContextLimitFromConfig(*cfg, type);
   spec.context_limit = limit.tokens;
   spec.context_limit_source = std::move(limit.source);
-  if (const families::ModelFamily* family = families::FindModelFamily(type)) return family->build(c, std::move(spec));
+  if (const families::ModelFamily* family = families::FindModelFamily(type)) {
+    Expected<ModelSpec> built = family->build(c, std::move(spec));
+    if (!built.ok() || wrapper.empty()) return built;
+    ModelSpec text = std::move(built.value());
+    std::optional<VisionTowerParams> tower = CountVisionTower(wrapper, config, path, text.hidden_size, &errors);
+    if (!errors.empty()) return errors;
+    if (tower) {
+      text.checkpoint.vision_params = tower->vision;
+      text.checkpoint.projector_params = tower->projector;
+      // Said once per result: the warning is gone, but the memory terms still leave the tower out.
+      text.notes.push_back(io::Quote(wrapper) +
+                           " is multimodal: its vision tower and projector (vision_config) are counted in "
+                           "params.checkpoint_total and by_module.vision / projector, not in params.total; the memory "
+                           "estimate holds the text decoder only (image inputs are not modelled)");
+    }
+    return text;
+  }
   return BuildUnknown(c, *cfg, config, path, cfg_path, type, std::move(spec), warnings, reading);
 }
 

@@ -1,0 +1,110 @@
+#include "model/vision_tower.h"
+
+#include "model/families/config_reader.h"
+
+namespace vramplan {
+namespace {
+
+int64_t Linear(int64_t in, int64_t out, bool bias) { return in * out + (bias ? out : 0); }
+
+// transformers models/qwen2_5_vl/modeling_qwen2_5_vl.py, Qwen2_5_VisionTransformerPretrainedModel:
+// patch_embed Qwen2_5_VisionPatchEmbed = Conv3d(in_channels, hidden, kernel [temporal_patch_size,
+// patch_size, patch_size], bias=False); `depth` Qwen2_5_VLVisionBlock = norm1/norm2 Qwen2RMSNorm(hidden),
+// Qwen2_5_VLVisionAttention qkv Linear(h, 3h) + proj Linear(h, h) with biases, Qwen2_5_VLMLP(bias=True)
+// gate/up/down of intermediate_size; merger Qwen2_5_VLPatchMerger = ln_q Qwen2RMSNorm(hidden) and
+// mlp Linear(hidden * merge^2, hidden * merge^2), GELU, Linear(hidden * merge^2, out_hidden_size),
+// with biases. The rotary inv_freq is a non-persistent buffer. The merger is the projector here.
+VisionTowerParams Qwen25Vl(families::ConfigReader& v) {
+  const int64_t h = v.Required({"hidden_size", "embed_dim"});
+  const int64_t depth = v.Required({"depth"});
+  const int64_t inter = v.Required({"intermediate_size"});
+  const int64_t out = v.Required({"out_hidden_size"});
+  const int64_t channels = v.Int({"in_channels", "in_chans"}).value_or(3);
+  const int64_t patch = v.Int({"patch_size", "spatial_patch_size"}).value_or(14);
+  const int64_t temporal = v.Int({"temporal_patch_size"}).value_or(2);
+  const int64_t merge = v.Int({"spatial_merge_size"}).value_or(2);
+  const int64_t block = 2 * h + Linear(h, 3 * h, true) + Linear(h, h, true) + 2 * Linear(h, inter, true) +
+                        Linear(inter, h, true);
+  const int64_t merged = h * merge * merge;
+  VisionTowerParams p;
+  p.vision = channels * temporal * patch * patch * h + depth * block;
+  p.projector = h + Linear(merged, merged, true) + Linear(merged, out, true);
+  return p;
+}
+
+// transformers models/siglip/modeling_siglip.py, SiglipVisionTransformer (defaults of
+// SiglipVisionConfig): SiglipVisionEmbeddings patch_embedding Conv2d(num_channels, h, patch, bias)
+// + position_embedding Embedding((image_size / patch_size)^2, h); num_hidden_layers
+// SiglipEncoderLayer = layer_norm1/2 LayerNorm(h), q/k/v/out_proj Linear(h, h) with bias, SiglipMLP
+// fc1/fc2 with bias; post_layernorm; SiglipMultiheadAttentionPoolingHead when vision_use_head
+// (probe, nn.MultiheadAttention in_proj 3h x h + out_proj, layernorm, SiglipMLP).
+int64_t Siglip(families::ConfigReader& v) {
+  const int64_t h = v.Int({"hidden_size"}).value_or(768);
+  const int64_t inter = v.Int({"intermediate_size"}).value_or(3072);
+  const int64_t layers = v.Int({"num_hidden_layers"}).value_or(12);
+  const int64_t channels = v.Int({"num_channels"}).value_or(3);
+  const int64_t image = v.Int({"image_size"}, 1).value_or(224);
+  const int64_t patch = v.Int({"patch_size"}, 1).value_or(16);
+  const bool head = v.Bool("vision_use_head", true);
+  const int64_t mlp = Linear(h, inter, true) + Linear(inter, h, true);
+  const int64_t side = image / patch;
+  int64_t n = channels * patch * patch * h + h + side * side * h;
+  n += layers * (4 * h + 4 * Linear(h, h, true) + mlp);
+  n += 2 * h;
+  if (head) n += h + Linear(h, 3 * h, true) + Linear(h, h, true) + 2 * h + mlp;
+  return n;
+}
+
+// transformers models/pixtral/modeling_pixtral.py, PixtralVisionModel (PixtralVisionConfig
+// defaults): patch_conv Conv2d(num_channels, h, patch, bias=False), ln_pre RMSNorm(h),
+// num_hidden_layers PixtralAttentionLayer = attention_norm / ffn_norm RMSNorm(h), q/k/v/o_proj
+// Linear(h, h) and PixtralMLP gate/up/down of intermediate_size, all without bias; the rotary
+// inv_freq is a non-persistent buffer.
+int64_t Pixtral(families::ConfigReader& v) {
+  const int64_t h = v.Int({"hidden_size"}).value_or(1024);
+  const int64_t inter = v.Int({"intermediate_size"}).value_or(4096);
+  const int64_t layers = v.Int({"num_hidden_layers"}).value_or(24);
+  const int64_t channels = v.Int({"num_channels"}).value_or(3);
+  const int64_t patch = v.Int({"patch_size"}, 1).value_or(16);
+  return channels * patch * patch * h + h + layers * (2 * h + 4 * h * h + 3 * h * inter);
+}
+
+}  // namespace
+
+std::optional<VisionTowerParams> CountVisionTower(const std::string& wrapper_type, const nlohmann::json& config,
+                                                  const std::string& path, int64_t text_hidden, Issues* errors) {
+  auto vc = config.find("vision_config");
+  if (vc == config.end() || !vc->is_object()) return std::nullopt;
+  families::ConfigReader v(*vc, io::JoinPath(path, "vision_config"), errors);
+  if (wrapper_type == "qwen2_5_vl") return Qwen25Vl(v);
+  if (wrapper_type == "gemma3") {
+    // transformers models/gemma3/modeling_gemma3.py, Gemma3MultiModalProjector:
+    // mm_input_projection_weight (vision hidden x text hidden) and mm_soft_emb_norm
+    // Gemma3RMSNorm(vision hidden); the AvgPool2d has no weights.
+    VisionTowerParams p;
+    p.vision = Siglip(v);
+    const int64_t vh = v.Int({"hidden_size"}).value_or(768);
+    p.projector = vh * text_hidden + vh;
+    return p;
+  }
+  if (wrapper_type == "mistral3") {
+    // transformers models/mistral3/modeling_mistral3.py, Mistral3MultiModalProjector: norm
+    // RMSNorm(vision h), patch_merger.merging_layer Linear(h m^2, h, bias=False), linear_1
+    // Linear(h x feature layers, text h) and linear_2 Linear(text h, text h), with biases when
+    // multimodal_projector_bias (Mistral3Config default false).
+    VisionTowerParams p;
+    p.vision = Pixtral(v);
+    families::ConfigReader top(config, path, errors);
+    const int64_t vh = v.Int({"hidden_size"}).value_or(1024);
+    const int64_t merge = top.Int({"spatial_merge_size"}, 1).value_or(2);
+    const bool bias = top.Bool("multimodal_projector_bias", false);
+    auto fl = config.find("vision_feature_layer");
+    const int64_t feature_layers = fl != config.end() && fl->is_array() ? static_cast<int64_t>(fl->size()) : 1;
+    p.projector = vh + Linear(vh * merge * merge, vh, false) + Linear(vh * feature_layers, text_hidden, bias) +
+                  Linear(text_hidden, text_hidden, bias);
+    return p;
+  }
+  return std::nullopt;
+}
+
+}  // namespace vramplan

@@ -1,0 +1,111 @@
+// Vision-language wrappers: the vision tower and projector counted from vision_config
+// (model/vision_tower.cpp) into params.vision / projector and checkpoint_total, the text decoder
+// alone in params.total; wrappers whose tower is not counted keep the text_model_only warning.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "model/hf_config.h"
+#include "vramplan/model_spec.h"
+
+namespace vramplan {
+namespace {
+
+using nlohmann::json;
+
+json Qwen25VlVision(int64_t out_hidden) {
+  return {{"depth", 32},           {"hidden_size", 1280},       {"intermediate_size", 3420},
+          {"num_heads", 16},       {"in_chans", 3},             {"out_hidden_size", out_hidden},
+          {"patch_size", 14},      {"spatial_merge_size", 2},   {"temporal_patch_size", 2}};
+}
+
+json Qwen25Vl7bText() {
+  return {{"hidden_size", 3584},        {"intermediate_size", 18944}, {"num_hidden_layers", 28},
+          {"num_attention_heads", 28},  {"num_key_value_heads", 4},   {"vocab_size", 152064},
+          {"tie_word_embeddings", false}, {"rms_norm_eps", 1e-6}};
+}
+
+TEST(VisionTower, Qwen25VlFlatConfigCountsTowerAndMerger) {
+  json cfg = Qwen25Vl7bText();
+  cfg["model_type"] = "qwen2_5_vl";
+  cfg["vision_config"] = Qwen25VlVision(3584);
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok()) << spec.errors()[0].message;
+  EXPECT_TRUE(warnings.empty()) << warnings[0].message;
+  const ParamCounts c = CountParams(spec.value());
+  // patch_embed 3*2*14*14*1280 = 1,505,280 + 32 blocks x 19,702,200 (torchinfo of the model).
+  EXPECT_EQ(c.vision, 1505280 + 32 * 19702200LL);
+  // merger: ln_q 1,280 + Linear(5120, 5120) + Linear(5120, 3584), with biases.
+  EXPECT_EQ(c.projector, 1280 + 5120 * 5120 + 5120 + 5120 * 3584 + 3584);
+  EXPECT_EQ(c.total, 7615616512);             // the text decoder
+  EXPECT_EQ(c.checkpoint_total, 8292166656);  // Hub total of Qwen/Qwen2.5-VL-7B-Instruct
+}
+
+TEST(VisionTower, Qwen25VlTextConfigLayoutReadsTheSame) {
+  // transformers >= 4.52 writes the decoder under text_config (model_type qwen2_5_vl_text).
+  json text = Qwen25Vl7bText();
+  text["model_type"] = "qwen2_5_vl_text";
+  json cfg = {{"model_type", "qwen2_5_vl"}, {"text_config", text}, {"vision_config", Qwen25VlVision(3584)}};
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok()) << spec.errors()[0].message;
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_EQ(CountParams(spec.value()).checkpoint_total, 8292166656);
+}
+
+TEST(VisionTower, Gemma3SiglipAndProjector) {
+  json cfg = {{"model_type", "gemma3"},
+              {"text_config", {{"model_type", "gemma3_text"}, {"hidden_size", 2560}, {"intermediate_size", 10240},
+                               {"num_hidden_layers", 34}, {"num_attention_heads", 8}, {"num_key_value_heads", 4},
+                               {"head_dim", 256}, {"vocab_size", 262208}}},
+              {"vision_config", {{"hidden_size", 1152}, {"image_size", 896}, {"intermediate_size", 4304},
+                                 {"model_type", "siglip_vision_model"}, {"num_attention_heads", 16},
+                                 {"num_hidden_layers", 27}, {"patch_size", 14}, {"vision_use_head", false}}}};
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok());
+  EXPECT_TRUE(warnings.empty());
+  const ParamCounts c = CountParams(spec.value());
+  // patch Conv2d 3*14*14*1152 + 1152, 4096 positions, 27 layers of 15,239,504, post_layernorm.
+  EXPECT_EQ(c.vision, 678528 + 4096 * 1152 + 27 * 15239504LL + 2 * 1152);
+  EXPECT_EQ(c.projector, 1152 * 2560 + 1152);  // mm_input_projection_weight + mm_soft_emb_norm
+  EXPECT_EQ(c.checkpoint_total - c.total, 419816304);
+}
+
+TEST(VisionTower, Mistral3PixtralAndProjector) {
+  json cfg = {{"model_type", "mistral3"},
+              {"multimodal_projector_bias", false},
+              {"spatial_merge_size", 2},
+              {"text_config", {{"model_type", "mistral"}, {"hidden_size", 5120}, {"intermediate_size", 32768},
+                               {"num_hidden_layers", 40}, {"num_attention_heads", 32}, {"num_key_value_heads", 8},
+                               {"head_dim", 128}, {"vocab_size", 131072}}},
+              {"vision_config", {{"model_type", "pixtral"}, {"hidden_size", 1024}, {"intermediate_size", 4096},
+                                 {"num_hidden_layers", 24}, {"num_attention_heads", 16}, {"patch_size", 14}}}};
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok());
+  EXPECT_TRUE(warnings.empty());
+  const ParamCounts c = CountParams(spec.value());
+  EXPECT_EQ(c.vision, 3 * 14 * 14 * 1024 + 1024 + 24 * 16779264LL);  // patch_conv, ln_pre, 24 layers
+  // norm + merging_layer (4096 -> 1024) + linear_1 (1024 -> 5120) + linear_2 (5120 -> 5120), no biases.
+  EXPECT_EQ(c.projector, 1024 + 4096 * 1024 + 1024 * 5120 + 5120 * 5120);
+  EXPECT_EQ(c.checkpoint_total, 24011361280);  // Mistral-Small-3.1-24B
+}
+
+TEST(VisionTower, OtherWrappersKeepTheTextOnlyWarning) {
+  json cfg = {{"model_type", "llava"},
+              {"text_config", {{"model_type", "llama"}, {"hidden_size", 64}, {"intermediate_size", 128},
+                               {"num_hidden_layers", 2}, {"num_attention_heads", 4}, {"vocab_size", 100}}},
+              {"vision_config", {{"model_type", "clip_vision_model"}, {"hidden_size", 1024}}}};
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok());
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].code, "text_model_only");
+  const ParamCounts c = CountParams(spec.value());
+  EXPECT_EQ(c.vision, 0);
+  EXPECT_EQ(c.checkpoint_total, c.total);
+}
+
+}  // namespace
+}  // namespace vramplan
