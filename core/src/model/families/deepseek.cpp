@@ -90,10 +90,7 @@ Expected<ModelSpec> BuildDeepseekMla(ConfigReader& c, ModelSpec spec, const MlaV
     if (correction_bias) k.extra_router_params = experts;
     AddGatedMlp(&k, m.h, moe_inter, false, GatedMlpOwner::kExperts, experts);
     if (n_shared > 0) AddGatedMlp(&k, m.h, moe_inter * n_shared, false, GatedMlpOwner::kSharedExperts);
-    k.mlp.intermediate = moe_inter;
-    k.mlp.num_experts = experts;
-    k.mlp.experts_per_token = top_k;
-    k.mlp.shared_intermediate = moe_inter * n_shared;
+    SetMoeMlp(&k, moe_inter, experts, top_k, moe_inter * n_shared);
     return k;
   });
   AddMtpLayers(c, &spec, variant.mtp_stores_embeddings);

@@ -30,11 +30,8 @@ Expected<ModelSpec> BuildGptOss(ConfigReader& c, ModelSpec spec) {
     AddNorm(&k, "input_layernorm", NormSlot::kPreAttention, m.h, false);
     AddNorm(&k, "post_attention_layernorm", NormSlot::kPreMlp, m.h, false);
     SetAttention(&k, m, sliding[static_cast<size_t>(i)] ? window : 0);
-    k.mlp.kind = MlpKind::kGated;
-    k.mlp.activation = ActivationFn::kSilu;
-    k.mlp.intermediate = m.inter;
-    k.mlp.num_experts = experts;
-    k.mlp.experts_per_token = top_k;
+    SetDenseMlp(&k, MlpKind::kGated, ActivationFn::kSilu, m.inter);
+    SetMoeMlp(&k, m.inter, experts, top_k);
     return k;
   });
   return spec;

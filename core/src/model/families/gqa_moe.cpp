@@ -52,10 +52,7 @@ Expected<ModelSpec> BuildGqaMoe(ConfigReader& c, ModelSpec spec, const GqaMoeVar
     if (correction_bias) k.extra_router_params = experts;
     AddGatedMlp(&k, m.h, moe_inter, false, GatedMlpOwner::kExperts, experts, v.expert_names);
     if (shared_inter > 0) AddGatedMlp(&k, m.h, shared_inter, false, GatedMlpOwner::kSharedExperts);
-    k.mlp.intermediate = moe_inter;
-    k.mlp.num_experts = experts;
-    k.mlp.experts_per_token = top_k;
-    k.mlp.shared_intermediate = shared_inter;
+    SetMoeMlp(&k, moe_inter, experts, top_k, shared_inter);
     return k;
   });
   AddMtpLayers(c, &spec, v.mtp_stores_embeddings);

@@ -125,6 +125,13 @@ void SetDenseMlp(LayerKind* k, MlpKind kind, ActivationFn act, int64_t inter) {
   k->mlp.intermediate = inter;
 }
 
+void SetMoeMlp(LayerKind* k, int64_t expert_inter, int64_t experts, int64_t top_k, int64_t shared_inter) {
+  k->mlp.intermediate = expert_inter;
+  k->mlp.num_experts = experts;
+  k->mlp.experts_per_token = top_k;
+  k->mlp.shared_intermediate = shared_inter;
+}
+
 // Builds the layer list from a per-layer builder, storing each distinct kind once.
 void BuildLayers(ModelSpec* spec, int64_t num_layers, const std::function<LayerKind(int64_t)>& build) {
   spec->num_layers = num_layers;

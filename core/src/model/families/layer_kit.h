@@ -53,6 +53,9 @@ void AddGatedMlp(LayerKind* k, int64_t h, int64_t inter, bool bias, GatedMlpOwne
 
 void SetAttention(LayerKind* k, const Dims& m, int64_t window);
 void SetDenseMlp(LayerKind* k, MlpKind kind, ActivationFn act, int64_t inter);
+// A MoE layer's geometry: the per-expert width, the routed experts, how many each token takes, and
+// the shared experts' total width (0 if none). The MLP kind and activation are SetDenseMlp's.
+void SetMoeMlp(LayerKind* k, int64_t expert_inter, int64_t experts, int64_t top_k, int64_t shared_inter = 0);
 
 // Builds the layer list from a per-layer builder, storing each distinct kind once.
 void BuildLayers(ModelSpec* spec, int64_t num_layers, const std::function<LayerKind(int64_t)>& build);

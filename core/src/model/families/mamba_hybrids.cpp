@@ -87,10 +87,7 @@ Expected<ModelSpec> BuildNemotronH(ConfigReader& c, ModelSpec spec) {
         AddLinear(&k, "up_proj", LinearSlot::kSharedExpertUp, m.h, shared_inter, mlp_bias);
         AddLinear(&k, "down_proj", LinearSlot::kSharedExpertDown, shared_inter, m.h, mlp_bias);
       }
-      k.mlp.intermediate = moe_inter;
-      k.mlp.num_experts = experts;
-      k.mlp.experts_per_token = top_k;
-      k.mlp.shared_intermediate = shared_inter;
+      SetMoeMlp(&k, moe_inter, experts, top_k, shared_inter);
     }
     return k;
   });
@@ -148,10 +145,7 @@ Expected<ModelSpec> BuildGraniteMoeHybrid(ConfigReader& c, ModelSpec spec) {
       AddLinear(&k, "output_linear", LinearSlot::kExpertDown, m.inter, m.h, false, experts, false);
       AddLinear(&k, "input_linear", LinearSlot::kSharedExpertUp, m.h, 2 * shared_inter, false);
       AddLinear(&k, "output_linear", LinearSlot::kSharedExpertDown, shared_inter, m.h, false);
-      k.mlp.intermediate = m.inter;
-      k.mlp.num_experts = experts;
-      k.mlp.experts_per_token = top_k;
-      k.mlp.shared_intermediate = shared_inter;
+      SetMoeMlp(&k, m.inter, experts, top_k, shared_inter);
     } else {
       AddLinear(&k, "input_linear", LinearSlot::kGateUp, m.h, 2 * shared_inter, false);
       AddLinear(&k, "output_linear", LinearSlot::kDown, shared_inter, m.h, false);
@@ -234,8 +228,7 @@ Expected<ModelSpec> BuildJamba(ConfigReader& c, ModelSpec spec) {
     if (experts > 1 && i % expert_period == expert_offset) {
       AddLinear(&k, "router", LinearSlot::kRouter, m.h, experts, false);
       AddGatedMlp(&k, m.h, m.inter, false, GatedMlpOwner::kExperts, experts);
-      k.mlp.num_experts = experts;
-      k.mlp.experts_per_token = top_k;
+      SetMoeMlp(&k, m.inter, experts, top_k);
     } else {
       AddGatedMlp(&k, m.h, m.inter, false, GatedMlpOwner::kDense);
     }

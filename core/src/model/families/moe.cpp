@@ -64,10 +64,7 @@ Expected<ModelSpec> BuildMoe(ConfigReader& c, ModelSpec spec, const MoeVariant& 
         AddLinear(&k, "shared_expert_gate", LinearSlot::kSharedExpertScale, m.h, 1, false);
       }
     }
-    k.mlp.intermediate = moe_inter;
-    k.mlp.num_experts = experts;
-    k.mlp.experts_per_token = top_k;
-    k.mlp.shared_intermediate = shared_inter;
+    SetMoeMlp(&k, moe_inter, experts, top_k, shared_inter);
     return k;
   });
   return spec;

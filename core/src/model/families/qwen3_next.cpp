@@ -79,9 +79,7 @@ Expected<ModelSpec> BuildQwenHybrid(ConfigReader& c, ModelSpec spec, QwenHybrid 
       AddLinear(&k, "shared_expert_gate", LinearSlot::kSharedExpertScale, m.h, 1, false);
     }
     SetDenseMlp(&k, MlpKind::kGated, act, moe_inter);
-    k.mlp.num_experts = experts;
-    k.mlp.experts_per_token = top_k;
-    k.mlp.shared_intermediate = shared_inter;
+    SetMoeMlp(&k, moe_inter, experts, top_k, shared_inter);
     return k;
   });
   // The checkpoint's multi-token-prediction layers (mtp.fc 2h -> h, pre_fc_norm_embedding,
