@@ -194,11 +194,20 @@ std::vector<bool> SlidingFlags(ConfigReader& c, int64_t layers, const std::funct
   return flags;
 }
 
-void AddMtpLayers(ConfigReader& c, ModelSpec* spec, bool stores_embeddings) {
-  const int64_t n = c.Int({"num_nextn_predict_layers"}, 0, 64).value_or(0);
+void AddMtpLayers(ConfigReader& c, ModelSpec* spec, bool stores_embeddings, int64_t default_layers) {
+  const int64_t n = c.Int({"num_nextn_predict_layers", "mtp_num_hidden_layers"}, 0, 64).value_or(default_layers);
   if (n <= 0 || spec->layer_kind.empty()) return;
+  // The MTP layer is a full-attention decoder layer: the last such layer's kind (in a hybrid
+  // model the last layers may be linear-attention ones).
+  uint8_t kind = spec->layer_kind.back();
+  for (size_t i = spec->layer_kind.size(); i-- > 0;) {
+    if (spec->kinds[spec->layer_kind[i]].attention.num_heads > 0) {
+      kind = spec->layer_kind[i];
+      break;
+    }
+  }
   spec->checkpoint.mtp_layers = n;
-  spec->checkpoint.mtp_kind = spec->layer_kind.back();
+  spec->checkpoint.mtp_kind = kind;
   spec->checkpoint.mtp_stores_embeddings = stores_embeddings;
   spec->notes.push_back("the checkpoint's " + std::to_string(n) +
                         " multi-token-prediction layer(s) (num_nextn_predict_layers) are not loaded by transformers: "

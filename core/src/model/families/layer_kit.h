@@ -65,10 +65,12 @@ void FinishCommon(ModelSpec* spec, const Dims& m, bool tied, NormKind norm, bool
 // Sliding-window flags per layer from layer_types, else `default_rule`.
 std::vector<bool> SlidingFlags(ConfigReader& c, int64_t layers, const std::function<bool(int64_t)>& default_rule);
 
-// num_nextn_predict_layers: the checkpoint's multi-token-prediction layers (DeepSeek-V3 layout,
-// modeling_deepseek.py / vLLM deepseek_mtp.py: one decoder layer like the last one, enorm, hnorm,
-// eh_proj, shared_head.norm, and with `stores_embeddings` its own embed_tokens and
-// shared_head.head). transformers does not load them: they count in checkpoint_total only.
-void AddMtpLayers(ConfigReader& c, ModelSpec* spec, bool stores_embeddings);
+// num_nextn_predict_layers (Qwen3-Next / Qwen3.5: mtp_num_hidden_layers; `default_layers` when
+// neither is set): the checkpoint's multi-token-prediction layers (DeepSeek-V3 layout,
+// modeling_deepseek.py / vLLM deepseek_mtp.py: one decoder layer like the last full-attention one,
+// enorm, hnorm, eh_proj, shared_head.norm, and with `stores_embeddings` its own embed_tokens and
+// shared_head.head; Qwen3-Next's fc and pre-fc norms have the same counts). transformers does not
+// load them: they count in checkpoint_total only.
+void AddMtpLayers(ConfigReader& c, ModelSpec* spec, bool stores_embeddings, int64_t default_layers = 0);
 
 }  // namespace vramplan::families

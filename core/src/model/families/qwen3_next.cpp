@@ -82,21 +82,10 @@ Expected<ModelSpec> BuildQwenHybrid(ConfigReader& c, ModelSpec spec, QwenHybrid 
     SetMoeMlp(&k, moe_inter, experts, top_k, shared_inter);
     return k;
   });
-  // The checkpoint's multi-token-prediction layers (mtp.fc 2h -> h, pre_fc_norm_embedding,
-  // pre_fc_norm_hidden, one full-attention decoder layer, mtp.norm: vLLM
-  // model_executor/models/qwen3_next_mtp.py Qwen3NextMultiTokenPredictor) have the DeepSeek layout's
-  // parameter count without their own embeddings; transformers does not load them.
-  const int64_t mtp = c.Int({"num_nextn_predict_layers", "mtp_num_hidden_layers"}, 0, 64)
-                          .value_or(variant == QwenHybrid::kNext ? 1 : 0);
-  for (size_t i = spec.layer_kind.size(); mtp > 0 && i-- > 0;) {
-    if (spec.kinds[spec.layer_kind[i]].attention.num_heads == 0) continue;  // the MTP layer is full attention
-    spec.checkpoint.mtp_layers = mtp;
-    spec.checkpoint.mtp_kind = spec.layer_kind[i];
-    spec.checkpoint.mtp_stores_embeddings = false;
-    spec.notes.push_back("the checkpoint's multi-token-prediction layer (mtp.*) is not loaded by transformers: counted in "
-                         "params.checkpoint_total and by_module.mtp, not in params.total");
-    break;
-  }
+  // The checkpoint's MTP layer (vLLM model_executor/models/qwen3_next_mtp.py
+  // Qwen3NextMultiTokenPredictor: fc 2h -> h, two pre-fc norms, one full-attention decoder layer,
+  // a final norm) has no embeddings of its own.
+  AddMtpLayers(c, &spec, false, variant == QwenHybrid::kNext ? 1 : 0);
   return spec;
 }
 
