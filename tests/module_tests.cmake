@@ -8,6 +8,8 @@
 set(tested_elsewhere
   api/estimate=estimate_api
   api/ops=api
+  api/core_ops=api
+  api/op_table=api
   planner/prepared=api
   planner/simulate=api
   planner/levers=plan_search

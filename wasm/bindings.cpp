@@ -1,6 +1,8 @@
-// Thin Embind shim: strings in, strings out, through the core's op table (vramplan/api.h). The
-// core returns errors as values ({"ok":false,"errors":[...]}), so nothing here can throw into
-// JavaScript.
+// Thin Embind shim of the page's module (vramplan.mjs + .wasm): strings in, strings out, through
+// the core's op table without plan, import and export (CallCoreOp, vramplan/api.h), so the linker
+// leaves the planner and the launch-config code out of the page's first download; those three ops
+// are in the on-demand module (bindings_full.cpp). The core returns errors as values
+// ({"ok":false,"errors":[...]}), so nothing here can throw into JavaScript.
 #include <string>
 
 #include <emscripten/bind.h>
@@ -10,20 +12,18 @@
 namespace {
 
 // call(op, request_json) -> the op's JSON envelope: the one entry point.
-std::string Call(const std::string& op, const std::string& request_json) { return vramplan::CallOp(op, request_json); }
+std::string Call(const std::string& op, const std::string& request_json) { return vramplan::CallCoreOp(op, request_json); }
 
 // The older names, kept for the page: each is one op of the table, replying as it always did
-// (the listing ops' bare payloads: vramplan::CallOpPayload).
-std::string Estimate(const std::string& scenario_json) { return vramplan::CallOpPayload("estimate", scenario_json); }
-std::string EstimateFast(const std::string& scenario_json) { return vramplan::CallOpPayload("estimate_fast", scenario_json); }
-std::string EstimateSummary(const std::string& scenario_json) { return vramplan::CallOpPayload("summary", scenario_json); }
-std::string ListPresets() { return vramplan::CallOpPayload("presets", ""); }
-std::string ListGpus() { return vramplan::CallOpPayload("gpus", ""); }
-std::string ParseHfConfig(const std::string& config_json) { return vramplan::CallOpPayload("parse_config", config_json); }
-std::string Schema() { return vramplan::CallOpPayload("schema", ""); }
-std::string Version() { return vramplan::CallOpPayload("version", ""); }
-// plan(request_json): the plans that make the job fit (vramplan/plan.h), the `plan` op's envelope.
-std::string Plan(const std::string& request_json) { return vramplan::CallOp("plan", request_json); }
+// (the listing ops' bare payloads: vramplan::CallCoreOpPayload).
+std::string Estimate(const std::string& scenario_json) { return vramplan::CallCoreOpPayload("estimate", scenario_json); }
+std::string EstimateFast(const std::string& scenario_json) { return vramplan::CallCoreOpPayload("estimate_fast", scenario_json); }
+std::string EstimateSummary(const std::string& scenario_json) { return vramplan::CallCoreOpPayload("summary", scenario_json); }
+std::string ListPresets() { return vramplan::CallCoreOpPayload("presets", ""); }
+std::string ListGpus() { return vramplan::CallCoreOpPayload("gpus", ""); }
+std::string ParseHfConfig(const std::string& config_json) { return vramplan::CallCoreOpPayload("parse_config", config_json); }
+std::string Schema() { return vramplan::CallCoreOpPayload("schema", ""); }
+std::string Version() { return vramplan::CallCoreOpPayload("version", ""); }
 
 }  // namespace
 
@@ -37,5 +37,4 @@ EMSCRIPTEN_BINDINGS(vramplan) {
   emscripten::function("parseHfConfig", &ParseHfConfig);
   emscripten::function("schema", &Schema);
   emscripten::function("version", &Version);
-  emscripten::function("plan", &Plan);
 }

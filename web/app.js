@@ -145,7 +145,7 @@ async function start() {
   inputs.addEventListener('change', (e) => { onInput(e); gestureOpen = false; });
   wireCopy();
   // Launch configs (web/launch-config.js): loaded the first time the box is opened.
-  $('launch-box').addEventListener('toggle', () => import('./launch-config.js').then((m) => m.createLaunchConfig({ root: $('launch-box'), core, store, commit })), { once: true });
+  $('launch-box').addEventListener('toggle', () => import('./launch-config.js').then((m) => m.createLaunchConfig({ root: $('launch-box'), store, commit })), { once: true });
   $('launch-config').hidden = false;
 
   $('loading').hidden = true;

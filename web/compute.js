@@ -69,12 +69,7 @@ export async function startCompute() {
     },
     // The planner off the main thread: resolves {planned, ms} (never hangs).
     async plan(request) {
-      if (!worker) {
-        const t = performance.now();
-        let planned;
-        try { planned = core.plan(request); } catch (e) { planned = internalError(e); }
-        return { planned, ms: performance.now() - t };
-      }
+      if (!worker) return (await import('./full-core.js')).plan(request);
       const a = await ask({ plan: request });
       return a.planned ? a : { planned: a.failed ?? internalError('no answer from the worker') };
     },

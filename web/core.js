@@ -2,7 +2,8 @@
 // JSON. The module and its .wasm are resolved relative to this file, so the widget works from any
 // page that loads embed.js from the site directory. A caller that already holds the .wasm bytes
 // (the page, which shares them with its worker; the worker, which receives them) passes them as
-// wasmBinary, and the module then downloads nothing.
+// wasmBinary, and the module then downloads nothing. This module answers the estimate ops; the
+// planner and the launch configs are in vramplan-full (full-core.js, loaded on demand).
 import { scenarioJson } from './state.js';
 
 let pending;
@@ -37,8 +38,6 @@ export function loadCore({ wasmBinary } = {}) {
       presets: () => payload('presets', 'presets'),
       gpus: () => payload('gpus', 'gpus'),
       parseHfConfig: (text) => call('parse_config', text),
-      // The planner (docs/planner.md): {scenario, budget, levers, ...} -> the plans that fit.
-      plan: (request) => call('plan', JSON.stringify(request)),
       // Constant for a build: parsed once, shared read-only by every caller.
       schema: () => (schemaCache ??= payload('schema', 'schema')),
       version: () => payload('version', 'version'),

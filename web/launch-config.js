@@ -2,7 +2,10 @@
 // LLaMA-Factory, axolotl, torchtune or accelerate YAML, a DeepSpeed or HF trainer JSON; the format
 // is detected, the scenario applied, every key's note listed) and an Export menu (the shown
 // scenario as one of those configs, with a copy button). Both are the core's import / export ops
-// (docs/planner.md, "Formats and their keys"); the text is only ever shown as text.
+// (docs/planner.md, "Formats and their keys"), answered by the full module (full-core.js), which
+// this box downloads when it is first opened; the text is only ever shown as text.
+import { loadFullCore } from './full-core.js';
+
 export const LAUNCH_FORMATS = [
   ['vllm', 'vLLM (vllm serve)'], ['llama_cpp', 'llama.cpp (llama-server)'], ['llamafactory', 'LLaMA-Factory YAML'],
   ['axolotl', 'axolotl YAML'], ['deepspeed', 'DeepSpeed JSON'], ['hf', 'HF / TRL trainer JSON'],
@@ -36,11 +39,20 @@ function renderErrors(box, errors) {
   box.replaceChildren(el('ul', {}, (errors ?? []).slice(0, 20).map((e) => el('li', { text: `${e.field_path ? `${e.field_path}: ` : ''}${e.message}` }))));
 }
 
-// root: the <details> it fills (index.html #launch-box, loaded when first opened); core: loadCore()'s
-// object; store / commit: app.js's.
-export function createLaunchConfig({ root, core, store, commit }) {
+// root: the <details> it fills (index.html #launch-box, loaded when first opened); store / commit:
+// app.js's. The controls appear once the full module is there, so every click is answered at once.
+export async function createLaunchConfig({ root, store, commit }) {
+  const loading = el('div', { className: 'help', role: 'status', text: 'Loading the import and export…' });
+  root.append(loading);
+  let full;
+  try { full = await loadFullCore(); } catch (e) {
+    loading.classList.add('bad');
+    loading.textContent = `The import and export could not be loaded: ${e?.message ?? e}`;
+    return;
+  }
+  loading.remove();
   const call = (op, request) => {
-    try { return JSON.parse(core.raw.call(op, JSON.stringify(request))); } catch (e) {
+    try { return full.call(op, request); } catch (e) {
       return { ok: false, errors: [{ field_path: '', message: `the ${op} failed: ${e?.message ?? e}` }] };
     }
   };

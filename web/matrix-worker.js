@@ -4,7 +4,7 @@
 //   {init: ArrayBuffer}     -> (no answer) the core is created from these bytes
 //   {id, jobs: [scenario]}  -> {id, ms, cells: [{ok, total, fits, gpu, verdict, kv} | {ok: false, errors}]}
 //   {id, parse: text}       -> {id, parsed: core.parseHfConfig(text)} (a pasted/fetched config.json)
-//   {id, plan: request}     -> {id, ms, planned: core.plan(request)} (the Plans panel, plans.js)
+//   {id, plan: request}     -> {id, ms, planned} (plans.js): the plan op of full-core.js, loaded on demand
 // A core call that throws answers {ok: false, errors: [{code: 'internal', ...}]}, and a core that
 // cannot be created answers {id, failed}: every message gets its answer, so the page never waits
 // forever.
@@ -30,8 +30,7 @@ self.onmessage = async (e) => {
   }
   const started = performance.now();
   if (e.data.plan !== undefined) {
-    const planned = guarded(() => core.plan(e.data.plan));
-    self.postMessage({ id: e.data.id, ms: performance.now() - started, planned });
+    self.postMessage({ id: e.data.id, ...await (await import('./full-core.js')).plan(e.data.plan) });
     return;
   }
   const cells = e.data.jobs.map((s) => {

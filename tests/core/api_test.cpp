@@ -92,6 +92,27 @@ TEST(Api, UnknownOpIsAnErrorNamingTheOps) {
   EXPECT_EQ(CallOpPayload("nope", ""), CallOp("nope", ""));
 }
 
+// The core table (the page's WASM module): the full table minus plan, import and export, each of
+// its ops replying byte for byte as through CallOp, and the three left out named as elsewhere.
+TEST(Api, CoreTableIsTheFullTableWithoutPlanImportExport) {
+  const std::vector<std::string> expected = {"estimate", "estimate_fast", "summary", "presets", "gpus", "schema", "parse_config", "version"};
+  EXPECT_EQ(CoreOpNames(), expected);
+  for (const std::string& op : CoreOpNames()) {
+    const std::string request = op == "estimate_fast" ? kServe : op == "parse_config" ? "{}" : kTrain;
+    EXPECT_EQ(CallCoreOp(op, request), CallOp(op, request)) << op;
+    EXPECT_EQ(CallCoreOpPayload(op, request), CallOpPayload(op, request)) << op;
+  }
+  for (const std::string op : {"plan", "import", "export", "nope"}) {
+    json r = json::parse(CallCoreOp(op, kTrain), nullptr, false);
+    ASSERT_EQ(r.value("ok", true), false) << op;
+    EXPECT_EQ(r["errors"][0]["code"], "unknown_op") << op;
+    const std::string message = r["errors"][0]["message"];
+    for (const std::string& name : CoreOpNames()) EXPECT_NE(message.find(name), std::string::npos) << message;
+    EXPECT_NE(message.find("vramplan-full"), std::string::npos) << message;
+    EXPECT_EQ(CallCoreOpPayload(op, kTrain), CallCoreOp(op, kTrain)) << op;
+  }
+}
+
 TEST(Api, UnknownOpNameIsQuotedSafely) {
   json r = Call(std::string("a\"b\n\x01") + std::string(500, 'x'), "");
   ASSERT_EQ(r.value("ok", true), false);

@@ -1,13 +1,18 @@
-// The module's one entry point, call(op, json): every op of the core's op table replies with the
-// envelope, matches the native CLI's `vramplan call`, and the older names are the same ops.
+// The modules' one entry point, call(op, json): every op of the page module's table (the core ops)
+// and of the full module's (every op: plan, import, export too) replies with the envelope and
+// matches the native CLI's `vramplan call`; the older names are the same ops; the page module
+// refuses the full module's ops with an unknown_op error that says where they are.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { loadModule, CLI } from './load_module.mjs';
+import { loadModule, loadFullModule, CLI } from './load_module.mjs';
 
 const mod = await loadModule();
+const full = await loadFullModule();
 
-const OPS = ['estimate', 'estimate_fast', 'summary', 'presets', 'gpus', 'schema', 'parse_config', 'plan', 'version', 'import', 'export'];
+const OPS = ['estimate', 'estimate_fast', 'summary', 'presets', 'gpus', 'schema', 'parse_config', 'version'];
+const FULL_ONLY = ['plan', 'import', 'export'];
+const ALL_OPS = ['estimate', 'estimate_fast', 'summary', 'presets', 'gpus', 'schema', 'parse_config', 'plan', 'version', 'import', 'export'];
 const TRAIN = JSON.stringify({ model: 'meta-llama/Llama-3.1-8B', train: { method: 'qlora', micro_batch_size: 2 } });
 const SERVE = JSON.stringify({ model: 'Qwen/Qwen2.5-0.5B', mode: 'inference', inference: { engine: 'vllm', max_model_len: 4096 } });
 const CONFIG = JSON.stringify({ model_type: 'llama', hidden_size: 5120, intermediate_size: 13824, num_attention_heads: 40,
@@ -26,16 +31,34 @@ function cliCall(op, input) {
   return { code: r.status, json: JSON.parse(r.stdout) };
 }
 
-test('every op replies with the envelope, as the native CLI does', () => {
-  for (const op of OPS) {
+function matchesCli(module, ops) {
+  for (const op of ops) {
     const request = REQUEST[op] ?? '';
-    const r = JSON.parse(mod.call(op, request));
+    const r = JSON.parse(module.call(op, request));
     assert.equal(r.ok, true, `${op}: ${JSON.stringify(r.errors)}`);
     const native = cliCall(op, request);
     assert.equal(native.code, 0, op);
     if (op === 'gpus') native.json.gpus = native.json.gpus.map(withoutNotes);
     assert.deepEqual(r, native.json, op);
   }
+}
+
+test('every op of the page module replies with the envelope, as the native CLI does', () => matchesCli(mod, OPS));
+
+test('every op of the full module replies with the envelope, as the native CLI does', () => {
+  matchesCli(full, ALL_OPS);
+  assert.equal(full.version(), mod.version(), 'both modules come from one build of the core');
+  assert.equal(full.plan(TRAIN), full.call('plan', TRAIN));
+});
+
+test('the page module leaves plan, import and export to the full module', () => {
+  for (const op of FULL_ONLY) {
+    const r = JSON.parse(mod.call(op, REQUEST[op]));
+    assert.equal(r.ok, false, op);
+    assert.equal(r.errors[0].code, 'unknown_op', op);
+    assert.match(r.errors[0].message, /vramplan-full/, op);
+  }
+  assert.equal(mod.plan, undefined, 'no plan() alias in the page module');
 });
 
 test('the listing ops carry their payload under their name', () => {
@@ -64,6 +87,9 @@ test('an unknown op and bad JSON are error values', () => {
     assert.equal(r.errors[0].field_path, 'op');
     for (const name of OPS) assert.ok(r.errors[0].message.includes(name), r.errors[0].message);
     assert.ok(r.errors[0].message.length < 400);
+    const f = JSON.parse(full.call(op, TRAIN));
+    assert.equal(f.errors[0].code, 'unknown_op');
+    for (const name of ALL_OPS) assert.ok(f.errors[0].message.includes(name), f.errors[0].message);
   }
   for (const op of ['estimate', 'estimate_fast', 'summary', 'parse_config']) {
     for (const bad of ['', 'not json', '{"model":', '[1]']) {

@@ -1,5 +1,6 @@
-// Loads the built Embind module under node (3.1.6's MODULARIZE build would try fetch() on a file
-// path, so the .wasm bytes are passed in directly).
+// Loads the built Embind modules under node (3.1.6's MODULARIZE build would try fetch() on a file
+// path, so the .wasm bytes are passed in directly): the page's module (vramplan.mjs, the core op
+// table) and the on-demand one with every op (vramplan-full.mjs: plan, import, export too).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -8,7 +9,10 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const SITE = path.join(ROOT, 'build-wasm/site');
 export const CLI = path.join(ROOT, 'build/bin/vramplan');
 
-export async function loadModule() {
-  const { default: createVramplan } = await import(pathToFileURL(path.join(SITE, 'vramplan.mjs')).href);
-  return createVramplan({ wasmBinary: fs.readFileSync(path.join(SITE, 'vramplan.wasm')) });
+async function load(name) {
+  const { default: create } = await import(pathToFileURL(path.join(SITE, `${name}.mjs`)).href);
+  return create({ wasmBinary: fs.readFileSync(path.join(SITE, `${name}.wasm`)) });
 }
+
+export const loadModule = () => load('vramplan');
+export const loadFullModule = () => load('vramplan-full');

@@ -27,7 +27,12 @@
 //
 // An unknown op is an error value (code "unknown_op", field_path "op") naming the allowed ops; a
 // request that is not valid JSON is the op's own error value (code "invalid_json"). Nothing throws.
-// Room is left in the table for "plan". docs/api.md describes each op.
+// docs/api.md describes each op.
+//
+// The core table (CallCoreOp) is the same minus plan, import and export: what the page's WASM
+// module (vramplan.wasm) binds, so that its first download carries neither the planner nor the
+// launch-config code; the on-demand vramplan-full module binds CallOp (wasm/CMakeLists.txt). An
+// op the core table lacks is its unknown_op error, which says where the op is.
 #pragma once
 
 #include <string>
@@ -46,5 +51,11 @@ std::string CallOpPayload(std::string_view op, std::string_view request_json);
 
 // The op names, in table order.
 std::vector<std::string> OpNames();
+
+// CallOp, CallOpPayload and OpNames over the core table: every op but plan, import and export,
+// each replying exactly as through CallOp.
+std::string CallCoreOp(std::string_view op, std::string_view request_json);
+std::string CallCoreOpPayload(std::string_view op, std::string_view request_json);
+std::vector<std::string> CoreOpNames();
 
 }  // namespace vramplan

@@ -162,8 +162,17 @@ OrderedJson DeepSpeedConfigFor(const Scenario& s, bool standalone) {
     ds["train_micro_batch_size_per_gpu"] = "auto";
     ds["gradient_accumulation_steps"] = "auto";
   }
-  ds["bf16"] = {{"enabled", t.precision == Precision::kMixedBf16}};
-  ds["fp16"] = {{"enabled", t.precision == Precision::kMixedFp16}};
+  if (standalone) {
+    ds["bf16"] = {{"enabled", t.precision == Precision::kMixedBf16}};
+    ds["fp16"] = {{"enabled", t.precision == Precision::kMixedFp16}};
+  } else {
+    // Inside a trainer config HF fills "auto" from its bf16 / fp16 flags and rejects a value that
+    // differs from them (transformers integrations/deepspeed.py HfTrainerDeepSpeedConfig
+    // trainer_config_process: fill_match("bf16.enabled", args.bf16 ...), mismatches raised in
+    // trainer_config_finalize): "auto" keeps the two in step.
+    ds["bf16"] = {{"enabled", "auto"}};
+    ds["fp16"] = {{"enabled", "auto"}};
+  }
   if (standalone && t.optimizer == Optimizer::kAdamW && t.optimizer_impl == OptimizerImpl::kFused) {
     ds["optimizer"] = {{"type", "AdamW"}, {"params", {{"lr", 1e-5}, {"weight_decay", 0.0}}}};
   } else if (standalone && t.optimizer == Optimizer::kLion) {
@@ -178,7 +187,7 @@ OrderedJson DeepSpeedConfigFor(const Scenario& s, bool standalone) {
   if (p.reduce_bucket_size) zero["reduce_bucket_size"] = *p.reduce_bucket_size;
   ds["zero_optimization"] = zero;
   if (t.activation_offload) ds["activation_checkpointing"] = {{"cpu_checkpointing", true}};
-  ds["gradient_clipping"] = 1.0;
+  ds["gradient_clipping"] = standalone ? OrderedJson(1.0) : OrderedJson("auto");  // HF fills it from max_grad_norm
   return ds;
 }
 

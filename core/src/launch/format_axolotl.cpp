@@ -10,6 +10,7 @@
 // autocasts; `deepspeed` and `fsdp_config` are read inline (an object) or as a path (noted).
 #include "io/message_text.h"
 #include <algorithm>
+#include <cctype>
 #include "io/message_text.h"
 
 #include "io/message_text.h"
@@ -219,9 +220,16 @@ ExportText ExportAxolotl(const Scenario& s) {
   }
   if (UsesDeepSpeed(s)) y["deepspeed"] = DeepSpeedConfigFor(s, false);
   if (s.parallel.fsdp) {
-    y["fsdp"] = OrderedJson::array({"full_shard", "auto_wrap"});
+    // The sharding strategy is an option of the `fsdp` list, which axolotl hands to
+    // TrainingArguments.fsdp; its fsdp_config has no sharding-strategy key (axolotl
+    // src/axolotl/utils/trainer.py setup_fsdp_envs, utils/schemas/fsdp.py FSDPConfig).
+    std::string strategy = FsdpStrategyName(s);
+    for (char& c : strategy) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    OrderedJson options = OrderedJson::array({strategy});
+    if (s.parallel.offload_params != Offload::kNone) options.push_back("offload");
+    options.push_back("auto_wrap");
+    y["fsdp"] = options;
     OrderedJson f = OrderedJson::object();
-    f["fsdp_sharding_strategy"] = FsdpStrategyName(s);
     f["fsdp_offload_params"] = s.parallel.offload_params != Offload::kNone;
     f["fsdp_auto_wrap_policy"] = "TRANSFORMER_BASED_WRAP";
     y["fsdp_config"] = f;

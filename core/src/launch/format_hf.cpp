@@ -3,7 +3,7 @@
 #include "io/message_text.h"
 // model keys of TRL's ModelConfig (trl/trainer/model_config.py) and SFTConfig's max_length
 #include "io/message_text.h"
-// (trl/trainer/sft_config.py, TRL v0.12), and PEFT's LoraConfig (peft/tuners/lora/config.py,
+// (trl/trainer/sft_config.py; both checked at TRL v1.9: docs/planner.md), and PEFT's LoraConfig (peft/tuners/lora/config.py,
 #include "io/message_text.h"
 // v0.13; an adapter_config.json is one) - in one object, or as two documents one after the other.
 #include "io/message_text.h"
@@ -147,7 +147,9 @@ ExportText ExportHfTraining(const Scenario& s) {
   const bool half_weights = t.precision == Precision::kBf16 || t.precision == Precision::kFp16 || t.precision == Precision::kMixedBf16 ||
                             t.precision == Precision::kMixedFp16;
   const bool bf16_family = t.precision == Precision::kBf16 || t.precision == Precision::kAmpBf16 || t.precision == Precision::kMixedBf16;
-  j["torch_dtype"] = half_weights ? (bf16_family ? "bfloat16" : "float16") : "float32";
+  // TRL's ModelConfig field (trl/trainer/model_config.py): `dtype` since TRL 0.24, where
+  // `torch_dtype` became its deprecated alias, removed in 1.0; the import reads both.
+  j["dtype"] = half_weights ? (bf16_family ? "bfloat16" : "float16") : "float32";
   j["attn_implementation"] = t.attention == AttentionImpl::kFlash ? "flash_attention_2" : t.attention == AttentionImpl::kEager ? "eager" : "sdpa";
   j["dataset_name"] = "trl-lib/Capybara";
   j["output_dir"] = "outputs/vramplan-job";

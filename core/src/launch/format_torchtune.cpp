@@ -223,7 +223,11 @@ void ReadTop(const std::string& key, const io::Json& v, ImportContext* ctx) {
       if (*b) ctx->Set("parallel.offload_optimizer", "cpu");
     }
   } else if (key == "fsdp_sharding_strategy") {
-    ReadFsdpKey("sharding_strategy", v, ctx);
+    ReadFsdpKey("sharding_strategy", v, ctx);  // FSDP1 recipes (torchtune before its FSDP2 move)
+  } else if (key == "fsdp_reshard_after_forward") {
+    // The FSDP2 recipes' knob (recipes/full_finetune_distributed.py, lora_finetune_distributed.py):
+    // true frees the parameters after forward (FULL_SHARD), false keeps them (SHARD_GRAD_OP).
+    ReadFsdpKey(key, v, ctx);
   } else if (key == "optimizer_in_bwd") {
     if (auto b = ctx->Bool(v, key)) ctx->Read(key, "train.optimizer_in_backward", *b);
   } else if (key == "device") {
@@ -327,7 +331,7 @@ void ImportTorchtune(std::string_view text, ImportContext* ctx) {
   if (!recipe.empty() && !distributed) ctx->Default("parallel.gpus", 1, "a single-device recipe");
   if (distributed) ctx->Set("parallel.fsdp", true);
   if (distributed && !ctx->IsSet("parallel.gpus")) ctx->AddNote("default", "parallel.gpus", "a distributed recipe without --nproc_per_node: set parallel.gpus");
-  if (doc.contains("fsdp_cpu_offload") || doc.contains("fsdp_sharding_strategy")) ctx->Set("parallel.fsdp", true);
+  if (doc.contains("fsdp_cpu_offload") || doc.contains("fsdp_sharding_strategy") || doc.contains("fsdp_reshard_after_forward")) ctx->Set("parallel.fsdp", true);
   ctx->Default("train.method", "full", "no model builder");
   ctx->Default("train.precision", "bf16", "torchtune's configs train in bf16");
   ctx->Set("train.autocast", false);
@@ -449,8 +453,10 @@ ExportText ExportTorchtune(const Scenario& s) {
   if (t.optimizer_in_backward) y["optimizer_in_bwd"] = true;
   y["dtype"] = t.precision == Precision::kFp32 ? "fp32" : "bf16";
   if (s.parallel.fsdp) {
+    // What the distributed recipes read (cfg.get in recipes/*_distributed.py, torchtune v0.6):
+    // FSDP2 has no sharding-strategy key; no_shard / hybrid_shard ride in the vramplan comment.
     y["fsdp_cpu_offload"] = s.parallel.offload_params != Offload::kNone;
-    y["fsdp_sharding_strategy"] = FsdpStrategyName(s);
+    y["fsdp_reshard_after_forward"] = s.parallel.fsdp_sharding != FsdpSharding::kShardGradOp;
   }
   const std::string recipe = std::string(lora ? "lora" : "full") + (s.parallel.gpus > 1 ? "_finetune_distributed" : "_finetune_single_device");
   out.text = "# tune run " + (s.parallel.gpus > 1 ? "--nproc_per_node " + std::to_string(s.parallel.gpus) + " " : std::string()) + recipe +
