@@ -139,13 +139,13 @@ TEST(ModelFamilies, EverySupportedTypeIsExercisedByAKnownModel) {
   }
 }
 
-// README: "32 `model_type`s read from real config keys"; docs/models.md lists each in its table.
+// README: "35 `model_type`s read from real config keys"; docs/models.md lists each in its table.
 TEST(ModelFamilies, RegistryListsEveryModelTypeTheDocsClaim) {
   const std::string readme = ReadRepoFile("README.md");
   std::smatch match;
   ASSERT_TRUE(std::regex_search(readme, match, std::regex("(\\d+) `model_type`s"))) << "README.md claims no model_type count";
   EXPECT_EQ(SupportedModelTypes().size(), static_cast<size_t>(std::stoi(match[1].str())));
-  EXPECT_EQ(SupportedModelTypes().size(), 32u);
+  EXPECT_EQ(SupportedModelTypes().size(), 35u);
   const std::string doc = ReadRepoFile("docs/models.md");
   ASSERT_FALSE(doc.empty()) << "docs/models.md missing";
   for (const families::ModelFamily& f : families::ModelFamilies()) {
@@ -254,6 +254,43 @@ TEST(ModelFamilies, UnknownTypeIsLlamaWithAWarning) {
   auto s = ParseScenario(json{{"mode", "train"}, {"model", cfg}, {"train", {{"method", "lora"}}}}.dump());
   ASSERT_TRUE(s.ok());
   EXPECT_EQ(s.value().train.lora.targets, (std::vector<std::string>{"q_proj", "v_proj"}));
+}
+
+// Llama 4 (modeling_llama4.py): MoE on every interleave_moe_layer_step-th layer counting from 1, the
+// others dense MLPs of intermediate_size_mlp; RoPE layers attend in chunks (held like a window),
+// every no_rope_layer_interval-th layer (default 4) is a global NoPE layer.
+TEST(ModelFamilies, Llama4InterleavesMoeAndChunkedLayers) {
+  const json text = {{"model_type", "llama4_text"}, {"hidden_size", 64}, {"intermediate_size", 32},
+                     {"intermediate_size_mlp", 128}, {"num_hidden_layers", 4}, {"num_attention_heads", 4},
+                     {"num_key_value_heads", 2}, {"head_dim", 16}, {"num_local_experts", 4},
+                     {"interleave_moe_layer_step", 2}, {"attention_chunk_size", 8192}, {"vocab_size", 100}};
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(json{{"model_type", "llama4"}, {"text_config", text}}, "model", &warnings);
+  ASSERT_TRUE(spec.ok());
+  const ModelSpec& m = spec.value();
+  ASSERT_EQ(m.layer_kind.size(), 4u);
+  const auto kind = [&](size_t i) -> const LayerKind& { return m.kinds[m.layer_kind[i]]; };
+  EXPECT_EQ(kind(0).mlp.num_experts, 0);
+  EXPECT_EQ(kind(0).mlp.intermediate, 128);
+  EXPECT_EQ(kind(1).mlp.num_experts, 4);
+  EXPECT_EQ(kind(3).mlp.num_experts, 4);
+  EXPECT_EQ(kind(0).attention.sliding_window, 8192);
+  EXPECT_EQ(kind(3).attention.sliding_window, 0);  // NoPE layer: global attention
+}
+
+// ERNIE 4.5 MoE: MoE layers from moe_layer_start_index to moe_layer_end_index (null: the last).
+TEST(ModelFamilies, Ernie45MoeLayerRange) {
+  const json cfg = {{"model_type", "ernie4_5_moe"}, {"hidden_size", 64}, {"intermediate_size", 128},
+                    {"num_hidden_layers", 4}, {"num_attention_heads", 4}, {"num_key_value_heads", 2},
+                    {"vocab_size", 100}, {"moe_num_experts", 8}, {"moe_k", 2}, {"moe_intermediate_size", 16},
+                    {"moe_num_shared_experts", 2}, {"moe_layer_start_index", 1}, {"moe_layer_end_index", nullptr}};
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok());
+  const ModelSpec& m = spec.value();
+  EXPECT_EQ(m.kinds[m.layer_kind[0]].mlp.num_experts, 0);
+  for (size_t i = 1; i < 4; ++i) EXPECT_EQ(m.kinds[m.layer_kind[i]].mlp.num_experts, 8) << i;
+  EXPECT_EQ(m.kinds[m.layer_kind[1]].extra_router_params, 8);  // moe_statics.e_score_correction_bias
 }
 
 }  // namespace

@@ -92,11 +92,31 @@ TEST(VisionTower, Mistral3PixtralAndProjector) {
   EXPECT_EQ(c.checkpoint_total, 24011361280);  // Mistral-Small-3.1-24B
 }
 
+// LLaVA with its CLIP tower (CLIPVisionModel + LlavaMultiModalProjector); LLaVA-NeXT adds image_newline.
+TEST(VisionTower, LlavaCountsClipAndProjector) {
+  json cfg = {{"model_type", "llava"},
+              {"text_config", {{"model_type", "llama"}, {"hidden_size", 64}, {"intermediate_size", 128},
+                               {"num_hidden_layers", 2}, {"num_attention_heads", 4}, {"vocab_size", 100}}},
+              {"vision_config", {{"model_type", "clip_vision_model"}, {"hidden_size", 1024}, {"intermediate_size", 4096},
+                                 {"num_hidden_layers", 24}, {"image_size", 336}, {"patch_size", 14}}}};
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok());
+  EXPECT_TRUE(warnings.empty());
+  // class + patch conv + 577 positions, pre/post LayerNorm, 24 layers (llava-1.5-7b's CLIP ViT-L/14-336).
+  EXPECT_EQ(CountParams(spec.value()).vision, 303507456);
+  EXPECT_EQ(CountParams(spec.value()).projector, 1024 * 64 + 64 + 64 * 64 + 64);
+  cfg["model_type"] = "llava_next";
+  spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok());
+  EXPECT_EQ(CountParams(spec.value()).projector, 1024 * 64 + 64 + 64 * 64 + 64 + 64);
+}
+
 TEST(VisionTower, OtherWrappersKeepTheTextOnlyWarning) {
   json cfg = {{"model_type", "llava"},
               {"text_config", {{"model_type", "llama"}, {"hidden_size", 64}, {"intermediate_size", 128},
                                {"num_hidden_layers", 2}, {"num_attention_heads", 4}, {"vocab_size", 100}}},
-              {"vision_config", {{"model_type", "clip_vision_model"}, {"hidden_size", 1024}}}};
+              {"vision_config", {{"model_type", "siglip_vision_model"}, {"hidden_size", 1024}}}};
   Issues warnings;
   auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
   ASSERT_TRUE(spec.ok());

@@ -93,7 +93,7 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
     type = top.String("model_type", "");
     auto tc = config.find("text_config");
     auto vc = config.find("vision_config");
-    const bool tower_counted = vc != config.end() && vc->is_object() && (type == "gemma3" || type == "qwen2_5_vl" || type == "mistral3");
+    const bool tower_counted = vc != config.end() && vc->is_object() && VisionTowerCounted(type, config);
     if (tc != config.end() && tc->is_object() && families::FindModelFamily(type) == nullptr) {
       cfg = &*tc;
       cfg_path = io::JoinPath(path, "text_config");
@@ -102,6 +102,10 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
       type = inner.String("model_type", "");
       if (type == "gemma3") type = "gemma3_text";
       if (outer == "qwen2_5_vl" && (type == "qwen2_5_vl_text" || type == "qwen2_5_vl" || type.empty())) type = "qwen2";
+      // transformers Qwen3VLTextModel is the Qwen3 decoder (q/k RMSNorm); Qwen3VLMoeTextModel the Qwen3-MoE
+      // one (its experts are fused tensors there, with the same element counts).
+      if (outer == "qwen3_vl" && (type == "qwen3_vl_text" || type.empty())) type = "qwen3";
+      if (outer == "qwen3_vl_moe" && (type == "qwen3_vl_moe_text" || type.empty())) type = "qwen3_moe";
       if (tower_counted) {
         wrapper = outer;
       } else {

@@ -69,7 +69,90 @@ int64_t Pixtral(families::ConfigReader& v) {
   return channels * patch * patch * h + h + layers * (2 * h + 4 * h * h + 3 * h * inter);
 }
 
+// transformers models/llama4/modeling_llama4.py, Llama4VisionModel (Llama4VisionConfig defaults):
+// patch_embedding Llama4UnfoldConvolution = Linear(num_channels x patch^2, h, bias=False),
+// class_embedding [h], positional_embedding_vlm [(image_size / patch_size)^2 + 1, h],
+// layernorm_pre / layernorm_post LayerNorm(h); num_hidden_layers Llama4VisionEncoderLayer =
+// q/k/v/o_proj Linear(h, h) with bias, Llama4VisionMLP fc1 / fc2 of intermediate_size with bias,
+// input_layernorm / post_attention_layernorm LayerNorm(h); vision_adapter
+// Llama4VisionPixelShuffleMLP whose Llama4VisionMLP2 is fc1 Linear(intermediate_size,
+// projector_input_dim) + fc2 Linear(projector_input_dim, projector_output_dim), no biases.
+int64_t Llama4Vision(families::ConfigReader& v) {
+  const int64_t h = v.Int({"hidden_size"}).value_or(768);
+  const int64_t inter = v.Int({"intermediate_size"}).value_or(5632);
+  const int64_t layers = v.Int({"num_hidden_layers"}).value_or(34);
+  const int64_t channels = v.Int({"num_channels"}).value_or(3);
+  const int64_t image = v.Int({"image_size"}, 1).value_or(448);
+  const int64_t patch = v.Int({"patch_size"}, 1).value_or(14);
+  const int64_t proj_in = v.Int({"projector_input_dim"}).value_or(4096);
+  const int64_t proj_out = v.Int({"projector_output_dim"}).value_or(4096);
+  const int64_t side = image / patch;
+  int64_t n = channels * patch * patch * h + h + (side * side + 1) * h + 2 * (2 * h);
+  n += layers * (4 * Linear(h, h, true) + Linear(h, inter, true) + Linear(inter, h, true) + 2 * (2 * h));
+  n += Linear(inter, proj_in, false) + Linear(proj_in, proj_out, false);
+  return n;
+}
+
+// transformers models/qwen3_vl/modeling_qwen3_vl.py, Qwen3VLVisionModel (also Qwen3-VL-MoE's):
+// patch_embed Qwen3VLVisionPatchEmbed = Conv3d(in_channels, h, [temporal_patch_size, patch, patch],
+// bias=True); pos_embed Embedding(num_position_embeddings, h); `depth` Qwen3VLVisionBlock = norm1 /
+// norm2 LayerNorm(h), attn qkv Linear(h, 3h) + proj Linear(h, h) with biases, Qwen3VLVisionMLP
+// linear_fc1 / linear_fc2 of intermediate_size with biases. The projector: merger
+// Qwen3VLVisionPatchMerger = norm LayerNorm(h), linear_fc1 Linear(h m^2, h m^2), linear_fc2
+// Linear(h m^2, out_hidden_size), with biases; and one deepstack merger per
+// deepstack_visual_indexes entry, the same but with its norm over h m^2 (use_postshuffle_norm).
+VisionTowerParams Qwen3Vl(families::ConfigReader& v, const nlohmann::json& vision_config) {
+  const int64_t h = v.Int({"hidden_size"}).value_or(1152);
+  const int64_t depth = v.Int({"depth"}).value_or(27);
+  const int64_t inter = v.Int({"intermediate_size"}).value_or(4304);
+  const int64_t out = v.Int({"out_hidden_size"}).value_or(3584);
+  const int64_t channels = v.Int({"in_channels"}).value_or(3);
+  const int64_t patch = v.Int({"patch_size"}, 1).value_or(16);
+  const int64_t temporal = v.Int({"temporal_patch_size"}, 1).value_or(2);
+  const int64_t merge = v.Int({"spatial_merge_size"}, 1).value_or(2);
+  const int64_t positions = v.Int({"num_position_embeddings"}).value_or(2304);
+  auto ds = vision_config.find("deepstack_visual_indexes");
+  const int64_t deepstack = ds != vision_config.end() && ds->is_array() ? static_cast<int64_t>(ds->size()) : 3;
+  const int64_t merged = h * merge * merge;
+  const int64_t block = 2 * (2 * h) + Linear(h, 3 * h, true) + Linear(h, h, true) + Linear(h, inter, true) + Linear(inter, h, true);
+  const int64_t merger_linears = Linear(merged, merged, true) + Linear(merged, out, true);
+  VisionTowerParams p;
+  p.vision = Linear(channels * temporal * patch * patch, h, true) + positions * h + depth * block;
+  p.projector = 2 * h + merger_linears + deepstack * (2 * merged + merger_linears);
+  return p;
+}
+
+// transformers models/clip/modeling_clip.py, CLIPVisionModel (CLIPVisionConfig defaults): embeddings
+// class_embedding [h], patch_embedding Conv2d(num_channels, h, patch, bias=False),
+// position_embedding Embedding((image_size / patch_size)^2 + 1, h); pre_layrnorm LayerNorm(h);
+// num_hidden_layers CLIPEncoderLayer = q/k/v/out_proj Linear(h, h) with bias, layer_norm1 / 2,
+// CLIPMLP fc1 / fc2 of intermediate_size with bias; post_layernorm. LLaVA checkpoints store every
+// layer, also those after vision_feature_layer.
+int64_t ClipVision(families::ConfigReader& v) {
+  const int64_t h = v.Int({"hidden_size"}).value_or(768);
+  const int64_t inter = v.Int({"intermediate_size"}).value_or(3072);
+  const int64_t layers = v.Int({"num_hidden_layers"}).value_or(12);
+  const int64_t channels = v.Int({"num_channels"}).value_or(3);
+  const int64_t image = v.Int({"image_size"}, 1).value_or(224);
+  const int64_t patch = v.Int({"patch_size"}, 1).value_or(32);
+  const int64_t side = image / patch;
+  int64_t n = h + channels * patch * patch * h + (side * side + 1) * h + 2 * h;
+  n += layers * (4 * Linear(h, h, true) + 2 * (2 * h) + Linear(h, inter, true) + Linear(inter, h, true));
+  return n + 2 * h;
+}
+
 }  // namespace
+
+bool VisionTowerCounted(const std::string& wrapper_type, const nlohmann::json& config) {
+  for (const char* t : {"qwen2_5_vl", "gemma3", "mistral3", "llama4", "qwen3_vl", "qwen3_vl_moe"}) {
+    if (wrapper_type == t) return true;
+  }
+  if (wrapper_type != "llava" && wrapper_type != "llava_next") return false;
+  auto vc = config.find("vision_config");
+  if (vc == config.end() || !vc->is_object()) return false;
+  auto mt = vc->find("model_type");
+  return mt == vc->end() || (mt->is_string() && mt->get<std::string>() == "clip_vision_model");
+}
 
 std::optional<VisionTowerParams> CountVisionTower(const std::string& wrapper_type, const nlohmann::json& config,
                                                   const std::string& path, int64_t text_hidden, Issues* errors) {
@@ -102,6 +185,31 @@ std::optional<VisionTowerParams> CountVisionTower(const std::string& wrapper_typ
     const int64_t feature_layers = fl != config.end() && fl->is_array() ? static_cast<int64_t>(fl->size()) : 1;
     p.projector = vh + Linear(vh * merge * merge, vh, false) + Linear(vh * feature_layers, text_hidden, bias) +
                   Linear(text_hidden, text_hidden, bias);
+    return p;
+  }
+  if (wrapper_type == "qwen3_vl" || wrapper_type == "qwen3_vl_moe") return Qwen3Vl(v, *vc);
+  if (wrapper_type == "llava" || wrapper_type == "llava_next") {
+    // transformers models/llava/modeling_llava.py, LlavaMultiModalProjector: linear_1 Linear(vision h
+    // x feature layers, text h) + linear_2 Linear(text h, text h), with biases unless
+    // multimodal_projector_bias is false; LLaVA-NeXT (modeling_llava_next.py) adds image_newline [text h].
+    VisionTowerParams p;
+    p.vision = ClipVision(v);
+    families::ConfigReader top(config, path, errors);
+    const int64_t vh = v.Int({"hidden_size"}).value_or(768);
+    const bool bias = top.Bool("multimodal_projector_bias", true);
+    auto fl = config.find("vision_feature_layer");
+    const int64_t feature_layers = fl != config.end() && fl->is_array() ? static_cast<int64_t>(fl->size()) : 1;
+    p.projector = Linear(vh * feature_layers, text_hidden, bias) + Linear(text_hidden, text_hidden, bias);
+    if (wrapper_type == "llava_next") p.projector += text_hidden;
+    return p;
+  }
+  if (wrapper_type == "llama4") {
+    // Llama4MultiModalProjector: linear_1 Linear(vision_output_dim, text hidden), bias only with
+    // multi_modal_projector_bias (vision_config; false in the released models).
+    VisionTowerParams p;
+    p.vision = Llama4Vision(v);
+    const int64_t out = v.Int({"vision_output_dim"}).value_or(7680);
+    p.projector = Linear(out, text_hidden, v.Bool("multi_modal_projector_bias", false));
     return p;
   }
   return std::nullopt;

@@ -19,10 +19,15 @@ struct VisionTowerParams {
   int64_t projector = 0;  // the module that maps vision features to the text hidden size
 };
 
-// `wrapper_type`: the top-level model_type ("qwen2_5_vl", "gemma3", "mistral3"); `config`: the whole
+// `wrapper_type`: the top-level model_type (VisionTowerCounted's list); `config`: the whole
 // config.json; `text_hidden`: the text decoder's hidden_size. nullopt when this wrapper's tower
 // is not counted (other wrappers, or no vision_config); errors name the bad vision_config key.
 std::optional<VisionTowerParams> CountVisionTower(const std::string& wrapper_type, const nlohmann::json& config,
                                                   const std::string& path, int64_t text_hidden, Issues* errors);
+
+// Whether CountVisionTower counts this wrapper's tower: Qwen2.5-VL, Gemma 3, Mistral 3, Llama 4,
+// Qwen3-VL (dense and MoE); LLaVA / LLaVA-NeXT when their vision_config is a CLIP vision model
+// (the default; other towers keep the text_model_only reading).
+bool VisionTowerCounted(const std::string& wrapper_type, const nlohmann::json& config);
 
 }  // namespace vramplan

@@ -56,6 +56,11 @@ Expected<ModelSpec> BuildFalcon(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildQwen3Next(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildQwen35Text(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildQwen35MoeText(ConfigReader& c, ModelSpec spec);
+// ernie.cpp
+Expected<ModelSpec> BuildErnie45(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildErnie45Moe(ConfigReader& c, ModelSpec spec);
+// llama4.cpp (the text_config of llama4)
+Expected<ModelSpec> BuildLlama4Text(ConfigReader& c, ModelSpec spec);
 // mamba_hybrids.cpp (Mamba-1 / Mamba-2 hybrids)
 Expected<ModelSpec> BuildNemotronH(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGraniteMoeHybrid(ConfigReader& c, ModelSpec spec);

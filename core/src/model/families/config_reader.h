@@ -195,6 +195,8 @@ class ConfigReader {
   }
   const std::string& path() const { return path_; }
   Issues* errors() { return errors_; }
+  // The config object itself, for per-layer lists of another shape (Llama 4's no_rope_layers).
+  const Json& raw() const { return cfg_; }
 
  private:
   const Json& cfg_;

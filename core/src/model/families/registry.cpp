@@ -62,6 +62,13 @@ std::vector<ModelFamily> MakeFamilies() {
       {"falcon_h1", "", BuildFalconH1, AllLinear(), "attention and Mamba-2 side by side in every layer, SwiGLU MLP"},
       {"jamba", "", BuildJamba, AllLinear(),
        "Mamba-1 layers with one attention layer per attn_layer_period, MoE every expert_layer_period-th layer"},
+      {"ernie4_5", "", BuildErnie45, AllLinear(), "ERNIE 4.5 dense: the Llama layout with use_bias on every linear, tied embeddings by default"},
+      {"ernie4_5_moe", "", BuildErnie45Moe, AllLinear(),
+       "ERNIE 4.5 MoE: moe_num_experts experts and moe_num_shared_experts shared experts on layers moe_layer_start_index..end_index, "
+       "router with correction bias (moe_statics); MTP weights not loaded"},
+      {"llama4_text", "", BuildLlama4Text, AllLinear(),
+       "Llama 4 text decoder (text_config of llama4): MoE every interleave_moe_layer_step-th layer (router, fused experts, shared expert), "
+       "dense layers of intermediate_size_mlp, chunked attention on RoPE layers"},
       // Other spellings of the same layouts.
       {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
       {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
