@@ -34,7 +34,7 @@ int64_t Host(const Result& r, const std::string& key) {
 // intermediate 4,864, vocabulary 151,936.
 constexpr int64_t kParams = 494'032'768;
 
-Result Run(const std::string& train, const std::string& extra = "") {
+Result RunRl(const std::string& train, const std::string& extra = "") {
   return testing_support::EstimateText(R"({"model":"Qwen/Qwen2.5-0.5B","gpu":"a100-sxm-80gb",)" + extra +
                                        R"("train":{"precision":"bf16","micro_batch_size":4,"seq_len":512,)" + train + "}}");
 }
@@ -87,9 +87,9 @@ TEST(OnlineRl, BatchAndPassRules) {
 }
 
 TEST(OnlineRl, ReferenceModelFollowsBetaAndPeft) {
-  const Result none = Run(R"("method":"full","objective":"grpo","rollout":{"max_completion_length":256}})");
-  const Result full = Run(R"("method":"full","objective":"grpo","rollout":{"max_completion_length":256,"beta":0.04}})");
-  const Result lora = Run(R"("method":"lora","objective":"grpo","rollout":{"max_completion_length":256,"beta":0.04}})");
+  const Result none = RunRl(R"("method":"full","objective":"grpo","rollout":{"max_completion_length":256})");
+  const Result full = RunRl(R"("method":"full","objective":"grpo","rollout":{"max_completion_length":256,"beta":0.04})");
+  const Result lora = RunRl(R"("method":"lora","objective":"grpo","rollout":{"max_completion_length":256,"beta":0.04})");
   EXPECT_EQ(Model(none, "reference"), 0);
   EXPECT_EQ(none.gpu.phase_peaks.logprob, 0);  // beta 0, no vLLM: no no-grad pass runs
   // GRPOTrainer.__init__: create_model_from_path with the policy's dtype: 2 B per parameter, resident
@@ -105,7 +105,7 @@ TEST(OnlineRl, GenerateKeepsTheRolloutKvCache) {
   //   KV: 4 x 512 x (24 layers x 2 x 2 heads x 64 x 2 B = 12,288) = 25,165,824
   //   prefill MLP: 4 x 256 x 2 B x (2 x 896 + 3 x 4,864) = 33,554,432
   //   last-position logits + fp32 copies: 4 x 151,936 x (2 + 4 + 4) = 6,077,440
-  const Result r = Run(R"("method":"full","objective":"grpo","rollout":{"max_completion_length":256}})");
+  const Result r = RunRl(R"("method":"full","objective":"grpo","rollout":{"max_completion_length":256})");
   ASSERT_TRUE(r.rollout.present);
   EXPECT_EQ(r.rollout.engine, "generate");
   EXPECT_EQ(r.rollout.engine_bytes, 25'165'824 + 33'554'432 + 6'077'440);
@@ -116,8 +116,8 @@ TEST(OnlineRl, GenerateKeepsTheRolloutKvCache) {
 
 TEST(OnlineRl, ColocatedVllmSleepLevels) {
   auto run = [](int level) {
-    return Run(R"("method":"lora","objective":"grpo","rollout":{"max_completion_length":256,"use_vllm":true,"vllm_sleep_level":)" +
-               std::to_string(level) + "}}");
+    return RunRl(R"("method":"lora","objective":"grpo","rollout":{"max_completion_length":256,"use_vllm":true,"vllm_sleep_level":)" +
+               std::to_string(level) + "}");
   };
   const Result awake = run(0), l1 = run(1), l2 = run(2);
   // vLLM's bf16 weights: 494,032,768 x 2 B (the tied embedding stored once).
@@ -132,12 +132,15 @@ TEST(OnlineRl, ColocatedVllmSleepLevels) {
   EXPECT_EQ(awake.gpu.phase_peaks.backward - l2.gpu.phase_peaks.backward, awake.rollout.asleep_bytes - l2.rollout.asleep_bytes);
   // Colocated, the rollout phase holds the whole engine: 0.3 x 80 GiB claimed + CUDA graphs outside it.
   EXPECT_GE(awake.rollout.engine_bytes, static_cast<int64_t>(0.3 * 80.0 * (1LL << 30)) - (1LL << 30));
-  EXPECT_EQ(awake.peak_phase, "rollout");
-  EXPECT_EQ(awake.peak_model, "rollout");
+  // Awake, the engine's weights and KV pool stay under the step (its peak is then in training);
+  // asleep at level 2 the rollout itself is the peak.
+  EXPECT_EQ(awake.gpu.phase_peaks.forward > awake.gpu.phase_peaks.rollout, true);
+  EXPECT_EQ(l2.peak_phase, "rollout");
+  EXPECT_EQ(l2.peak_model, "rollout");
 }
 
 TEST(OnlineRl, ServerModeKeepsTheEngineOffTheTrainingGpus) {
-  const Result r = Run(R"("method":"lora","objective":"grpo","rollout":{"max_completion_length":256,"use_vllm":true,"vllm_mode":"server","vllm_gpu_memory_utilization":0.9,"vllm_tensor_parallel_size":2}})");
+  const Result r = RunRl(R"("method":"lora","objective":"grpo","rollout":{"max_completion_length":256,"use_vllm":true,"vllm_mode":"server","vllm_gpu_memory_utilization":0.9,"vllm_tensor_parallel_size":2})");
   EXPECT_EQ(r.rollout.mode, "server");
   EXPECT_EQ(r.rollout.server_gpus, 2);
   EXPECT_GT(r.rollout.engine_bytes, 0);
@@ -146,11 +149,14 @@ TEST(OnlineRl, ServerModeKeepsTheEngineOffTheTrainingGpus) {
 }
 
 TEST(OnlineRl, PpoHoldsCriticAndRewardModels) {
-  const Result full = Run(R"("method":"full","objective":"ppo","rollout":{"max_completion_length":53}})");
-  const Result lora = Run(R"("method":"lora","objective":"ppo","rollout":{"max_completion_length":53}})");
-  // The reward model: frozen, the policy's architecture in bf16.
-  EXPECT_EQ(Model(full, "reward"), 2 * kParams);
-  EXPECT_EQ(Model(lora, "reward"), 2 * kParams);
+  const Result full = RunRl(R"("method":"full","objective":"ppo","rollout":{"max_completion_length":53})");
+  const Result lora = RunRl(R"("method":"lora","objective":"ppo","rollout":{"max_completion_length":53})");
+  // The reward model: frozen, the policy's architecture in bf16: the full policy's own weights term
+  // (2 B per parameter and the rotary buffer).
+  const int64_t policy_weights = testing_support::GpuTerm(RunRl(R"("method":"full")"), "weights");
+  EXPECT_GE(policy_weights, 2 * kParams);
+  EXPECT_EQ(Model(full, "reward"), policy_weights);
+  EXPECT_EQ(Model(lora, "reward"), policy_weights);
   // The critic trains in full even for a LoRA policy (TRL applies PEFT to the policy only): at
   // least its bf16 weights and gradients and AdamW's two states per parameter.
   EXPECT_GE(Model(lora, "critic"), 2 * kParams + 2 * 2 * kParams);
@@ -163,9 +169,11 @@ TEST(OnlineRl, PpoHoldsCriticAndRewardModels) {
 }
 
 // The GRPO training step measured on CPU (measure_grpo.py: TRL v1.9's _compute_loss on the harness
-// Llama): the model states exactly, the phase peaks within kGrpoPhaseTolerance (the per-token loss
-// tensors and the in-place div_'s CopySlices backward are modeled, not fitted; see the printed errors).
-constexpr double kGrpoPhaseTolerance = 0.10;
+// Llama): the model states exactly, the phase peaks within kGrpoPhaseTolerance (0.0-0.6% on the six
+// rows: the per-token loss tensors are counted as a fixed number of (R, C) fp32 tensors, not traced
+// op by op). The CopySlices backward rule was fixed after these rows were measured (before: -2% to
+// -15%); no held-out rows yet.
+constexpr double kGrpoPhaseTolerance = 0.01;
 
 TEST(OnlineRl, MatchesMeasuredGrpoSteps) {
   const nlohmann::json table = testing_support::LoadFixture("training/measured_cpu_grpo.json");
@@ -199,7 +207,7 @@ TEST(OnlineRl, MatchesMeasuredGrpoSteps) {
 }
 
 TEST(OnlineRl, SftResultsKeepTheirShape) {
-  const Result sft = Run(R"("method":"full")");
+  const Result sft = RunRl(R"("method":"full")");
   EXPECT_FALSE(sft.rollout.present);
   EXPECT_EQ(sft.gpu.models.size(), 2u);
   EXPECT_EQ(sft.gpu.phase_peaks.rollout, 0);

@@ -96,8 +96,10 @@ PreferenceHead ComputePreferenceHead(const TrainConfig& train, const LossHead& s
     }
     // Backward of the in-place division by the temperature on the sliced logits (GRPO
     // `logits.div_(self.temperature)`, PPO `logits /= args.temperature + 1e-7`; CopySlices): the
-    // gradient of the whole (R, s, V) logits, its clone, and DivBackward's (R, s-1, V) output.
-    const int64_t copy_slices = ld * (2 * R * s * V + R * row);
+    // gradient of the whole (R, s, V) logits and its copy, the contiguous clone of the slice's
+    // gradient and DivBackward's (R, s-1, V) output (torch/csrc/autograd/functions/tensor.cpp
+    // CopySlices::apply; measured: the backward peaks of measured_cpu_grpo.json).
+    const int64_t copy_slices = ld * (2 * R * s * V + 2 * R * row);
     h.policy.backward_extra_bytes = std::max(h.policy.backward_extra_bytes, copy_slices - h.policy.saved_bytes);
   }
   if (train.objective == Objective::kOrpo) {
