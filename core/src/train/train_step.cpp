@@ -930,6 +930,16 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
                     Gib(peak->logits_and_loss_bytes) + " at the peak";
     if (peak->reference_pass_bytes > 0) bd[4].explain += " + the reference forward's logits and log-prob buffers " + Gib(peak->reference_pass_bytes);
     if (kv_cache > 0) bd[5].explain = "use_cache=True returns every layer's k and v during training";
+    if (peak->RolloutBytes() > 0) {  // GRPO / PPO: the rollout engine at the peak (train/online_rl.h)
+      if (peak->rollout_weight_bytes > 0) bd[0].explain += "; + the rollout engine's own weights " + Gib(peak->rollout_weight_bytes);
+      bd[5].explain = (kv_cache > 0 ? bd[5].explain + "; " : std::string()) + "rollout engine at the peak " + Gib(peak->RolloutBytes()) +
+                      (peak->phase == Phase::kRollout ? " (generating): " : " (between generations): ") + engine.explain;
+    }
+    if (peak->reward_weight_bytes + peak->CriticBytes() > 0) {
+      bd[0].explain += "; + PPO reward model " + Gib(peak->reward_weight_bytes) + " and critic " + Gib(peak->critic_weight_bytes) +
+                       " (the policy's architecture; critic states " + Gib(peak->critic_state_bytes) + ", gradients " + Gib(peak->critic_gradient_bytes) +
+                       ", saved activations " + Gib(peak->critic_activation_bytes) + " in their terms)";
+    }
     bd[6].explain = peak->phase == Phase::kLoad
                         ? "transient at the peak (" + r->peak_at + "): " + Gib(peak->temporary_bytes) + "; " + load.explain
                         : "transient at the peak (" + r->peak_at + "): " + Gib(peak->temporary_bytes) +
