@@ -9,6 +9,7 @@ export const DEFAULT_MODEL = 'meta-llama/Llama-3.1-8B';
 const train = (s) => s.mode !== 'inference';
 const infer = (s) => s.mode === 'inference';
 const adapters = (s) => train(s) && (s.train?.method === 'lora' || s.train?.method === 'qlora');
+const rl = (s) => train(s) && ['grpo', 'ppo'].includes(s.train?.objective);
 const vllm = (s) => infer(s) && s.inference?.engine === 'vllm';
 const over1 = (key) => (s) => train(s) && s.parallel?.[key] > 1;
 const llamacpp = (s) => infer(s) && s.inference?.engine === 'llama_cpp';
@@ -37,7 +38,8 @@ export const OPTION_LABELS = {
     sgd: 'SGD', sgd_momentum: 'SGD + momentum', lion: 'Lion',
   },
   'train.gradient_checkpointing': { false: 'off', true: 'full', selective: 'selective' },
-  'train.objective': { sft: 'SFT (supervised)', dpo: 'DPO', ipo: 'IPO', orpo: 'ORPO', simpo: 'SimPO', kto: 'KTO' },
+  'train.objective': { sft: 'SFT (supervised)', dpo: 'DPO', ipo: 'IPO', orpo: 'ORPO', simpo: 'SimPO', kto: 'KTO', grpo: 'GRPO', ppo: 'PPO' },
+  'train.rollout.vllm_mode': { colocate: 'colocate (training GPUs)', server: 'server (own GPUs)' },
   'train.qlora_bits': { 2: '2-bit', 4: '4-bit (NF4)', 8: '8-bit (LLM.int8)' },
   'parallel.zero': { 0: 'off', 1: 'ZeRO-1 (optimizer)', 2: 'ZeRO-2 (+ gradients)', 3: 'ZeRO-3 (+ weights)' },
   'mode': { train: 'Training / fine-tuning', inference: 'Inference / serving' },
@@ -49,6 +51,13 @@ export const FIELDS = [
   { path: 'train.method', group: 'task', show: train, label: 'Method', help: 'Full trains every weight (gradients + optimizer states for all); Freeze, LoRA and QLoRA train a small part.' },
   { path: 'train.objective', group: 'task', show: train, label: 'Objective', help: 'DPO/IPO/ORPO/SimPO forward chosen and rejected rows together (2x the batch); DPO/IPO/KTO also run a reference model: a frozen copy for full fine-tuning, the base with adapters disabled for LoRA.' },
   { path: 'train.precompute_ref_log_probs', group: 'task', show: (s) => train(s) && ['dpo', 'ipo', 'kto'].includes(s.train?.objective), label: 'Precomputed reference log-probs', help: 'TRL precompute_ref_log_probs: no reference model in memory during training.' },
+  { path: 'train.rollout.num_generations', group: 'task', show: (s) => train(s) && s.train?.objective === 'grpo', label: 'Generations per prompt', help: 'TRL num_generations; micro-batch counts completions.' },
+  { path: 'train.rollout.max_completion_length', group: 'task', show: rl, label: 'Completion tokens', help: 'Generated tokens per completion (part of the sequence length).' },
+  { path: 'train.rollout.beta', group: 'task', show: (s) => train(s) && s.train?.objective === 'grpo', label: 'KL beta', help: '0 loads no reference model.' },
+  { path: 'train.rollout.use_vllm', group: 'task', show: rl, label: 'vLLM rollout', help: 'Off: transformers generate() on the policy.' },
+  { path: 'train.rollout.vllm_mode', group: 'task', show: (s) => rl(s) && s.train?.rollout?.use_vllm, label: 'vLLM mode', help: 'Colocate shares the training GPU; server runs on GPUs of its own.' },
+  { path: 'train.rollout.vllm_gpu_memory_utilization', group: 'task', show: (s) => rl(s) && s.train?.rollout?.use_vllm, label: 'vLLM memory share', help: 'The share of the GPU vLLM claims.' },
+  { path: 'train.rollout.vllm_sleep_level', group: 'task', show: (s) => rl(s) && s.train?.rollout?.use_vllm, label: 'vLLM sleep level', help: '0 awake; 1 weights to host RAM, KV freed; 2 both freed while training.' },
   { path: 'train.qlora_bits', group: 'task', show: (s) => train(s) && s.train?.method === 'qlora', label: 'QLoRA base bits', help: 'Bits per frozen base weight: 4-bit needs about a quarter of bf16.' },
   { path: 'train.qlora_backend', group: 'task', show: (s) => train(s) && s.train?.method === 'qlora', label: 'Quantized base', help: 'bitsandbytes NF4/LLM.int8, a GPTQ checkpoint (auto-gptq saves each dequantized fp16 weight for backward), or torchao NF4 as torchtune uses it (4-bit only).' },
   { path: 'train.qlora_group_size', group: 'task', show: (s) => train(s) && s.train?.method === 'qlora' && s.train?.qlora_backend === 'gptq', label: 'GPTQ group size', help: 'One fp16 scale and a packed zero per group of input features.' },

@@ -96,9 +96,15 @@ function renderBreakdown(r) {
   const loadLines = g.load_reserved_bytes > 0
     ? [line('Model load', g.phase_peaks.load, `peak allocated while the weights load; ${gibNumber(g.load_reserved_bytes)} GiB reserved then, kept for training`)]
     : [];
+  // GRPO / PPO: the generation and no-grad log-prob phases, and which model runs at the peak.
+  const rlLines = r.rollout
+    ? [line('Rollout phase', g.phase_peaks.rollout ?? 0, `${r.rollout.engine} (${r.rollout.mode}) generating ${r.rollout.rollout_sequences} completions`),
+      line('Log-prob phase', g.phase_peaks.logprob ?? 0, `no-grad passes; the ${r.peak_model} model runs at the peak`)]
+    : [];
   const notes = totalNotes(r.scenario);
   $('breakdown').tFoot.replaceChildren(
     ...loadLines,
+    ...rlLines,
     line('Peak allocated', g.peak_allocated_bytes, notes.allocated),
     line('Reserved', g.reserved_bytes, notes.reserved),
     line('Device total', g.device_total_bytes, 'what nvidia-smi shows'),

@@ -136,13 +136,33 @@ void PrintTable(const json& r) {
               Str(r, "peak_at").empty() ? "" : " at ", Str(r, "peak_at").c_str());
   // Preference objectives: the phases' peaks and the peak split by model (policy / reference).
   const auto models = gpu.find("models");
-  if (models != gpu.end() && models->is_object() && Num(*models, "reference") > 0) {
+  if (models != gpu.end() && models->is_object() && Num(*models, "reference") > 0 && !r.contains("rollout")) {
     const json& phases = gpu["phase_peaks"];
     std::printf("%-20s %14s  forward %s, reference %s, backward %s, optimizer_step %s\n", "phase peaks", "",
                 Gib(Num(phases, "forward")).c_str(), Gib(Num(phases, "reference")).c_str(), Gib(Num(phases, "backward")).c_str(),
                 Gib(Num(phases, "optimizer_step")).c_str());
     std::printf("%-20s %14s  policy %s, reference %s; the %s model's pass runs at the peak\n", "peak by model", "",
                 Gib(Num(*models, "policy")).c_str(), Gib(Num(*models, "reference")).c_str(), Str(r, "peak_model").c_str());
+  }
+  // GRPO / PPO: every phase's peak, the peak split over every resident model, and the rollout engine.
+  if (r.contains("rollout") && r["rollout"].is_object()) {
+    const json& phases = gpu["phase_peaks"];
+    const json& o = r["rollout"];
+    std::printf("%-20s %14s  rollout %s, logprob %s, forward %s, backward %s, optimizer_step %s\n", "phase peaks", "",
+                Gib(Num(phases, "rollout")).c_str(), Gib(Num(phases, "logprob")).c_str(), Gib(Num(phases, "forward")).c_str(),
+                Gib(Num(phases, "backward")).c_str(), Gib(Num(phases, "optimizer_step")).c_str());
+    if (models != gpu.end() && models->is_object()) {
+      std::printf("%-20s %14s  policy %s, reference %s, rollout %s, reward %s, critic %s; %s runs at the peak\n", "peak by model", "",
+                  Gib(Num(*models, "policy")).c_str(), Gib(Num(*models, "reference")).c_str(), Gib(Num(*models, "rollout")).c_str(),
+                  Gib(Num(*models, "reward")).c_str(), Gib(Num(*models, "critic")).c_str(), Str(r, "peak_model").c_str());
+    }
+    if (Str(o, "mode") == "server") {
+      std::printf("%-20s %14s  vLLM server on %.0f GPU(s) of its own (not in parallel.gpus), %.0f rollouts\n", "rollout engine",
+                  Gib(Num(o, "engine_bytes")).c_str(), Num(o, "server_gpus"), Num(o, "rollout_sequences"));
+    } else {
+      std::printf("%-20s %14s  %s awake, %s while training; %.0f rollouts, %.0f at once\n", "rollout engine", Gib(Num(o, "engine_bytes")).c_str(),
+                  Str(o, "engine").c_str(), Gib(Num(o, "asleep_bytes")).c_str(), Num(o, "rollout_sequences"), Num(o, "concurrent_sequences"));
+    }
   }
   // Several rank roles (pipeline stages): one line each; the figures above are the worst one's.
   const auto ranks = r.find("ranks");

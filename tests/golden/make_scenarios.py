@@ -322,6 +322,27 @@ add("torchtune_load_lora_llama31_8b", train(LLAMA31_8B, method="lora", framework
 add("torchtune_load_lora_qwen25_05b_fp32", train(QWEN25_05B, method="lora", precision="fp32", framework={"model_load": "torchtune_0_1"}))
 
 # ---------------------------------------------------------------------------------------------
+# Online RL (docs/post_training.md): GRPO with a colocated vLLM at each sleep level, in server mode
+# and with generate(); PPO with its critic and reward model.
+add = group("train_online_rl")
+GRPO_ROLLOUT = {"num_generations": 8, "max_completion_length": 1024, "use_vllm": True}
+add("grpo_lora_qwen25_7b_colocate", train(QWEN25_7B, method="lora", objective="grpo", micro_batch_size=8, seq_len=1536,
+                                          rollout=dict(GRPO_ROLLOUT, vllm_gpu_memory_utilization=0.3)))
+add("grpo_lora_qwen25_7b_colocate_sleep_1", train(QWEN25_7B, method="lora", objective="grpo", micro_batch_size=8, seq_len=1536,
+                                                  rollout=dict(GRPO_ROLLOUT, vllm_sleep_level=1)))
+add("grpo_full_qwen25_15b_colocate_sleep_2_beta", train(QWEN25_15B, method="full", objective="grpo", micro_batch_size=4, seq_len=1536,
+                                                        rollout=dict(GRPO_ROLLOUT, vllm_sleep_level=2, beta=0.04)))
+add("grpo_full_qwen25_7b_server_zero3", train(QWEN25_7B, method="full", objective="grpo", micro_batch_size=4, seq_len=1536,
+                                              parallel={"gpus": 8, "zero": 3},
+                                              rollout=dict(GRPO_ROLLOUT, vllm_mode="server", vllm_gpu_memory_utilization=0.9)))
+add("grpo_lora_qwen25_05b_generate", train(QWEN25_05B, method="lora", objective="grpo", micro_batch_size=8, seq_len=768,
+                                           rollout={"max_completion_length": 256}))
+add("ppo_full_qwen25_05b", train(QWEN25_05B, method="full", objective="ppo", micro_batch_size=16, seq_len=512,
+                                 rollout={"max_completion_length": 53}))
+add("ppo_lora_qwen25_15b", train(QWEN25_15B, method="lora", objective="ppo", micro_batch_size=8, seq_len=1024,
+                                 rollout={"max_completion_length": 256}))
+
+# ---------------------------------------------------------------------------------------------
 # Inference: transformers
 add = group("infer_transformers")
 for weights in ["fp32", "fp16", "bf16", "fp8", "int8", "nf4", "gptq_4bit", "awq_4bit"]:

@@ -38,6 +38,23 @@ struct PhasePeaks {
   int64_t backward = 0;
   int64_t optimizer_step = 0;
   int64_t reference = 0;  // preference objectives: the reference model's forward (docs/post_training.md)
+  int64_t rollout = 0;    // GRPO / PPO: generation (the colocated engine awake)
+  int64_t logprob = 0;    // GRPO / PPO: the no-grad old-policy / reference / reward / value passes
+};
+
+// GRPO / PPO: the rollout engine (docs/post_training.md). Colocated, its bytes are in gpu (model
+// "rollout"); in server mode it runs on `server_gpus` GPUs of its own, outside parallel.gpus.
+struct RolloutResult {
+  bool present = false;
+  std::string engine;  // "vllm" or "generate" (transformers, on the policy)
+  std::string mode;    // "colocate" or "server"
+  int64_t server_gpus = 0;
+  int64_t engine_bytes = 0;          // what the engine holds awake on one of its GPUs (colocate: the trainer's GPU)
+  int64_t asleep_bytes = 0;          // ... while the trainer runs (colocate: its sleep level keeps this)
+  int64_t host_bytes = 0;            // sleep level 1: the weights backed up in host RAM
+  int64_t rollout_sequences = 0;     // completions generated per rank per generation
+  int64_t kv_token_capacity = 0;     // vLLM: tokens its KV pool holds
+  int64_t concurrent_sequences = 0;  // of rollout_sequences, how many run at once
 };
 
 // An honest range for the device total (planner/peak_band.h): `expected` is device_total_bytes (what
@@ -163,6 +180,7 @@ struct Result {
   std::string verdict;
   InferenceCapacity inference;
   TrainingCapacity training;
+  RolloutResult rollout;
   Issues warnings;
   // Non-empty when the estimate was refused: code "too_large" when a byte count of this scenario
   // would exceed 2^62 B on one device (docs/schema.md, "Size limits"). Every number is then zero

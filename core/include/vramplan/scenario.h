@@ -35,8 +35,11 @@ enum class AdapterDtype { kFp32, kBase };
 enum class QloraBackend { kBitsandbytes, kGptq, kTorchao };
 // The training objective (TRL's trainers; docs/post_training.md): supervised fine-tuning, or a
 // preference objective whose step forwards chosen and rejected completions (DPO, IPO: with a
-// reference model; ORPO, SimPO: without one) or unpaired completions with a reference (KTO).
-enum class Objective { kSft, kDpo, kIpo, kOrpo, kSimpo, kKto };
+// reference model; ORPO, SimPO: without one) or unpaired completions with a reference (KTO); or
+// online RL whose step generates completions first (GRPO, PPO: train.rollout).
+enum class Objective { kSft, kDpo, kIpo, kOrpo, kSimpo, kKto, kGrpo, kPpo };
+// TRL GRPOConfig vllm_mode: vLLM in the trainer's process on the training GPUs, or a separate server.
+enum class VllmMode { kColocate, kServer };
 enum class WeightFormat {
   kFp32, kFp16, kBf16, kFp8, kInt8, kNf4, kGptq4, kAwq4, kGptq8, kMxfp4,
   kGgufQ8_0, kGgufQ6_K, kGgufQ5_K_M, kGgufQ5_K_S, kGgufQ4_K_M, kGgufQ4_K_S, kGgufQ4_0,
@@ -92,6 +95,25 @@ struct FreezeConfig {
   bool train_lm_head = false;
 };
 
+// The rollout of GRPO / PPO, named as TRL's GRPOConfig / PPOConfig spell it (docs/post_training.md
+// lists verl's and OpenRLHF's names). The step's sequences are train.seq_len tokens: the prompt and
+// max_completion_length generated tokens; train.micro_batch_size counts completions (TRL
+// per_device_train_batch_size).
+struct RolloutConfig {
+  int64_t num_generations = 8;           // completions per prompt (GRPO)
+  int64_t max_completion_length = 512;   // generated tokens per completion (PPO: response_length)
+  bool use_vllm = false;                 // false: transformers generate() on the policy
+  VllmMode vllm_mode = VllmMode::kColocate;
+  double vllm_gpu_memory_utilization = 0.3;  // colocate: TRL's default; server: the server's own setting
+  int64_t vllm_tensor_parallel_size = 1;     // GPUs of one vLLM engine (server mode: the server's GPUs)
+  // vLLM sleep between generations: 0 none, 1 weights offloaded to host RAM + KV discarded, 2 both
+  // discarded (TRL vllm_enable_sleep_mode sleeps at level 2; verl free_cache_engine).
+  int64_t vllm_sleep_level = 0;
+  double beta = 0.0;                     // KL coefficient; 0 loads no reference model (GRPO)
+  int64_t steps_per_generation = 0;      // 0: grad_accum_steps (TRL)
+  int64_t logprob_batch_size = 0;        // rows per no-grad log-prob chunk; 0: micro_batch_size (GRPO), 64 (PPO)
+};
+
 struct TrainConfig {
   TrainMethod method = TrainMethod::kLora;
   Precision precision = Precision::kBf16;  // bf16 weights, as most fine-tunes load them
@@ -130,6 +152,8 @@ struct TrainConfig {
   // TRL DPOConfig/KTOConfig precompute_ref_log_probs: the reference log-probs are computed once
   // before training, so no reference model is resident and no reference forward runs in the step.
   bool precompute_ref_log_probs = false;
+  // GRPO / PPO: the rollout (generation) and the log-prob passes (docs/post_training.md).
+  RolloutConfig rollout;
 };
 
 struct InferenceConfig {

@@ -32,7 +32,9 @@ inline constexpr EnumName<QloraBackend> kQloraBackendNames[] = {
     {"bitsandbytes", QloraBackend::kBitsandbytes}, {"gptq", QloraBackend::kGptq}, {"torchao", QloraBackend::kTorchao}};
 inline constexpr EnumName<Objective> kObjectiveNames[] = {
     {"sft", Objective::kSft}, {"dpo", Objective::kDpo}, {"ipo", Objective::kIpo},
-    {"orpo", Objective::kOrpo}, {"simpo", Objective::kSimpo}, {"kto", Objective::kKto}};
+    {"orpo", Objective::kOrpo}, {"simpo", Objective::kSimpo}, {"kto", Objective::kKto},
+    {"grpo", Objective::kGrpo}, {"ppo", Objective::kPpo}};
+inline constexpr EnumName<VllmMode> kVllmModeNames[] = {{"colocate", VllmMode::kColocate}, {"server", VllmMode::kServer}};
 inline constexpr EnumName<ModelLoad> kModelLoadNames[] = {{"direct", ModelLoad::kDirect}, {"torchtune_0_1", ModelLoad::kTorchtune01}};
 inline constexpr EnumName<WeightFormat> kWeightFormatNames[] = {
     {"fp32", WeightFormat::kFp32},           {"fp16", WeightFormat::kFp16},           {"bf16", WeightFormat::kBf16},

@@ -27,7 +27,9 @@ void WriteTerms(JsonWriter& w, const std::vector<Term>& terms) {
 
 void WritePhasePeaks(JsonWriter& w, const PhasePeaks& p) {
   w.Key("phase_peaks").BeginObject().Field("load", p.load).Field("forward", p.forward).Field("backward", p.backward)
-      .Field("optimizer_step", p.optimizer_step).Field("reference", p.reference).EndObject();
+      .Field("optimizer_step", p.optimizer_step).Field("reference", p.reference);
+  if (p.rollout > 0 || p.logprob > 0) w.Field("rollout", p.rollout).Field("logprob", p.logprob);  // GRPO / PPO only
+  w.EndObject();
 }
 
 void WriteTimeline(JsonWriter& w, const std::vector<TimelinePoint>& timeline) {
@@ -253,6 +255,13 @@ std::string ResultToJson(const Scenario& scenario, const Result& r) {
         .Field("typical_seq_len", r.training.typical_seq_len)
         .Field("typical_peak_allocated_bytes", r.training.typical_peak_allocated_bytes)
         .Field("typical_device_total_bytes", r.training.typical_device_total_bytes).EndObject();
+  }
+  if (r.rollout.present) {  // GRPO / PPO only
+    const RolloutResult& o = r.rollout;
+    w.Key("rollout").BeginObject().Field("engine", o.engine).Field("mode", o.mode).Field("server_gpus", o.server_gpus)
+        .Field("engine_bytes", o.engine_bytes).Field("asleep_bytes", o.asleep_bytes).Field("host_bytes", o.host_bytes)
+        .Field("rollout_sequences", o.rollout_sequences).Field("kv_token_capacity", o.kv_token_capacity)
+        .Field("concurrent_sequences", o.concurrent_sequences).EndObject();
   }
   w.Key("warnings");
   WriteIssues(w, r.warnings);

@@ -133,8 +133,11 @@ inline void RankView::Apply(Moment* moment) const {
     case Phase::kOptimizerStep:  // the optimizer's temporaries follow its states (sharded, or on the host)
       m.temporary_bytes = States(m.temporary_bytes);
       break;
+    case Phase::kRollout:  // the engine's own copy generates (colocated vLLM, or generate() on the gathered policy)
+      break;
     case Phase::kForward:
     case Phase::kReference:  // a sharded reference gathers its running layer as the policy does
+    case Phase::kLogprob:
       m.temporary_bytes += gathered_bytes;
       break;
     case Phase::kBackward:

@@ -245,10 +245,35 @@ std::vector<Field> BuildTable() {
   Bool(&t, "train.freeze.train_lm_head", AT(train.freeze.train_lm_head), "false", "also train the output projection");
   Enum(&t, "train.objective", AT(train.objective), io::kObjectiveNames, "\"sft\"",
        "`sft` (supervised), or TRL's preference objectives: `dpo`, `ipo` (DPOTrainer: chosen + rejected rows in one "
-       "forward, a reference model), `orpo`, `simpo` (no reference), `kto` (unpaired rows, a reference); "
-       "docs/post_training.md");
+       "forward, a reference model), `orpo`, `simpo` (no reference), `kto` (unpaired rows, a reference); or online RL: "
+       "`grpo` (GRPOTrainer), `ppo` (PPOTrainer: + critic and reward model), with `train.rollout`; docs/post_training.md");
   Bool(&t, "train.precompute_ref_log_probs", AT(train.precompute_ref_log_probs), "false",
        "TRL `precompute_ref_log_probs`: reference log-probs computed before training, no reference model in the step");
+  Object(&t, "train.rollout",
+         "GRPO / PPO generation and log-prob passes (TRL GRPOConfig / PPOConfig names); the sequences are `seq_len` "
+         "tokens (prompt + completion), `micro_batch_size` counts completions");
+  Int(&t, "train.rollout.num_generations", AT(train.rollout.num_generations), 1, 65536, "8",
+      "GRPO: completions per prompt (TRL `num_generations`; verl `rollout.n`, OpenRLHF `n_samples_per_prompt`)");
+  Int(&t, "train.rollout.max_completion_length", AT(train.rollout.max_completion_length), 1, kMaxTokens, "512",
+      "generated tokens per completion (TRL `max_completion_length`, PPO `response_length`); at most `seq_len` - 1");
+  Bool(&t, "train.rollout.use_vllm", AT(train.rollout.use_vllm), "false",
+       "generate with vLLM (TRL `use_vllm`); false: transformers `generate()` on the policy");
+  Enum(&t, "train.rollout.vllm_mode", AT(train.rollout.vllm_mode), io::kVllmModeNames, "\"colocate\"",
+       "`colocate` (vLLM on the training GPUs) or `server` (`trl vllm-serve` on GPUs of its own, reported in `rollout`)");
+  Number(&t, "train.rollout.vllm_gpu_memory_utilization", AT(train.rollout.vllm_gpu_memory_utilization), 0.01, 1.0, "0.3",
+         "the share of a GPU's memory vLLM claims (TRL colocate default 0.3; server mode: the server's own, e.g. 0.9)");
+  Int(&t, "train.rollout.vllm_tensor_parallel_size", AT(train.rollout.vllm_tensor_parallel_size), 1, 1024, "1",
+      "vLLM tensor parallel size (server mode: the server's GPUs)");
+  Int(&t, "train.rollout.vllm_sleep_level", AT(train.rollout.vllm_sleep_level), 0, 2, "0",
+      "colocated vLLM between generations: 0 awake, 1 weights to host RAM + KV freed, 2 both freed (TRL "
+      "`vllm_enable_sleep_mode` sleeps at level 2; verl `free_cache_engine`)");
+  Number(&t, "train.rollout.beta", AT(train.rollout.beta), 0, 1e6, "0",
+         "KL coefficient (TRL `beta`); GRPO with 0 loads no reference model");
+  Int(&t, "train.rollout.steps_per_generation", AT(train.rollout.steps_per_generation), 0, 65536, "0",
+      "micro-batches generated at once (TRL `steps_per_generation`); 0 = `grad_accum_steps`");
+  Int(&t, "train.rollout.logprob_batch_size", AT(train.rollout.logprob_batch_size), 0, kMaxBatch, "0",
+      "rows per no-grad log-prob chunk; 0 = `micro_batch_size` (GRPO: TRL's batch_size) or 64 (PPO "
+      "`local_rollout_forward_batch_size`)");
 
   // ------------------------------------------------------------------ inference
   Int(&t, "inference.batch_size", AT(inference.batch_size), 1, kMaxBatch, "1",

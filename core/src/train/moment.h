@@ -16,9 +16,11 @@
 
 namespace vramplan {
 
-// kReference: the reference model's no-grad forward of a preference objective (docs/post_training.md).
-enum class Phase { kLoad, kForward, kBackward, kOptimizerStep, kZeroGrad, kReference };
-inline constexpr size_t kPhaseCount = 6;
+// kReference: the reference model's no-grad forward of a preference objective; kRollout: GRPO/PPO
+// generation; kLogprob: their no-grad old-policy / reference / reward / value passes
+// (docs/post_training.md).
+enum class Phase { kLoad, kForward, kBackward, kOptimizerStep, kZeroGrad, kReference, kRollout, kLogprob };
+inline constexpr size_t kPhaseCount = 8;
 
 // The JSON spelling of a phase (result.peak_phase, timeline[].phase).
 inline const char* PhaseName(Phase p) {
@@ -29,6 +31,8 @@ inline const char* PhaseName(Phase p) {
     case Phase::kOptimizerStep: return "optimizer_step";
     case Phase::kZeroGrad: return "zero_grad";
     case Phase::kReference: return "reference";
+    case Phase::kRollout: return "rollout";
+    case Phase::kLogprob: return "logprob";
   }
   return "";
 }
@@ -37,7 +41,8 @@ inline const char* PhaseName(Phase p) {
 enum class At {
   kModelLoadPeak, kModelLoaded, kStepStart, kLayerForward, kAttentionScores, kCheckpointedScores, kCrossEntropy,
   kCrossEntropyBackward, kFinalNormBackward, kRecompute, kMlpBackward, kMlpNormBackward, kAttentionBackward, kQkvBackward, kEmbeddingBackward, kOptimizerStep, kZeroGrad,
-  kPolicyLogProbs, kReferenceLayer, kReferenceLogProbs, kPolicyLogProbsBackward
+  kPolicyLogProbs, kReferenceLayer, kReferenceLogProbs, kPolicyLogProbsBackward,
+  kRolloutGenerate, kTrainerWithEngine, kOldPolicyLogProbs, kRefPolicyLogProbs, kScoringPass, kCriticBackward
 };
 
 // What runs at a moment, as peak_at and the timeline's step labels name it.
@@ -64,6 +69,12 @@ inline std::string MomentLabel(At at, int64_t layer) {
     case At::kReferenceLayer: return "reference layer " + std::to_string(layer) + " (no_grad)";
     case At::kReferenceLogProbs: return "reference log-probs (selective_log_softmax)";
     case At::kPolicyLogProbsBackward: return "policy log-probs backward";
+    case At::kRolloutGenerate: return "rollout: generation (engine awake)";
+    case At::kTrainerWithEngine: return "trainer + engine (before generation)";
+    case At::kOldPolicyLogProbs: return "old-policy log-probs (no_grad, one chunk)";
+    case At::kRefPolicyLogProbs: return "reference log-probs (no_grad, one chunk)";
+    case At::kScoringPass: return "reward / value forward (no_grad, one chunk)";
+    case At::kCriticBackward: return "critic backward";
   }
   return "";
 }
@@ -91,9 +102,23 @@ struct Moment {
   int64_t reference_weight_bytes = 0;
   int64_t reference_pass_bytes = 0;
   bool reference_runs = false;  // the reference model's pass runs at this moment
+  // GRPO / PPO (docs/post_training.md): the colocated rollout engine (its weights; its KV pool,
+  // activation budget and CUDA graphs), the frozen reward model, and the critic (value model) of
+  // PPO with its states, gradients and saved activations; reported with the matching terms.
+  int64_t rollout_weight_bytes = 0;
+  int64_t rollout_cache_bytes = 0;
+  int64_t reward_weight_bytes = 0;
+  int64_t critic_weight_bytes = 0;
+  int64_t critic_state_bytes = 0;
+  int64_t critic_gradient_bytes = 0;
+  int64_t critic_activation_bytes = 0;
+  const char* running = nullptr;  // the model whose pass runs, when not the policy or the reference
+  int64_t RolloutBytes() const { return rollout_weight_bytes + rollout_cache_bytes; }
+  int64_t CriticBytes() const { return critic_weight_bytes + critic_state_bytes + critic_gradient_bytes + critic_activation_bytes; }
   int64_t Total() const {
     return weight_bytes + optimizer_state_bytes + gradient_bytes + activation_bytes + batch_bytes + logits_and_loss_bytes + kv_cache_bytes +
-           temporary_bytes + workspace_bytes + persistent_bucket_bytes + reference_weight_bytes + reference_pass_bytes;
+           temporary_bytes + workspace_bytes + persistent_bucket_bytes + reference_weight_bytes + reference_pass_bytes + RolloutBytes() +
+           reward_weight_bytes + CriticBytes();
   }
 };
 
@@ -130,7 +155,7 @@ class MomentLog {
     for (const Indexed& p : phase_peak_) {
       if (p.total >= 0) peaks[n++] = &p;
     }
-    for (size_t i = 1; i < n; ++i) {  // insertion sort by time: six at most
+    for (size_t i = 1; i < n; ++i) {  // insertion sort by time: eight at most
       for (size_t j = i; j > 0 && peaks[j]->index < peaks[j - 1]->index; --j) std::swap(peaks[j], peaks[j - 1]);
     }
     std::vector<Moment> out;
@@ -173,21 +198,30 @@ class MomentLog {
 
 // The per-phase peaks of `log`, and the breakdown terms of its moment `peak` in the fixed order
 // (explain strings left empty), as both training steps report them.
-inline void ReportPeak(const MomentLog& log, const Moment& peak, GpuResult* gpu) {
+// `online_rl`: GRPO / PPO, whose models add "rollout", "reward" and "critic".
+inline void ReportPeak(const MomentLog& log, const Moment& peak, GpuResult* gpu, bool online_rl = false) {
   gpu->phase_peaks.load = log.PhasePeakBytes(Phase::kLoad);
   gpu->phase_peaks.forward = log.PhasePeakBytes(Phase::kForward);
   gpu->phase_peaks.backward = log.PhasePeakBytes(Phase::kBackward);
   gpu->phase_peaks.optimizer_step = log.PhasePeakBytes(Phase::kOptimizerStep);
   gpu->phase_peaks.reference = log.PhasePeakBytes(Phase::kReference);
+  gpu->phase_peaks.rollout = log.PhasePeakBytes(Phase::kRollout);
+  gpu->phase_peaks.logprob = log.PhasePeakBytes(Phase::kLogprob);
   const int64_t reference = peak.reference_weight_bytes + peak.reference_pass_bytes;
-  gpu->models = {Term{"policy", peak.Total() - reference, ""}, Term{"reference", reference, ""}};
+  const int64_t others = peak.RolloutBytes() + peak.reward_weight_bytes + peak.CriticBytes();
+  gpu->models = {Term{"policy", peak.Total() - reference - others, ""}, Term{"reference", reference, ""}};
+  if (online_rl) {
+    gpu->models.push_back(Term{"rollout", peak.RolloutBytes(), ""});
+    gpu->models.push_back(Term{"reward", peak.reward_weight_bytes, ""});
+    gpu->models.push_back(Term{"critic", peak.CriticBytes(), ""});
+  }
   std::vector<Term>& bd = gpu->breakdown;
-  bd.push_back(Term{"weights", peak.weight_bytes + peak.reference_weight_bytes, ""});
-  bd.push_back(Term{"gradients", peak.gradient_bytes, ""});
-  bd.push_back(Term{"optimizer_states", peak.optimizer_state_bytes, ""});
-  bd.push_back(Term{"activations", peak.activation_bytes + peak.batch_bytes, ""});
+  bd.push_back(Term{"weights", peak.weight_bytes + peak.reference_weight_bytes + peak.rollout_weight_bytes + peak.reward_weight_bytes + peak.critic_weight_bytes, ""});
+  bd.push_back(Term{"gradients", peak.gradient_bytes + peak.critic_gradient_bytes, ""});
+  bd.push_back(Term{"optimizer_states", peak.optimizer_state_bytes + peak.critic_state_bytes, ""});
+  bd.push_back(Term{"activations", peak.activation_bytes + peak.batch_bytes + peak.critic_activation_bytes, ""});
   bd.push_back(Term{"logits_and_loss", peak.logits_and_loss_bytes + peak.reference_pass_bytes, ""});
-  bd.push_back(Term{"kv_cache", peak.kv_cache_bytes, ""});
+  bd.push_back(Term{"kv_cache", peak.kv_cache_bytes + peak.rollout_cache_bytes, ""});
   bd.push_back(Term{"temporary", peak.temporary_bytes + peak.workspace_bytes + peak.persistent_bucket_bytes, ""});
 }
 

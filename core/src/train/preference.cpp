@@ -13,7 +13,9 @@ int64_t RowsPerSample(Objective objective) {
     case Objective::kOrpo:
     case Objective::kSimpo: return 2;
     case Objective::kSft:
-    case Objective::kKto: return 1;
+    case Objective::kKto:
+    case Objective::kGrpo:  // one row per completion (TRL per_device_train_batch_size counts completions)
+    case Objective::kPpo: return 1;
   }
   return 1;
 }
@@ -75,6 +77,31 @@ PreferenceHead ComputePreferenceHead(const TrainConfig& train, const LossHead& s
     h.reference_pass_bytes = ld * R * s * V + lp * row * std::min<int64_t>(R, 2) + lp * (s - 1) * (R - 1);
   }
   h.policy.keep_outputs_bytes = 0;
+  if (train.objective == Objective::kGrpo || train.objective == Objective::kPpo) {
+    // The clipped surrogate on (R, s-1) per-token fp32 tensors (GRPOTrainer._compute_loss: the
+    // log-ratio, exp, clamp, both products, their min, the mask product; beta: the k3 KL's exp and
+    // terms; PPO adds the value loss's vpred, clamp, squares and max): a few R·(s-1)·4 B each, saved
+    // for backward (not measured; small beside the logits).
+    const int64_t per_token = 4 * R * (s - 1);
+    const int64_t tensors = train.objective == Objective::kPpo ? 12 : train.rollout.beta != 0.0 ? 9 : 6;
+    h.policy.saved_bytes += tensors * per_token - h.saved_in_loss_bytes;
+    h.saved_in_loss_bytes = tensors * per_token;
+    if (train.objective == Objective::kGrpo) {
+      // compute_entropy=True, under no_grad: entropy_from_logits reshapes the sliced (non-contiguous)
+      // logits to (R·(s-1), V), a copy, then log_softmax / exp / product over 128-row chunks.
+      const int64_t alive_logits = fp32_path ? 0 : ld * R * s * V;
+      const int64_t chunk_rows = std::min<int64_t>(128, R * (s - 1));
+      const int64_t at_entropy = h.policy.saved_bytes + alive_logits + ld * R * row + 3 * chunk_rows * V * ld;
+      h.policy.forward_extra_bytes = std::max(h.policy.forward_extra_bytes, at_entropy - h.policy.saved_bytes);
+    }
+    // Backward of the in-place division by the temperature on the sliced logits (GRPO
+    // `logits.div_(self.temperature)`, PPO `logits /= args.temperature + 1e-7`; CopySlices): the
+    // gradient of the whole (R, s, V) logits and its copy, the contiguous clone of the slice's
+    // gradient and DivBackward's (R, s-1, V) output (torch/csrc/autograd/functions/tensor.cpp
+    // CopySlices::apply; measured: the backward peaks of measured_cpu_grpo.json).
+    const int64_t copy_slices = ld * (2 * R * s * V + 2 * R * row);
+    h.policy.backward_extra_bytes = std::max(h.policy.backward_extra_bytes, copy_slices - h.policy.saved_bytes);
+  }
   if (train.objective == Objective::kOrpo) {
     // ORPO adds the NLL (cross-entropy) of the chosen rows (trl/experimental/orpo/orpo_trainer.py
     // concatenated_forward, compute_loss on the first len_chosen rows): the SFT head over the pairs,
@@ -85,7 +112,9 @@ PreferenceHead ComputePreferenceHead(const TrainConfig& train, const LossHead& s
   }
   if (explain) {
     h.policy.explain = std::string("policy log-probs (TRL selective_log_softmax) over ") + std::to_string(R) + " rows (" +
-                       (R == 2 * pairs ? "chosen + rejected concatenated" : "unpaired") + "): logits " + std::to_string(ld) +
+                       (R == 2 * pairs ? "chosen + rejected concatenated"
+                                        : train.objective == Objective::kGrpo || train.objective == Objective::kPpo ? "completions, logits over the last " + std::to_string(s) + " positions"
+                                                                                                                : std::string("unpaired")) + "): logits " + std::to_string(ld) +
                        "·rows·s·V" + (fp32_path ? ", kept by gather/logsumexp" : " + saved per-row log_softmax " + std::to_string(lp) + "·rows·(s-1)·V") +
                        (train.objective == Objective::kOrpo ? " + the chosen rows' cross-entropy (ORPO)" : "");
   }

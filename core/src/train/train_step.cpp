@@ -20,6 +20,7 @@
 #include "train/load_phase.h"
 #include "train/logits_loss.h"
 #include "train/moment.h"
+#include "train/online_rl.h"
 #include "train/optimizer.h"
 #include "train/precision.h"
 #include "train/preference.h"
@@ -29,6 +30,22 @@
 
 namespace vramplan {
 namespace {
+
+int64_t BreakdownBytes(const Result& r, const char* key) {
+  for (const Term& t : r.gpu.breakdown) {
+    if (t.key == key) return t.bytes;
+  }
+  return 0;
+}
+
+// PPO's critic (TRL PPOTrainer's value_model, the policy's architecture by default here): trained
+// in full (TRL applies the PEFT config to the policy only) and without gradient checkpointing
+// (PolicyAndValueWrapper.gradient_checkpointing_enable enables it on the policy only). Its states
+// and saved activations are those of the same model's SFT step with the lm_head in place of the
+// one-output score head (an over-estimate by the lm_head's weights and logits).
+struct CriticMemory {
+  int64_t weights = 0, states = 0, grads = 0, activations = 0;
+};
 
 struct LayerInfo {
   LayerSaved saved;
@@ -70,6 +87,9 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   }
   const Scenario& sc = rows_scenario ? *rows_scenario : sc_samples;
   const bool preference = sc.train.objective != Objective::kSft;
+  // GRPO / PPO (train/online_rl.h): rows are completions of seq_len tokens (prompt + completion).
+  const bool online_rl = IsOnlineRl(sc.train.objective);
+  const bool ppo = sc.train.objective == Objective::kPpo;
   const ModelSpec& model = sc.model;
   const TrainConfig& train = sc.train;
   const FrameworkConfig& fw = sc.framework;
@@ -243,7 +263,10 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     TrainConfig pairs_train = train;
     pairs_train.micro_batch_size = sc_samples.train.micro_batch_size;
     const LossHead sft_pairs = ComputeLossHead(pairs_train, fw, prec, V, h, plan.lm_head_trainable, upcast, false);
-    pref = ComputePreferenceHead(train, sft_pairs, sc_samples.train.micro_batch_size, b, s, V, prec.matmul, prec.autocast || prec.autocast16, on_cpu, explain);
+    // GRPO forwards with logits_to_keep = completion + 1 (GRPOTrainer._get_per_token_logps_and_entropies);
+    // TRL PPO's forward() returns every position's logits and slices the completion's.
+    const int64_t head_seq = online_rl && !ppo ? CompletionTokens(train) + 1 : s;
+    pref = ComputePreferenceHead(train, sft_pairs, sc_samples.train.micro_batch_size, b, head_seq, V, prec.matmul, prec.autocast || prec.autocast16, on_cpu, explain);
     loss = pref.policy;
   }
   // keep_outputs: the output object (fp32 logits, and the KV cache with use_cache) lives until
@@ -318,7 +341,43 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   // The frozen reference copy: the policy's weights in their dtype, loaded at the trainer's start
   // and resident through the step; under ZeRO-3 / FSDP TRL prepares it sharded like the policy
   // (dpo_trainer.py prepare_deepspeed / prepare_fsdp).
-  const int64_t reference_weights = !ReferenceCopyResident(train) ? 0 : dp.shard_params ? (weights.bytes + dp.dp - 1) / dp.dp : weights.bytes;
+  const bool reference_copy = ReferenceCopyResident(train) || RlReferenceCopyResident(train);
+  const int64_t reference_weights = !reference_copy ? 0 : dp.shard_params ? (weights.bytes + dp.dp - 1) / dp.dp : weights.bytes;
+  // ---- GRPO / PPO: the rollout engine, PPO's critic and reward model (docs/post_training.md)
+  RolloutEngine engine;
+  CriticMemory critic;
+  int64_t reward_weights = 0, rollout_buffer = 0;
+  if (online_rl) {
+    engine = ComputeRolloutEngine(sc, prepared, prec.matmul);
+    // ZeRO-3 without vLLM: generate() runs on the gathered policy (TRL ds3_gather_for_generation).
+    if (!engine.vllm && dp.shard_params) engine.cache_bytes += weights.bytes - weights_dev;
+    if (!engine.colocated) engine.weight_bytes = engine.cache_bytes = engine.asleep_weight_bytes = engine.asleep_cache_bytes = 0;
+    // generate() leaves nothing behind once it returns.
+    if (!engine.vllm) engine.asleep_weight_bytes = engine.asleep_cache_bytes = 0;
+    // The generated batch kept for steps_per_generation steps (GRPOTrainer._prepare_inputs: the
+    // shuffled generation batch, each micro-batch a view of it): prompt and completion ids and masks
+    // (int64, 16 B per token), one fp32 advantage per row and the per-token fp32 log-probs computed in
+    // the logprob phase (old policy, reference, vLLM's sampling log-probs). _compute_loss then
+    // concatenates the micro-batch's ids and masks (16 B per token, the step's batch below).
+    const int64_t C = CompletionTokens(train);
+    const int64_t logp_rows = (OldPolicyPassRuns(train) ? 1 : 0) + (RlReferencePassRuns(train) ? 1 : 0) + (engine.vllm ? 1 : 0);
+    rollout_buffer = checked::Mul(engine.sequences, 16 * s + 4 + 4 * C * logp_rows);
+    if (ppo) {
+      Scenario cs = sc_samples;
+      cs.train.objective = Objective::kSft;
+      cs.train.method = TrainMethod::kFull;
+      cs.train.gradient_checkpointing = Checkpointing::kNone;
+      Result cr;
+      EstimateTraining(cs, rank, prepared, &cr, false);
+      critic.weights = BreakdownBytes(cr, "weights");
+      critic.states = cr.gpu.optimizer_state_bytes;
+      critic.grads = cr.gpu.gradient_bytes;
+      critic.activations = cr.gpu.saved_activation_bytes;
+      // The reward model: frozen, the policy's architecture and load dtype (prepared like the
+      // reference: sharded under ZeRO-3).
+      reward_weights = critic.weights;
+    }
+  }
   const LoadPhase load = ComputeLoadPhase(sc, plan, prec, weights_dev, explain, &prepared.load_replay);
   r->gpu.load_reserved_bytes = load.reserved_bytes;
   r->gpu.load_explain = load.explain;
@@ -345,6 +404,17 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     m.batch_bytes = batch_bytes;
     m.workspace_bytes = workspace;
     m.reference_weight_bytes = reference_weights;
+    if (online_rl) {
+      m.batch_bytes = rollout_buffer + (fw.batch_on_device ? 16 * T : 0);
+      m.rollout_weight_bytes = engine.asleep_weight_bytes;
+      m.rollout_cache_bytes = engine.asleep_cache_bytes;
+      m.reward_weight_bytes = reward_weights;
+      m.critic_weight_bytes = critic.weights;
+      m.critic_state_bytes = critic.states;
+      // TRL PolicyAndValueWrapper.forward runs the critic first: its saved tensors wait under the
+      // policy's forward and backward (one backward over pg_loss + vf_coef * vf_loss).
+      if (phase == Phase::kForward || phase == Phase::kBackward) m.critic_activation_bytes = critic.activations;
+    }
     return m;
   };
   // -- the model load (train/load_phase.h): the weights and the load's transient; no optimizer
@@ -356,10 +426,73 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     m.weight_bytes = weights.bytes;
     m.temporary_bytes = load.peak_allocated_bytes - weights_dev;
     m.reference_weight_bytes = reference_weights;  // TRL loads the reference in DPOTrainer.__init__, before training
+    m.reward_weight_bytes = reward_weights;
+    m.critic_weight_bytes = critic.weights;
     push(m);
     m.at = At::kModelLoaded;
     m.temporary_bytes = 0;
     push(m);
+  }
+  // A no-grad forward's last decoder layer over the micro-batch (a reference or log-prob pass).
+  // What its forward keeps from the start (inputs_embeds, which LlamaModel.forward holds, the eager
+  // causal mask, cos/sin, the cache_position arange) + the layer input and its norm output + q after
+  // RoPE and the repeat_kv'd k and v; at eager attention's `+ causal_mask` the scaled scores (16-bit:
+  // also their fp32 promotion on the CPU) and the sum, or at the softmax the sum and its fp32 result
+  // (measured: the amp rows of measured_cpu_dpo.json, live blocks at the reference's peak).
+  auto no_grad_last_layer = [&]() -> int64_t {
+    if (L == 0) return 0;
+    const AttentionGeometry& g = last_kind.attention;
+    const int64_t a = g.num_heads;
+    const int64_t kept = (learned_positions ? 0 : prec.residual * T * h) + mask_bytes + (rot_dim > 0 ? 2 * s * rot_dim * prec.rope : 0) + 8 * s;
+    // Scores: fp32: the masked sum and the softmax (8 B per score); 16-bit: the sum (2), softmax's
+    // fp32 copy of its input and its fp32 result (4 + 4); AMP on the CPU: the scaled scores (2), their
+    // fp32 promotion for `+ causal_mask` (4) and the sum (4); on CUDA the promotion is in the kernel.
+    const int64_t scores = !eager ? 0 : prec.autocast ? (on_cpu ? 10 : 8) : prec.half ? 10 : 8;
+    // The layer's input is inputs_embeds itself in a one-layer model (counted in `kept`).
+    const int64_t layer_input = L > 1 || learned_positions ? prec.residual * T * h : 0;
+    const int64_t att = kept + layer_input + prec.residual * T * h + T * a * (2 * prec.q_after_rope * g.head_dim + prec.matmul * g.v_head_dim) +
+                        (eager ? checked::Mul(scores, b, a, s, s) : prec.matmul * T * a * g.v_head_dim);
+    // In the MLP: the layer input (the caller's `hidden_states`), the attention block's sum, its norm
+    // output, and act(gate), up and their product.
+    const int64_t mlp = kept + layer_input + 2 * prec.residual * T * h + 3 * prec.matmul * T * layers.back().intermediate;
+    return std::max(mlp, att);
+  };
+  // -- GRPO / PPO before the step: the rollout (the engine awake, no gradients), then the no-grad
+  // passes over the generated batch in chunks of LogprobChunkRows rows (docs/post_training.md).
+  if (online_rl) {
+    Moment gen = step(Phase::kRollout, At::kRolloutGenerate);
+    gen.rollout_weight_bytes = engine.colocated ? engine.weight_bytes : 0;
+    gen.rollout_cache_bytes = engine.colocated ? engine.cache_bytes : 0;
+    gen.running = "rollout";
+    push(gen);
+    const int64_t chunk = LogprobChunkRows(train);
+    auto scaled = [&](int64_t bytes) { return b > 0 ? checked::Mul(bytes / b + (bytes % b != 0), chunk) : 0; };
+    const int64_t head_seq = ppo ? s : CompletionTokens(train) + 1;
+    const int64_t head = ComputePreferenceHead(train, LossHead{}, chunk, chunk, head_seq, V, prec.matmul, prec.autocast || prec.autocast16, on_cpu, false)
+                             .reference_pass_bytes;
+    const int64_t pass = scaled(no_grad_last_layer()) + head;
+    // TRL PPO keeps the fp32 generation scores of every rollout until its scoring loop ends.
+    const int64_t ppo_scores = ppo && !engine.vllm ? checked::Mul(engine.sequences, CompletionTokens(train), V, 4) : 0;
+    auto pass_moment = [&](At at, const char* running, int64_t bytes, bool on_reference_copy) {
+      Moment m = step(Phase::kLogprob, at);
+      m.logits_and_loss_bytes = ppo_scores;
+      if (on_reference_copy) {
+        m.reference_pass_bytes = bytes;
+        m.reference_runs = true;
+      } else {
+        m.temporary_bytes += bytes;
+        m.running = running;
+      }
+      push(m);
+    };
+    if (OldPolicyPassRuns(train)) pass_moment(At::kOldPolicyLogProbs, "policy", pass, false);
+    if (RlReferencePassRuns(train)) pass_moment(At::kRefPolicyLogProbs, "policy", pass, reference_copy);
+    if (ppo) {
+      // get_reward: the backbone with output_hidden_states=True returns all L + 1 hidden states,
+      // then the score head (1 output per position): value model first, then the reward model.
+      const int64_t hidden = checked::Mul(L + 1, chunk, s, h * prec.residual);
+      pass_moment(At::kScoringPass, "critic", scaled(no_grad_last_layer()) + hidden, false);
+    }
   }
   // -- forward: the step starts (gradients of earlier micro-batches resident under accumulation),
   // then each layer's forward leaves its saved tensors (and its cache, casts, RNG states) behind.
@@ -472,21 +605,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     // repeat_kv'd k and v; at eager attention's `+ causal_mask` the scaled scores (16-bit: also
     // their fp32 promotion on the CPU) and the sum, or at the softmax the sum and its fp32 result
     // (measured: the amp rows of measured_cpu_dpo.json, live blocks at the reference's peak).
-    const AttentionGeometry& g = last_kind.attention;
-    const int64_t a = g.num_heads;
-    const int64_t kept = (learned_positions ? 0 : prec.residual * T * h) + mask_bytes + (rot_dim > 0 ? 2 * s * rot_dim * prec.rope : 0) + 8 * s;
-    // Scores: fp32: the masked sum and the softmax (8 B per score); 16-bit: the sum (2), softmax's
-    // fp32 copy of its input and its fp32 result (4 + 4); AMP on the CPU: the scaled scores (2), their
-    // fp32 promotion for `+ causal_mask` (4) and the sum (4); on CUDA the promotion is in the kernel.
-    const int64_t scores = !eager ? 0 : prec.autocast ? (on_cpu ? 10 : 8) : prec.half ? 10 : 8;
-    // The layer's input is inputs_embeds itself in a one-layer model (counted in `kept`).
-    const int64_t layer_input = L > 1 || learned_positions ? prec.residual * T * h : 0;
-    const int64_t att = kept + layer_input + prec.residual * T * h + T * a * (2 * prec.q_after_rope * g.head_dim + prec.matmul * g.v_head_dim) +
-                        (eager ? checked::Mul(scores, b, a, s, s) : prec.matmul * T * a * g.v_head_dim);
-    // In the MLP: the layer input (the caller's `hidden_states`), the attention block's sum, its norm
-    // output, and act(gate), up and their product.
-    const int64_t mlp = kept + layer_input + 2 * prec.residual * T * h + 3 * prec.matmul * T * layers.back().intermediate;
-    m.reference_pass_bytes = std::max(mlp, att);
+    m.reference_pass_bytes = no_grad_last_layer();
     push(m);
     m.at = At::kReferenceLogProbs;
     m.layer = -1;
@@ -731,11 +850,22 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     if (in_bwd) m.temporary_bytes += one_tensor_step(V * h, prec.grad);  // its step in the hook
     push(m);
   }
+  // -- PPO: the critic's backward runs after the policy's (its ops were recorded first): the
+  // policy's gradients done, the critic's appearing while its saved tensors are freed.
+  if (ppo) {
+    Moment m = step(Phase::kBackward, At::kCriticBackward);
+    m.gradient_bytes = in_bwd ? 0 : grads_total;
+    m.critic_gradient_bytes = critic.grads;
+    m.critic_activation_bytes = critic.activations / 2;  // about half freed when half the gradients exist
+    m.running = "critic";
+    push(m);
+  }
   // -- optimizer step
   {
     Moment m = step(Phase::kOptimizerStep, At::kOptimizerStep);
     m.gradient_bytes = in_bwd ? 0 : grads_total;  // in backward: every parameter has stepped already
     m.temporary_bytes = in_bwd ? 0 : opt.step_temporary_bytes;
+    m.critic_gradient_bytes = critic.grads;  // one optimizer over policy and critic (TRL PPOTrainer)
     push(m);
   }
   // -- zero_grad(set_to_none=True): the gradients are gone until the next backward.
@@ -751,10 +881,10 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   const Moment* step_peak = &moments.StepPeak();
   r->peak_phase = PhaseName(peak->phase);
   r->peak_at = MomentLabel(peak->at, peak->layer);
-  r->peak_model = peak->reference_runs ? "reference" : "policy";
+  r->peak_model = peak->running != nullptr ? peak->running : peak->reference_runs ? "reference" : "policy";
 
   // ---- the phase peaks and the breakdown at the peak
-  ReportPeak(moments, *peak, &r->gpu);
+  ReportPeak(moments, *peak, &r->gpu, online_rl);
   std::vector<Term>& bd = r->gpu.breakdown;
   if (peak->phase == Phase::kLoad) {
     // The load holds torch.cuda.max_memory_allocated(). Reserved is what the caching allocator
@@ -800,6 +930,16 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
                     Gib(peak->logits_and_loss_bytes) + " at the peak";
     if (peak->reference_pass_bytes > 0) bd[4].explain += " + the reference forward's logits and log-prob buffers " + Gib(peak->reference_pass_bytes);
     if (kv_cache > 0) bd[5].explain = "use_cache=True returns every layer's k and v during training";
+    if (peak->RolloutBytes() > 0) {  // GRPO / PPO: the rollout engine at the peak (train/online_rl.h)
+      if (peak->rollout_weight_bytes > 0) bd[0].explain += "; + the rollout engine's own weights " + Gib(peak->rollout_weight_bytes);
+      bd[5].explain = (kv_cache > 0 ? bd[5].explain + "; " : std::string()) + "rollout engine at the peak " + Gib(peak->RolloutBytes()) +
+                      (peak->phase == Phase::kRollout ? " (generating): " : " (between generations): ") + engine.explain;
+    }
+    if (peak->reward_weight_bytes + peak->CriticBytes() > 0) {
+      bd[0].explain += "; + PPO reward model " + Gib(peak->reward_weight_bytes) + " and critic " + Gib(peak->critic_weight_bytes) +
+                       " (the policy's architecture; critic states " + Gib(peak->critic_state_bytes) + ", gradients " + Gib(peak->critic_gradient_bytes) +
+                       ", saved activations " + Gib(peak->critic_activation_bytes) + " in their terms)";
+    }
     bd[6].explain = peak->phase == Phase::kLoad
                         ? "transient at the peak (" + r->peak_at + "): " + Gib(peak->temporary_bytes) + "; " + load.explain
                         : "transient at the peak (" + r->peak_at + "): " + Gib(peak->temporary_bytes) +
@@ -822,6 +962,23 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     r->cpu.breakdown.push_back(Term{"offloaded_activations", offloaded_host,
                                     ckpt == Checkpointing::kFull ? "checkpointed layer inputs offloaded to host RAM in the forward (train.activation_offload)"
                                                                  : "saved activations offloaded to host RAM in the forward (train.activation_offload)"});
+  }
+  if (engine.host_bytes > 0) {
+    r->cpu.breakdown.push_back(Term{"rollout_slept_weights", engine.host_bytes, "vLLM sleep level 1: its weights wait in host RAM between generations"});
+  }
+  if (online_rl) {
+    RolloutResult& o = r->rollout;
+    o.present = true;
+    o.engine = engine.vllm ? "vllm" : "generate";
+    o.mode = engine.colocated ? "colocate" : "server";
+    o.server_gpus = engine.server_gpus;
+    o.engine_bytes = engine.colocated ? engine.weight_bytes + engine.cache_bytes : engine.server_bytes;
+    o.asleep_bytes = engine.asleep_weight_bytes + engine.asleep_cache_bytes;
+    o.host_bytes = engine.host_bytes;
+    o.rollout_sequences = engine.sequences;
+    o.kv_token_capacity = engine.kv_token_capacity;
+    o.concurrent_sequences = engine.concurrent_sequences;
+    AddOnlineRlWarnings(sc, engine, weights_dev + reference_weights + reward_weights + critic.weights, r);
   }
   if (opt.paged_bytes > 0) r->cpu.breakdown.push_back(Term{"paged_optimizer_states", opt.paged_bytes, "paged AdamW 8-bit states in CUDA unified memory (evicted to host under pressure)"});
   for (const auto& t : r->cpu.breakdown) r->cpu.bytes += t.bytes;
