@@ -56,6 +56,14 @@ struct LayerInfo {
 // torch.utils.checkpoint stores torch.get_rng_state() (5056 B, a CPU tensor: host memory on CUDA).
 constexpr int64_t kCpuRngStateBytes = 5056;
 
+// Of two candidates for one instant of the timeline (two statements of one op whose highest is not
+// known in closed form), the one that is higher once on the rank (the first on a tie).
+Moment HigherOnRank(const Moment& a, const Moment& b, const RankView& view) {
+  Moment ra = a, rb = b;
+  view.Apply(&ra);
+  view.Apply(&rb);
+  return rb.Total() > ra.Total() ? b : a;
+}
 
 }  // namespace
 
@@ -441,6 +449,39 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
                   checked::Mul(score_factor, b, a, s, s) + rng_states + autocast_cache - later_casts;
     push(m);
   }
+  // -- forward under full checkpointing: the last layer's RoPE (apply_rotary_pos_emb, transformers
+  // models/llama/modeling_llama.py, 4.44), at the last product of each of q and k,
+  // `rotate_half(x) * sin`: the layer's norm output, q, k and v as projected, the factors of the
+  // statement running (x * cos, rotate_half(x), the product) and, for k, q's result; 16-bit x times
+  // fp32 sin makes an fp32 copy of x on the CPU (type promotion; CUDA's kernels read mixed dtypes).
+  // Nothing is saved (the checkpoint keeps the layer's input only); the casts made so far and the
+  // RNG states are alive as at the scores (measured: R124 in measured_cpu_random.json, AMP + LoRA,
+  // live blocks at the forward's peak).
+  if (ckpt == Checkpointing::kFull && L > 0 && layers.back().saved.qk_require_grad && rot_dim == last_kind.attention.head_dim &&
+      !last_kind.attention.mla && !learned_positions) {
+    const AttentionGeometry& g = last_kind.attention;
+    const int64_t a = g.num_heads, kv = g.num_kv_heads, d = g.head_dim;
+    const LayerPlan& last_plan = plan.layers.back();
+    int64_t later_casts = 0;
+    for (const auto& l : last_kind.linears) {
+      if (l.role == ModuleRole::kAttention && !IsAttentionOutput(l.slot)) continue;
+      if (prec.autocast && last_plan.weights_trainable) later_casts += 2 * l.in_features * l.out_features * l.copies;
+      if ((prec.autocast || prec.autocast16) && last_plan.lora && IsLoraTarget(l, train.lora) && plan.adapter_bytes_per_param == 4) {
+        later_casts += 2 * train.lora.rank * (l.in_features + l.out_features) * l.copies;
+      }
+    }
+    const int64_t promote = on_cpu && prec.matmul < prec.q_after_rope ? prec.q_after_rope : 0;
+    const int64_t factors = 2 * prec.q_after_rope + prec.matmul + promote;  // x * cos, the product; rotate_half(x), its copy
+    const int64_t projected = prec.matmul * T * (a * d + kv * (d + g.v_head_dim));
+    const int64_t base = prec.residual * T * h + projected + rng_states + autocast_cache - later_casts;
+    Moment m = step(Phase::kForward, At::kLayerForward, L - 1);
+    m.gradient_bytes = grads_resident;
+    m.activation_bytes = cos_sin + ckpt_shared + layers_kept;
+    Moment k = m;
+    m.temporary_bytes = base + factors * T * a * d;                                  // q's
+    k.temporary_bytes = base + prec.q_after_rope * T * a * d + factors * T * kv * d;  // k's
+    push(HigherOnRank(m, k, view));  // one moment of the timeline: the RoPE
+  }
   if (L > 0) push(layer_done);
   // -- forward: the loss op (logits, fp32 upcast, log-probs) on top of everything saved.
   // Preference objectives compute the log-probs after the model's forward has returned: the final
@@ -532,7 +573,19 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     m.kv_cache_bytes = kept_kv_cache;
     m.temporary_bytes = (model.tied_embeddings && plan.lm_head_trainable ? prec.grad * V * h : 0) + rng_states + (on_cpu ? 8 : 0) +
                         (plan.final_norm_trainable ? 3 : 2) * prec.residual * T * h;
-    push(m);
+    // Then the same norm's PowBackward0 (x32.pow(2)): five fp32 T·h buffers (the gradient from the
+    // x32 * rsqrt branch, mean's expanded gradient, x32.pow(1), its product with 2 and the product
+    // with the gradient) and no residual-stream gradient yet; the norm has released all it saved
+    // but x32 (the `weight * y` input, the rsqrt result, mean's x32^2), which outweighs the moment
+    // above with a 16-bit residual (measured: R019 in measured_cpu_random.json, bf16, live blocks
+    // at bwd:PowBackward0; torch/csrc/autograd/FunctionsManual.cpp pow_backward, PyTorch 1.13).
+    Moment pow = step(Phase::kBackward, At::kFinalNormBackward);
+    pow.gradient_bytes = m.gradient_bytes;
+    pow.activation_bytes = saved_total - loss.saved_bytes - lm_head_saved - final_norm_saved + 4 * T * h;
+    pow.logits_and_loss_bytes = keep_outputs;
+    pow.kv_cache_bytes = kept_kv_cache;
+    pow.temporary_bytes = (model.tied_embeddings && plan.lm_head_trainable ? prec.grad * V * h : 0) + rng_states + (on_cpu ? 8 : 0) + 5 * 4 * T * h;
+    push(HigherOnRank(m, pow, view));  // one moment of the timeline: the norm's backward
   }
   // -- backward through the layers, last to first.
   const int64_t head_grads = in_bwd ? 0
