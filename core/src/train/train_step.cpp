@@ -449,38 +449,60 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
                   checked::Mul(score_factor, b, a, s, s) + rng_states + autocast_cache - later_casts;
     push(m);
   }
-  // -- forward under full checkpointing: the last layer's RoPE (apply_rotary_pos_emb, transformers
-  // models/llama/modeling_llama.py, 4.44), at the last product of each of q and k,
-  // `rotate_half(x) * sin`: the layer's norm output, q, k and v as projected, the factors of the
-  // statement running (x * cos, rotate_half(x), the product) and, for k, q's result; 16-bit x times
-  // fp32 sin makes an fp32 copy of x on the CPU (type promotion; CUDA's kernels read mixed dtypes).
-  // Nothing is saved (the checkpoint keeps the layer's input only); the casts made so far and the
-  // RNG states are alive as at the scores (measured: R124 in measured_cpu_random.json, AMP + LoRA,
-  // live blocks at the forward's peak).
-  if (ckpt == Checkpointing::kFull && L > 0 && layers.back().saved.qk_require_grad && rot_dim == last_kind.attention.head_dim &&
-      !last_kind.attention.mla && !learned_positions) {
+  // -- forward under full checkpointing: the last layer's forward runs with nothing saved but its
+  // input (the checkpoint's); two of its statements can hold the forward's peak besides the scores,
+  // and the higher is one moment of the timeline. The casts made so far and the RNG states are alive
+  // as at the scores.
+  //  * RoPE (apply_rotary_pos_emb, transformers models/llama/modeling_llama.py, 4.44), at the last
+  //    product of each of q and k, `rotate_half(x) * sin`: the layer's norm output, q, k and v as
+  //    projected, the factors of the statement running (x * cos, rotate_half(x), the product) and,
+  //    for k, q's result; 16-bit x times fp32 sin makes an fp32 copy of x on the CPU (type
+  //    promotion; CUDA's kernels read mixed dtypes). Measured: R124 in measured_cpu_random.json (AMP
+  //    + LoRA), live blocks at the forward's peak.
+  //  * the gated MLP's `act_fn(gate_proj(x)) * up_proj(x)` (LlamaMLP.forward): the attention block's
+  //    residual sum and the post-attention norm's output beside act(gate), up and their product; the
+  //    down projection's casts do not exist yet. Measured: R126 (fp32, MQA), live blocks at the
+  //    forward's peak.
+  if (ckpt == Checkpointing::kFull && L > 0 && layers.back().saved.qk_require_grad) {
     const AttentionGeometry& g = last_kind.attention;
     const int64_t a = g.num_heads, kv = g.num_kv_heads, d = g.head_dim;
     const LayerPlan& last_plan = plan.layers.back();
-    int64_t later_casts = 0;
-    for (const auto& l : last_kind.linears) {
-      if (l.role == ModuleRole::kAttention && !IsAttentionOutput(l.slot)) continue;
-      if (prec.autocast && last_plan.weights_trainable) later_casts += 2 * l.in_features * l.out_features * l.copies;
-      if ((prec.autocast || prec.autocast16) && last_plan.lora && IsLoraTarget(l, train.lora) && plan.adapter_bytes_per_param == 4) {
-        later_casts += 2 * train.lora.rank * (l.in_features + l.out_features) * l.copies;
+    // The casts of the linears that have not run yet at a statement.
+    auto casts_of = [&](bool (*after)(const LinearSpec&)) {
+      int64_t bytes = 0;
+      for (const auto& l : last_kind.linears) {
+        if (!after(l)) continue;
+        if (prec.autocast && last_plan.weights_trainable) bytes += 2 * l.in_features * l.out_features * l.copies;
+        if ((prec.autocast || prec.autocast16) && last_plan.lora && IsLoraTarget(l, train.lora) && plan.adapter_bytes_per_param == 4) {
+          bytes += 2 * train.lora.rank * (l.in_features + l.out_features) * l.copies;
+        }
       }
-    }
-    const int64_t promote = on_cpu && prec.matmul < prec.q_after_rope ? prec.q_after_rope : 0;
-    const int64_t factors = 2 * prec.q_after_rope + prec.matmul + promote;  // x * cos, the product; rotate_half(x), its copy
-    const int64_t projected = prec.matmul * T * (a * d + kv * (d + g.v_head_dim));
-    const int64_t base = prec.residual * T * h + projected + rng_states + autocast_cache - later_casts;
+      return bytes;
+    };
+    const int64_t after_rope = casts_of([](const LinearSpec& l) { return l.role != ModuleRole::kAttention || IsAttentionOutput(l.slot); });
+    const int64_t after_mlp_product = casts_of([](const LinearSpec& l) { return IsDownProjection(l.slot); });
     Moment m = step(Phase::kForward, At::kLayerForward, L - 1);
     m.gradient_bytes = grads_resident;
     m.activation_bytes = cos_sin + ckpt_shared + layers_kept;
-    Moment k = m;
-    m.temporary_bytes = base + factors * T * a * d;                                  // q's
-    k.temporary_bytes = base + prec.q_after_rope * T * a * d + factors * T * kv * d;  // k's
-    push(HigherOnRank(m, k, view));  // one moment of the timeline: the RoPE
+    m.temporary_bytes = -1;
+    Moment highest = m;
+    if (rot_dim == d && !g.mla && !learned_positions) {
+      const int64_t promote = on_cpu && prec.matmul < prec.q_after_rope ? prec.q_after_rope : 0;
+      const int64_t factors = 2 * prec.q_after_rope + prec.matmul + promote;  // x * cos, the product; rotate_half(x), its copy
+      const int64_t projected = prec.matmul * T * (a * d + kv * (d + g.v_head_dim));
+      const int64_t base = prec.residual * T * h + projected + rng_states + autocast_cache - after_rope;
+      Moment q = m, k = m;
+      q.temporary_bytes = base + factors * T * a * d;
+      k.temporary_bytes = base + prec.q_after_rope * T * a * d + factors * T * kv * d;
+      highest = HigherOnRank(q, k, view);
+    }
+    const LayerInfo& li = layers.back();
+    if (li.gated && last_kind.mlp.num_experts == 0) {
+      Moment mlp = m;
+      mlp.temporary_bytes = 2 * prec.residual * T * h + 3 * prec.matmul * T * li.intermediate + rng_states + autocast_cache - after_mlp_product;
+      highest = highest.temporary_bytes < 0 ? mlp : HigherOnRank(highest, mlp, view);
+    }
+    if (highest.temporary_bytes >= 0) push(highest);
   }
   if (L > 0) push(layer_done);
   // -- forward: the loss op (logits, fp32 upcast, log-probs) on top of everything saved.
