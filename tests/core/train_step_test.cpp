@@ -34,8 +34,8 @@ void ExpectWithin(int64_t predicted, int64_t measured, double tol, const std::st
 // the worst); their step peak is exact like every other row's.
 bool KnownMiss(const std::string& name) {
   static const char* const kMisses[] = {
-      // a forward or backward phase peak that is not the step's peak (the step's peak is exact)
-      "R007.amp_bf16.adamw_foreach.nockpt", "R045.bf16.adamw_foreach.nockpt.lora",
+      // a forward phase peak inside a non-checkpointed MLP with an fp32 adapter on a 16-bit base (the step's peak is exact)
+      "R045.bf16.adamw_foreach.nockpt.lora",
       // the forward of a 1024-token sequence's eager attention (the step's peak is exact)
       "F_longseq_v2k_gqa4.amp_bf16.adamw.b1s1024", "F_longseq_v2k_gqa4.bf16.adamw.b1s1024.selective",
       "F_longseq_v2k_gqa4.bf16.lora_qv_r8.b1s1024", "F_longseq_v2k_gqa4.fp32.adamw.b1s1024.selective",

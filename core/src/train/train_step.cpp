@@ -573,6 +573,21 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     m.logits_and_loss_bytes = loss.saved_bytes + loss.backward_extra_bytes + keep_outputs;
     m.kv_cache_bytes = kept_kv_cache;
     m.temporary_bytes = rng_states;
+    // Under AMP the lm_head's weight gradient comes out of the bf16 matmul (2·V·h) and its
+    // ToCopyBackward0 makes the fp32 gradient of the master weight (4·V·h) while it exists; the loss
+    // head's and lm_head's saved tensors are released, the input gradient is already fp32 (measured:
+    // R007 in measured_cpu_random.json, AMP, live blocks at bwd:ToCopyBackward0). The higher of the
+    // two is the loss head's backward moment.
+    if (prec.autocast && plan.lm_head_trainable && !in_bwd && !onednn_buffers && !preference) {
+      Moment cast = step(Phase::kBackward, At::kCrossEntropyBackward);
+      const int64_t fp32_grad = prec.grad * V * h;
+      cast.gradient_bytes = grads_resident + (model.tied_embeddings ? 0 : fp32_grad);
+      cast.activation_bytes = saved_total - loss.saved_bytes - lm_head_saved;
+      cast.logits_and_loss_bytes = keep_outputs;
+      cast.kv_cache_bytes = kept_kv_cache;
+      cast.temporary_bytes = 2 * V * h + prec.residual * T * h + (model.tied_embeddings ? fp32_grad : 0) + rng_states + (on_cpu ? 8 : 0);
+      m = HigherOnRank(m, cast, view);
+    }
     push(m);
   }
   if (onednn_buffers) {  // the lm_head's weight-gradient matmul (see the forward's oneDNN moment)
