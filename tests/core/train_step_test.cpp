@@ -3,7 +3,7 @@
 // tests/fixtures/training/measure_random_steps.py): weights, gradients, optimizer states and saved
 // activations exact to the byte; every phase peak (forward, backward, optimizer) within 0.1% and the
 // step's peak (the highest of the three) exact on every row; the phase peaks of the rows listed in
-// KnownMiss below are within 1.5%.
+// KnownMiss below are within 1%.
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -30,12 +30,10 @@ void ExpectWithin(int64_t predicted, int64_t measured, double tol, const std::st
 }
 
 // Rows not at the exact bars yet, each with the moment the simulation does not have (docs/training.md
-// section 3): their phase peaks stay within 1.5% (the 1024-token bf16 selective forward, -0.61%, is
+// section 3): their phase peaks stay within 1% (the 1024-token bf16 selective forward, -0.61%, is
 // the worst); their step peak is exact like every other row's.
 bool KnownMiss(const std::string& name) {
   static const char* const kMisses[] = {
-      // a forward phase peak inside a non-checkpointed MLP with an fp32 adapter on a 16-bit base (the step's peak is exact)
-      "R045.bf16.adamw_foreach.nockpt.lora",
       // the forward of a 1024-token sequence's eager attention (the step's peak is exact)
       "F_longseq_v2k_gqa4.amp_bf16.adamw.b1s1024", "F_longseq_v2k_gqa4.bf16.adamw.b1s1024.selective",
       "F_longseq_v2k_gqa4.bf16.lora_qv_r8.b1s1024", "F_longseq_v2k_gqa4.fp32.adamw.b1s1024.selective",
@@ -74,7 +72,7 @@ TEST_P(MeasuredStep, MatchesFixtures) {
     EXPECT_EQ(r.gpu.optimizer_state_bytes, m["optimizer_states"].get<int64_t>()) << name << " optimizer states";
     EXPECT_EQ(r.gpu.saved_activation_bytes, m["saved_activations"].get<int64_t>()) << name << " saved activations";
     const bool miss = KnownMiss(name);
-    const double tol = miss ? 0.015 : 0.001;
+    const double tol = miss ? 0.01 : 0.001;
     ExpectWithin(r.gpu.phase_peaks.forward, m["peak_forward"].get<int64_t>(), tol, name + " forward peak");
     ExpectWithin(r.gpu.phase_peaks.backward, m["peak_backward"].get<int64_t>(), tol, name + " backward peak");
     ExpectWithin(r.gpu.phase_peaks.optimizer_step, m["peak_optimizer"].get<int64_t>(), tol, name + " optimizer peak");

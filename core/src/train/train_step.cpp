@@ -504,6 +504,34 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     }
     if (highest.temporary_bytes >= 0) push(highest);
   }
+  // -- forward without full checkpointing, a 16-bit base with fp32 LoRA adapters (peft's
+  // autocast_adapter_dtype) on the last layer's down projection: peft's `result +
+  // lora_B(lora_A(x.to(fp32))) * scaling` (peft/tuners/lora/layer.py Linear.forward) adds an fp32
+  // T·h product to the 16-bit base output, so the CPU makes an fp32 copy of the base output for the
+  // sum: three fp32 T·h tensors beside the base output and what the frames still hold and nothing
+  // saves (a frozen base saves nothing, the adapters save their fp32 copies): `inputs_embeds`, the
+  // layer's input and its attention sum (the 16-bit RMSNorm saves an fp32 copy), the post-attention
+  // norm's output, act(gate) * up, the eager mask and cache_position (int64, 8·s). Every layer's
+  // saved set is complete by then. Measured: R045 in measured_cpu_random.json (bf16, LoRA on every
+  // linear), live blocks at the forward's peak: 361,872 B of temporaries, exact.
+  if (ckpt != Checkpointing::kFull && L > 0 && prec.half && !prec.autocast && !prec.autocast16 && plan.adapter_bytes_per_param == 4 &&
+      plan.adapter_bytes_per_param > prec.weight) {
+    const LayerInfo& li = layers.back();
+    const LayerPlan& lp = plan.layers.back();
+    bool down_adapter = false;
+    for (const auto& l : last_kind.linears) down_adapter = down_adapter || (lp.lora && !lp.weights_trainable && IsDownProjection(l.slot) && IsLoraTarget(l, train.lora));
+    if (down_adapter && li.gated && last_kind.mlp.num_experts == 0 && !learned_positions && !ctx.quantized_base) {
+      const int64_t th = prec.residual * T * h;
+      const bool embeds_saved = plan.layers.front().input_requires_grad && prec.residual == 4;
+      const int64_t frames = (embeds_saved ? 0 : th) + (L > 1 ? th : 0) + 2 * th + prec.matmul * T * li.intermediate + mask_bytes + 8 * s;
+      Moment m = step(Phase::kForward, At::kLayerForward, L - 1);
+      m.gradient_bytes = grads_resident;
+      m.activation_bytes = cos_sin + ckpt_shared + layers_kept;
+      m.kv_cache_bytes = kv_cache;
+      m.temporary_bytes = frames + prec.matmul * T * h + 3 * 4 * T * h + rng_states;
+      push(m);
+    }
+  }
   if (L > 0) push(layer_done);
   // -- forward: the loss op (logits, fp32 upcast, log-probs) on top of everything saved.
   // Preference objectives compute the log-probs after the model's forward has returned: the final
