@@ -447,6 +447,10 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     m.activation_bytes = cos_sin + ckpt_shared + layers_kept;
     m.temporary_bytes = prec.residual * T * h + prec.q_after_rope * T * (a + kv_width) * g.head_dim + prec.matmul * T * kv_width * g.v_head_dim +
                   checked::Mul(score_factor, b, a, s, s) + rng_states + autocast_cache - later_casts;
+    // fp32 on the CPU the peak is at `/ math.sqrt(head_dim)`: the Python scalar is a float64 0-dim
+    // CPU tensor (8 B) and its fp32 cast (4 B), which only a saved DivBackward0 would keep (measured:
+    // R132 and F_longseq_v2k_gqa4.fp32.adamw.b1s1024.ckpt, 12 B; on CUDA they are host tensors).
+    if (on_cpu && !prec.half) m.temporary_bytes += 8 + 4;
     push(m);
   }
   // -- forward under full checkpointing: the last layer's forward runs with nothing saved but its
