@@ -577,7 +577,10 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     // The layer's input is inputs_embeds itself in a one-layer model (counted in `kept`).
     const int64_t layer_input = L > 1 || learned_positions ? prec.residual * T * h : 0;
     const int64_t att = kept + layer_input + prec.residual * T * h + T * a * (2 * prec.q_after_rope * g.head_dim + prec.matmul * g.v_head_dim) +
-                        (eager ? checked::Mul(scores, b, a, s, s) : prec.matmul * T * a * g.v_head_dim);
+                        (eager ? checked::Mul(scores, b, a, s, s) : prec.matmul * T * a * g.v_head_dim) +
+                        // fp32 on the CPU: at `/ math.sqrt(head_dim)` the float64 scalar and its fp32
+                        // cast (12 B, as at the checkpointed scores; measured: K04's reference peak).
+                        (eager && on_cpu && !prec.half ? 8 + 4 : 0);
     // In the MLP: the layer input (the caller's `hidden_states`), the attention block's sum, its norm
     // output, and act(gate), up and their product.
     const int64_t mlp = kept + layer_input + 2 * prec.residual * T * h + 3 * prec.matmul * T * layers.back().intermediate;
