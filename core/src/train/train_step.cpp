@@ -685,7 +685,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     int64_t rng_live = rng_states;
     // On the CPU (exact sizes): the loss (4 B) and the root gradient torch.autograd.backward makes
     // with ones_like (4 B) live until backward returns (measured; on CUDA two 512-B blocks, left out).
-    const int64_t loss_scalars = on_cpu ? 8 : 0;
+    const int64_t loss_scalars = !on_cpu ? 0 : preference ? pref.loss_scalar_bytes : 8;
     // unsloth's offloaded checkpointer is an autograd.Function whose backward re-runs the layer and
     // calls torch.autograd.backward(output, dY): the output's gradient dY stays referenced by that
     // frame through the whole layer's backward (measured: FW01, measured_cpu_frameworks.json).
