@@ -1,7 +1,8 @@
 // QLoRA on a GPTQ checkpoint (auto-gptq / optimum QuantLinear). Expected values are computed here
 // from the buffer shapes in auto_gptq/nn_modules/qlinear (qweight int32 packing 8 x 4-bit along the
 // input, qzeros int32 packing 8 zeros per group along the output, fp16 scales per group and
-// column, int32 g_idx per input feature) and from qlinear_cuda_old.py's forward, which at >= 128
+// column, int32 g_idx per input feature, and the int32 shift table `wf`, an attribute moved to the
+// device at the first forward) and from qlinear_cuda_old.py's forward, which at >= 128
 // rows dequantizes in torch and lets torch.matmul(x, weight) save the fp16 weight.
 #include <gtest/gtest.h>
 
@@ -34,7 +35,8 @@ TEST(QloraGptq, WeightBytesFollowTheQuantLinearBuffers) {
   int64_t gptq = 0, dense = 0;
   for (const Linear& l : kLinears) {
     const int64_t groups = (l.in + 127) / 128;
-    gptq += l.in * l.out / 2 + groups * l.out / 2 + groups * l.out * 2 + l.in * 4;
+    // + the int32 shift table `wf` (32 / 4 entries) QuantLinear keeps as a plain attribute
+    gptq += l.in * l.out / 2 + groups * l.out / 2 + groups * l.out * 2 + l.in * 4 + 4 * (32 / 4);
     dense += l.in * l.out;
   }
   const Result lora = RunQlora("lora", "", 512, true);

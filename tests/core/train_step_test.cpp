@@ -2,7 +2,8 @@
 // bytes from PyTorch on CPU; measured_cpu_random.json is a seeded random draw, regenerated with
 // tests/fixtures/training/measure_random_steps.py): weights, gradients, optimizer states and saved
 // activations exact to the byte; every phase peak (forward, backward, optimizer) within 0.1% and the
-// step's peak (the highest of the three) exact, except the rows listed in KnownMisses below.
+// step's peak (the highest of the three) exact on every row; the phase peaks of the rows listed in
+// KnownMiss below are within 1%.
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -29,27 +30,29 @@ void ExpectWithin(int64_t predicted, int64_t measured, double tol, const std::st
 }
 
 // Rows not at the exact bars yet, each with the moment the simulation does not have (docs/training.md
-// section 3): their phase peaks stay within 1.5% (R124's forward, -1.12%, is the worst) and their
-// step peak within 1%.
+// section 3): their phase peaks stay within 1% (the 1024-token bf16 selective forward, -0.61%, is
+// the worst); their step peak is exact like every other row's.
 bool KnownMiss(const std::string& name) {
   static const char* const kMisses[] = {
-      // the checkpointed last layer's RoPE in forward (R124); an RMSNorm's backward in bf16 without
-      // checkpointing, 2,268 B (R019)
-      "R124.amp_bf16.sgd_momentum.ckpt.lora", "R019.bf16.sgd_momentum.nockpt",
-      // a forward or backward phase peak that is not the step's peak (the step's peak is exact)
-      "R007.amp_bf16.adamw_foreach.nockpt", "R045.bf16.adamw_foreach.nockpt.lora", "R126.fp32.adamw_foreach.ckpt",
-      "R155.amp_bf16.sgd_momentum.nockpt.lora",
       // the forward of a 1024-token sequence's eager attention (the step's peak is exact)
       "F_longseq_v2k_gqa4.amp_bf16.adamw.b1s1024", "F_longseq_v2k_gqa4.bf16.adamw.b1s1024.selective",
       "F_longseq_v2k_gqa4.bf16.lora_qv_r8.b1s1024", "F_longseq_v2k_gqa4.fp32.adamw.b1s1024.selective",
       "F_longseq_v2k_gqa4.fp32.freeze2.b1s1024",
-      // 896 B at the GPTQ forward's cross-entropy (within 0.001%)
-      "B_small_gqa3.bf16.gptq4_lora_qv_r8.b2s256", "B_small_gqa3.bf16.gptq4_lora_all_r8.b2s256.ckpt",
   };
   for (const char* m : kMisses) {
     if (name == m) return true;
   }
   return false;
+}
+
+// The fixtures' `weights` are the harness's parameters and buffers. auto-gptq's QuantLinear also
+// keeps its int32 shift table `wf` (32/bits entries) as a plain attribute, resident beside them: the
+// estimate counts it with the weights (train/weights.cpp). Every decoder linear of these Llama rows
+// is quantized (7 per layer).
+int64_t GptqShiftTables(const nlohmann::json& scenario) {
+  const auto& t = scenario["train"];
+  if (t.value("qlora_backend", "") != "gptq") return 0;
+  return scenario["model"]["num_hidden_layers"].get<int64_t>() * 7 * 4 * (32 / t["qlora_bits"].get<int64_t>());
 }
 
 class MeasuredStep : public ::testing::TestWithParam<std::string> {};
@@ -64,23 +67,19 @@ TEST_P(MeasuredStep, MatchesFixtures) {
     ASSERT_TRUE(scenario.ok()) << name << ": " << (scenario.ok() ? "" : scenario.errors()[0].message);
     Result r = Estimate(scenario.value());
     const auto& m = row["measured"];
-    EXPECT_EQ(GpuTerm(r, "weights"), m["weights"].get<int64_t>()) << name << " weights";
+    EXPECT_EQ(GpuTerm(r, "weights"), m["weights"].get<int64_t>() + GptqShiftTables(row["scenario"])) << name << " weights";
     EXPECT_EQ(r.gpu.gradient_bytes, m["gradients"].get<int64_t>()) << name << " gradients";
     EXPECT_EQ(r.gpu.optimizer_state_bytes, m["optimizer_states"].get<int64_t>()) << name << " optimizer states";
     EXPECT_EQ(r.gpu.saved_activation_bytes, m["saved_activations"].get<int64_t>()) << name << " saved activations";
     const bool miss = KnownMiss(name);
-    const double tol = miss ? 0.015 : 0.001;
+    const double tol = miss ? 0.01 : 0.001;
     ExpectWithin(r.gpu.phase_peaks.forward, m["peak_forward"].get<int64_t>(), tol, name + " forward peak");
     ExpectWithin(r.gpu.phase_peaks.backward, m["peak_backward"].get<int64_t>(), tol, name + " backward peak");
     ExpectWithin(r.gpu.phase_peaks.optimizer_step, m["peak_optimizer"].get<int64_t>(), tol, name + " optimizer peak");
     const int64_t predicted_step = std::max({r.gpu.phase_peaks.forward, r.gpu.phase_peaks.backward, r.gpu.phase_peaks.optimizer_step});
     const int64_t measured_step = std::max({m["peak_forward"].get<int64_t>(), m["peak_backward"].get<int64_t>(), m["peak_optimizer"].get<int64_t>()});
-    if (miss) {
-      ExpectWithin(predicted_step, measured_step, 0.01, name + " step peak");
-      ++misses;
-    } else {
-      EXPECT_EQ(predicted_step, measured_step) << name << " step peak";
-    }
+    EXPECT_EQ(predicted_step, measured_step) << name << " step peak";  // on every row, the known misses included
+    if (miss) ++misses;
     ++count;
   }
   EXPECT_GT(count, 0);

@@ -45,6 +45,9 @@ PreferenceHead ComputePreferenceHead(const TrainConfig& train, const LossHead& s
   // of scalars (measured); the completion-mask comparison `shift_completion_mask == 0` is saved by
   // the in-place index_put_ (R·(s-1) bool).
   h.saved_in_loss_bytes = 2 * lp * pairs + 16;
+  // The loss and ones_like's root gradient (measured: 2 + 2 B at K01's backward peak, bf16 with a
+  // reference copy; 4 + 4 B at D09's and H06's, 16-bit with precomputed reference log-probs).
+  h.loss_scalar_bytes = 2 * (train.precompute_ref_log_probs ? 4 : lp);
   const int64_t mask = R * (s - 1);
   if (fp32_path) {
     // gather and logsumexp save views of the logits (4·R·s·V kept whole) + logsumexp's results.
@@ -56,9 +59,10 @@ PreferenceHead ComputePreferenceHead(const TrainConfig& train, const LossHead& s
     // and the product with the incoming gradient; the per-token gradients of index_put_'s CopySlices
     // and of the subtraction, the root ones_like; the mask, the rows' results done and the scalar
     // loss's per-pair tensors released, 12·pairs + 8 B in all), or UnbindBackward0 stacking the R row gradients into
-    // a new (R, s-1, V) tensor (measured: live blocks at both peaks).
+    // a new (R, s-1, V) tensor, the loss's per-pair tensors (8·pairs) and 8 B of its scalars released
+    // (measured: live blocks at both peaks; UnbindBackward0 at 2, 3 and 4 pairs: D08, H03, K02).
     const int64_t lse_bwd = 4 * (R + 2) * row + 8 * R * (s - 1) + 4 - mask - 4 * (R - 1) * (s - 1) - (12 * pairs + 8);
-    const int64_t unbind_bwd = 8 * R * row - mask - 24;
+    const int64_t unbind_bwd = 8 * R * row - mask - 8 * pairs - 8;
     h.policy.backward_extra_bytes = std::max(lse_bwd, unbind_bwd);
     h.alive_at_reference_bytes = h.policy.saved_bytes - h.saved_in_loss_bytes + 4 * R * (s - 1) + 4 * R;
     h.reference_pass_bytes = 4 * R * s * V + 4 * row + 8 * R * (s - 1) + 4 * (s - 1);
@@ -69,8 +73,9 @@ PreferenceHead ComputePreferenceHead(const TrainConfig& train, const LossHead& s
     const int64_t fwd_peak = ld * R * s * V + lp * R * row + 2 * lp * R * (s - 1);
     h.policy.forward_extra_bytes = fwd_peak - h.policy.saved_bytes;
     // Backward at SliceBackward0 (logits[..., :-1, :]): the new (R, s, V) gradient beside the
-    // (R, s-1, V) one; the saved rows, the mask and the scalars are released by then (4 B remain).
-    const int64_t bwd_peak = ld * R * s * V + ld * R * row + 4;
+    // (R, s-1, V) one; the saved rows, the mask and the per-pair scalars are released by then (the
+    // loss and the root gradient remain).
+    const int64_t bwd_peak = ld * R * s * V + ld * R * row + h.loss_scalar_bytes;
     h.policy.backward_extra_bytes = bwd_peak - h.policy.saved_bytes;
     h.alive_at_reference_bytes = h.policy.saved_bytes - h.saved_in_loss_bytes + ld * R * s * V + lp * R * (s - 1) + lp * R;
     // No grad: one row's log_softmax beside the previous row's (the loop variable), the gathered rows.

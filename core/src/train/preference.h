@@ -31,6 +31,10 @@ struct PreferenceHead {
   int64_t saved_in_loss_bytes = 0;     // of policy.saved_bytes, saved only after the reference pass (the scalar loss)
   int64_t alive_at_reference_bytes = 0;  // the policy head's tensors alive while the reference runs
   int64_t reference_pass_bytes = 0;    // the reference forward's logits and log-prob buffers at its peak
+  // The scalar loss and the root gradient backward makes with ones_like, alive until backward
+  // returns: in the dtype the log-ratios promote to (the policy's log-probs; fp32 when the reference
+  // log-probs were precomputed, which come as fp32 columns).
+  int64_t loss_scalar_bytes = 8;
 };
 
 // `pairs`: the micro-batch in samples (pairs for DPO); `rows` = pairs x RowsPerSample. `logits`:

@@ -73,6 +73,14 @@ struct LayerInfo {
 // torch.utils.checkpoint stores torch.get_rng_state() (5056 B, a CPU tensor: host memory on CUDA).
 constexpr int64_t kCpuRngStateBytes = 5056;
 
+// Of two candidates for one instant of the timeline (two statements of one op whose highest is not
+// known in closed form), the one that is higher once on the rank (the first on a tie).
+Moment HigherOnRank(const Moment& a, const Moment& b, const RankView& view) {
+  Moment ra = a, rb = b;
+  view.Apply(&ra);
+  view.Apply(&rb);
+  return rb.Total() > ra.Total() ? b : a;
+}
 
 }  // namespace
 
@@ -451,7 +459,10 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     // The layer's input is inputs_embeds itself in a one-layer model (counted in `kept`).
     const int64_t layer_input = L > 1 || learned_positions ? prec.residual * T * h : 0;
     const int64_t att = kept + layer_input + prec.residual * T * h + T * a * (2 * prec.q_after_rope * g.head_dim + prec.matmul * g.v_head_dim) +
-                        (eager ? checked::Mul(scores, b, a, s, s) : prec.matmul * T * a * g.v_head_dim);
+                        (eager ? checked::Mul(scores, b, a, s, s) : prec.matmul * T * a * g.v_head_dim) +
+                        // fp32 on the CPU: at `/ math.sqrt(head_dim)` the float64 scalar and its fp32
+                        // cast (12 B, as at the checkpointed scores; measured: K04's reference peak).
+                        (eager && on_cpu && !prec.half ? 8 + 4 : 0);
     // In the MLP: the layer input (the caller's `hidden_states`), the attention block's sum, its norm
     // output, and act(gate), up and their product.
     const int64_t mlp = kept + layer_input + 2 * prec.residual * T * h + 3 * prec.matmul * T * layers.back().intermediate;
@@ -572,7 +583,94 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     m.activation_bytes = cos_sin + ckpt_shared + layers_kept;
     m.temporary_bytes = prec.residual * T * h + prec.q_after_rope * T * (a + kv_width) * g.head_dim + prec.matmul * T * kv_width * g.v_head_dim +
                   checked::Mul(score_factor, b, a, s, s) + rng_states + autocast_cache - later_casts;
+    // fp32 on the CPU the peak is at `/ math.sqrt(head_dim)`: the Python scalar is a float64 0-dim
+    // CPU tensor (8 B) and its fp32 cast (4 B), which only a saved DivBackward0 would keep (measured:
+    // R132 and F_longseq_v2k_gqa4.fp32.adamw.b1s1024.ckpt, 12 B; on CUDA they are host tensors).
+    if (on_cpu && !prec.half) m.temporary_bytes += 8 + 4;
     push(m);
+  }
+  // -- forward under full checkpointing: the last layer's forward runs with nothing saved but its
+  // input (the checkpoint's); two of its statements can hold the forward's peak besides the scores,
+  // and the higher is one moment of the timeline. The casts made so far and the RNG states are alive
+  // as at the scores.
+  //  * RoPE (apply_rotary_pos_emb, transformers models/llama/modeling_llama.py, 4.44), at the last
+  //    product of each of q and k, `rotate_half(x) * sin`: the layer's norm output, q, k and v as
+  //    projected, the factors of the statement running (x * cos, rotate_half(x), the product) and,
+  //    for k, q's result; 16-bit x times fp32 sin makes an fp32 copy of x on the CPU (type
+  //    promotion; CUDA's kernels read mixed dtypes). Measured: R124 in measured_cpu_random.json (AMP
+  //    + LoRA), live blocks at the forward's peak.
+  //  * the gated MLP's `act_fn(gate_proj(x)) * up_proj(x)` (LlamaMLP.forward): the attention block's
+  //    residual sum and the post-attention norm's output beside act(gate), up and their product; the
+  //    down projection's casts do not exist yet. Measured: R126 (fp32, MQA), live blocks at the
+  //    forward's peak.
+  if (ckpt == Checkpointing::kFull && L > 0 && layers.back().saved.qk_require_grad) {
+    const AttentionGeometry& g = last_kind.attention;
+    const int64_t a = g.num_heads, kv = g.num_kv_heads, d = g.head_dim;
+    const LayerPlan& last_plan = plan.layers.back();
+    // The casts of the linears that have not run yet at a statement.
+    auto casts_of = [&](bool (*after)(const LinearSpec&)) {
+      int64_t bytes = 0;
+      for (const auto& l : last_kind.linears) {
+        if (!after(l)) continue;
+        if (prec.autocast && last_plan.weights_trainable) bytes += 2 * l.in_features * l.out_features * l.copies;
+        if ((prec.autocast || prec.autocast16) && last_plan.lora && IsLoraTarget(l, train.lora) && plan.adapter_bytes_per_param == 4) {
+          bytes += 2 * train.lora.rank * (l.in_features + l.out_features) * l.copies;
+        }
+      }
+      return bytes;
+    };
+    const int64_t after_rope = casts_of([](const LinearSpec& l) { return l.role != ModuleRole::kAttention || IsAttentionOutput(l.slot); });
+    const int64_t after_mlp_product = casts_of([](const LinearSpec& l) { return IsDownProjection(l.slot); });
+    Moment m = step(Phase::kForward, At::kLayerForward, L - 1);
+    m.gradient_bytes = grads_resident;
+    m.activation_bytes = cos_sin + ckpt_shared + layers_kept;
+    m.temporary_bytes = -1;
+    Moment highest = m;
+    if (rot_dim == d && !g.mla && !learned_positions) {
+      const int64_t promote = on_cpu && prec.matmul < prec.q_after_rope ? prec.q_after_rope : 0;
+      const int64_t factors = 2 * prec.q_after_rope + prec.matmul + promote;  // x * cos, the product; rotate_half(x), its copy
+      const int64_t projected = prec.matmul * T * (a * d + kv * (d + g.v_head_dim));
+      const int64_t base = prec.residual * T * h + projected + rng_states + autocast_cache - after_rope;
+      Moment q = m, k = m;
+      q.temporary_bytes = base + factors * T * a * d;
+      k.temporary_bytes = base + prec.q_after_rope * T * a * d + factors * T * kv * d;
+      highest = HigherOnRank(q, k, view);
+    }
+    const LayerInfo& li = layers.back();
+    if (li.gated && last_kind.mlp.num_experts == 0) {
+      Moment mlp = m;
+      mlp.temporary_bytes = 2 * prec.residual * T * h + 3 * prec.matmul * T * li.intermediate + rng_states + autocast_cache - after_mlp_product;
+      highest = highest.temporary_bytes < 0 ? mlp : HigherOnRank(highest, mlp, view);
+    }
+    if (highest.temporary_bytes >= 0) push(highest);
+  }
+  // -- forward without full checkpointing, a 16-bit base with fp32 LoRA adapters (peft's
+  // autocast_adapter_dtype) on the last layer's down projection: peft's `result +
+  // lora_B(lora_A(x.to(fp32))) * scaling` (peft/tuners/lora/layer.py Linear.forward) adds an fp32
+  // T·h product to the 16-bit base output, so the CPU makes an fp32 copy of the base output for the
+  // sum: three fp32 T·h tensors beside the base output and what the frames still hold and nothing
+  // saves (a frozen base saves nothing, the adapters save their fp32 copies): `inputs_embeds`, the
+  // layer's input and its attention sum (the 16-bit RMSNorm saves an fp32 copy), the post-attention
+  // norm's output, act(gate) * up, the eager mask and cache_position (int64, 8·s). Every layer's
+  // saved set is complete by then. Measured: R045 in measured_cpu_random.json (bf16, LoRA on every
+  // linear), live blocks at the forward's peak: 361,872 B of temporaries, exact.
+  if (ckpt != Checkpointing::kFull && L > 0 && prec.half && !prec.autocast && !prec.autocast16 && plan.adapter_bytes_per_param == 4 &&
+      plan.adapter_bytes_per_param > prec.weight) {
+    const LayerInfo& li = layers.back();
+    const LayerPlan& lp = plan.layers.back();
+    bool down_adapter = false;
+    for (const auto& l : last_kind.linears) down_adapter = down_adapter || (lp.lora && !lp.weights_trainable && IsDownProjection(l.slot) && IsLoraTarget(l, train.lora));
+    if (down_adapter && li.gated && last_kind.mlp.num_experts == 0 && !learned_positions && !ctx.quantized_base) {
+      const int64_t th = prec.residual * T * h;
+      const bool embeds_saved = plan.layers.front().input_requires_grad && prec.residual == 4;
+      const int64_t frames = (embeds_saved ? 0 : th) + (L > 1 ? th : 0) + 2 * th + prec.matmul * T * li.intermediate + mask_bytes + 8 * s;
+      Moment m = step(Phase::kForward, At::kLayerForward, L - 1);
+      m.gradient_bytes = grads_resident;
+      m.activation_bytes = cos_sin + ckpt_shared + layers_kept;
+      m.kv_cache_bytes = kv_cache;
+      m.temporary_bytes = frames + prec.matmul * T * h + 3 * 4 * T * h + rng_states;
+      push(m);
+    }
   }
   if (L > 0) push(layer_done);
   // -- forward: the loss op (logits, fp32 upcast, log-probs) on top of everything saved.
@@ -629,6 +727,21 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     m.logits_and_loss_bytes = loss.saved_bytes + loss.backward_extra_bytes + keep_outputs;
     m.kv_cache_bytes = kept_kv_cache;
     m.temporary_bytes = rng_states;
+    // Under AMP the lm_head's weight gradient comes out of the bf16 matmul (2·V·h) and its
+    // ToCopyBackward0 makes the fp32 gradient of the master weight (4·V·h) while it exists; the loss
+    // head's and lm_head's saved tensors are released, the input gradient is already fp32 (measured:
+    // R007 in measured_cpu_random.json, AMP, live blocks at bwd:ToCopyBackward0). The higher of the
+    // two is the loss head's backward moment.
+    if (prec.autocast && plan.lm_head_trainable && !in_bwd && !onednn_buffers && !preference) {
+      Moment cast = step(Phase::kBackward, At::kCrossEntropyBackward);
+      const int64_t fp32_grad = prec.grad * V * h;
+      cast.gradient_bytes = grads_resident + (model.tied_embeddings ? 0 : fp32_grad);
+      cast.activation_bytes = saved_total - loss.saved_bytes - lm_head_saved;
+      cast.logits_and_loss_bytes = keep_outputs;
+      cast.kv_cache_bytes = kept_kv_cache;
+      cast.temporary_bytes = 2 * V * h + prec.residual * T * h + (model.tied_embeddings ? fp32_grad : 0) + rng_states + (on_cpu ? 8 : 0);
+      m = HigherOnRank(m, cast, view);
+    }
     push(m);
   }
   if (onednn_buffers) {  // the lm_head's weight-gradient matmul (see the forward's oneDNN moment)
@@ -651,7 +764,19 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     m.kv_cache_bytes = kept_kv_cache;
     m.temporary_bytes = (model.tied_embeddings && plan.lm_head_trainable ? prec.grad * V * h : 0) + rng_states + (on_cpu ? 8 : 0) +
                         (plan.final_norm_trainable ? 3 : 2) * prec.residual * T * h;
-    push(m);
+    // Then the same norm's PowBackward0 (x32.pow(2)): five fp32 T·h buffers (the gradient from the
+    // x32 * rsqrt branch, mean's expanded gradient, x32.pow(1), its product with 2 and the product
+    // with the gradient) and no residual-stream gradient yet; the norm has released all it saved
+    // but x32 (the `weight * y` input, the rsqrt result, mean's x32^2), which outweighs the moment
+    // above with a 16-bit residual (measured: R019 in measured_cpu_random.json, bf16, live blocks
+    // at bwd:PowBackward0; torch/csrc/autograd/FunctionsManual.cpp pow_backward, PyTorch 1.13).
+    Moment pow = step(Phase::kBackward, At::kFinalNormBackward);
+    pow.gradient_bytes = m.gradient_bytes;
+    pow.activation_bytes = saved_total - loss.saved_bytes - lm_head_saved - final_norm_saved + 4 * T * h;
+    pow.logits_and_loss_bytes = keep_outputs;
+    pow.kv_cache_bytes = kept_kv_cache;
+    pow.temporary_bytes = (model.tied_embeddings && plan.lm_head_trainable ? prec.grad * V * h : 0) + rng_states + (on_cpu ? 8 : 0) + 5 * 4 * T * h;
+    push(HigherOnRank(m, pow, view));  // one moment of the timeline: the norm's backward
   }
   // -- backward through the layers, last to first.
   const int64_t head_grads = in_bwd ? 0
@@ -679,7 +804,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     int64_t rng_live = rng_states;
     // On the CPU (exact sizes): the loss (4 B) and the root gradient torch.autograd.backward makes
     // with ones_like (4 B) live until backward returns (measured; on CUDA two 512-B blocks, left out).
-    const int64_t loss_scalars = on_cpu ? 8 : 0;
+    const int64_t loss_scalars = !on_cpu ? 0 : preference ? pref.loss_scalar_bytes : 8;
     // unsloth's offloaded checkpointer is an autograd.Function whose backward re-runs the layer and
     // calls torch.autograd.backward(output, dY): the output's gradient dY stays referenced by that
     // frame through the whole layer's backward (measured: FW01, measured_cpu_frameworks.json).

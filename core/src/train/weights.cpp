@@ -1,5 +1,7 @@
 #include "train/weights.h"
 
+#include <algorithm>
+
 #include "format.h"
 #include "model/quantized_layouts.h"
 
@@ -14,6 +16,12 @@ int64_t QuantizedBytes(int64_t in, int64_t out, int bits, bool double_quant) {
     default: return Nf4Bytes(n, double_quant);
   }
 }
+
+// auto-gptq's QuantLinear keeps a shift table `wf` (int32) as a plain attribute, not a buffer, and
+// moves it to the weights' device at its first forward (torch path): 32/bits entries for 2/4/8 bits,
+// a 3x12 table for 3 bits (auto_gptq/nn_modules/qlinear/qlinear_cuda_old.py, QuantLinear.__init__
+// and forward, AutoGPTQ 0.7). Measured: 28 x 32 B on the 4-bit rows of measured_cpu_gptq.json.
+int64_t GptqShiftTableBytes(int bits) { return 4 * (bits == 3 ? 36 : 32 / std::max(1, bits)); }
 
 // "4.50": bits per weight with two decimals, for the explain string.
 std::string BitsPerWeight(int64_t bytes, int64_t weights) {
@@ -35,6 +43,7 @@ WeightMemory ComputeWeightMemory(const ModelSpec& model, const TrainConfig& trai
   const bool qlora = train.method == TrainMethod::kQlora;
   int64_t dense_params = counts.total;
   int64_t quant_bytes = 0;
+  int64_t shift_tables = 0;  // GPTQ QuantLinear.wf
   if (qlora) {
     int64_t uses[256] = {0};
     for (uint8_t k : model.layer_kind) ++uses[k];
@@ -49,6 +58,7 @@ WeightMemory ComputeWeightMemory(const ModelSpec& model, const TrainConfig& trai
                        (train.qlora_backend == QloraBackend::kGptq      ? GroupQuantBytes(l.in_features, l.out_features, train.qlora_bits, train.qlora_group_size, /*g_idx=*/true)
                         : train.qlora_backend == QloraBackend::kTorchao ? TorchaoNf4Bytes(l.in_features * l.out_features)
                                                                         : QuantizedBytes(l.in_features, l.out_features, train.qlora_bits, train.qlora_double_quant));
+        if (train.qlora_backend == QloraBackend::kGptq) shift_tables += uses[k] * l.copies * GptqShiftTableBytes(train.qlora_bits);
       }
     }
   }
@@ -60,7 +70,7 @@ WeightMemory ComputeWeightMemory(const ModelSpec& model, const TrainConfig& trai
   const int64_t buffers = model.position_embedding_rows > 0 ? 0 : prec.weight * (rot_dim / 2);  // cast with the model
   // transformers <= 4.45 GPT-2 registers a bool causal-mask buffer and a scalar per attention layer.
   const int64_t legacy_buffers = legacy ? model.num_layers * (model.legacy_buffer_bytes_per_layer + prec.weight) : 0;
-  w.bytes = dense_params * prec.weight + quant_bytes + copies * prec.weight + adapters + buffers +
+  w.bytes = dense_params * prec.weight + quant_bytes + shift_tables + copies * prec.weight + adapters + buffers +
             (model.legacy_buffer_bytes_per_layer > 0 ? legacy_buffers : 0);
   if (!explain) return w;
   w.explain = WithCommas(dense_params) + " params x " + std::to_string(prec.weight) + " B";
@@ -75,6 +85,7 @@ WeightMemory ComputeWeightMemory(const ModelSpec& model, const TrainConfig& trai
                                         : std::to_string(train.qlora_bits) + "-bit") +
                  " = " + Gib(quant_bytes);
   }
+  if (shift_tables > 0) w.explain += " + QuantLinear.wf shift tables " + WithCommas(shift_tables) + " B";
   if (adapters > 0) w.explain += " + LoRA " + WithCommas(plan.lora_params) + " params x " + std::to_string(plan.adapter_bytes_per_param) + " B";
   if (copies > 0) w.explain += " + modules_to_save copies " + WithCommas(copies) + " x " + std::to_string(prec.weight) + " B";
   if (buffers > 0) w.explain += " + RoPE inv_freq " + std::to_string(buffers) + " B";
