@@ -213,6 +213,7 @@ TEST(Fields, EnumsAreTheEnumSpellings) {
   ExpectEnum("inference.kv_cache", io::kKvDtypeNames);
   ExpectEnum("inference.attention", io::kAttentionNames);
   ExpectEnum("inference.engine", io::kEngineNames);
+  ExpectEnum("inference.vllm_version", io::kVllmVersionNames);
   ExpectEnum("inference.logits", io::kLogitsNames);
   ExpectEnum("parallel.offload_optimizer", io::kOffloadNames);
   ExpectEnum("parallel.offload_params", io::kOffloadNames);

@@ -47,6 +47,11 @@ enum class WeightFormat {
 };
 enum class KvDtype { kAuto, kFp32, kFp16, kBf16, kFp8, kInt8, kInt4 };
 enum class Engine { kTransformers, kVllm, kLlamaCpp };
+// vLLM releases whose start-up memory accounting differs (docs/inference.md, "vLLM versions"):
+// 0.21+ subtracts its CUDA-graph estimate from the KV budget; 0.8-0.20 (V1 engine) captures the
+// graphs after the KV pool, on top of gpu_memory_utilization; the V0 engine (0.6.4-0.10 with
+// VLLM_USE_V1=0) also defaults max_num_batched_tokens to max_model_len.
+enum class VllmVersion { kV0_21Plus, kV1_0_8To0_20, kV0Engine };
 enum class LogitsKept { kLast, kAll };
 enum class Offload { kNone, kCpu, kNvme };
 enum class FrameworkPreset { kCurrent, kTorch113Hf444 };
@@ -172,6 +177,7 @@ struct InferenceConfig {
   int64_t max_num_seqs = 256;
   int64_t block_size = 16;
   bool cuda_graphs = true;
+  VllmVersion vllm_version = VllmVersion::kV0_21Plus;
   // llama.cpp
   int64_t n_ctx = 0;       // 0 = prompt_len + new_tokens
   int64_t n_batch = 2048;

@@ -43,6 +43,12 @@ DeviceTraits DeviceTraitsFor(const std::string& gpu_id) {
   if (gpu == nullptr) return d;  // a custom {name, memory_bytes} GPU: no catalogue facts
   d.hopper_or_newer = gpu->arch == "hopper" || gpu->arch == "blackwell";
   d.apple = gpu->vendor == "apple";
+  // NVLink boards: the SXM / NVL / HGX parts (their catalogue ids say so; H20 and the GH200 superchip
+  // are HGX / NVLink-C2C boards, B200 and B300 are SXM only); PCIe cards and custom GPUs talk over PCIe.
+  const std::string& id = gpu->id;
+  d.nvlink = gpu->vendor == "nvidia" && (id.find("sxm") != std::string::npos || id.find("-nvl-") != std::string::npos ||
+                                         id.rfind("h20-", 0) == 0 || id.rfind("gh200", 0) == 0 || id.rfind("b200", 0) == 0 ||
+                                         id.rfind("b300", 0) == 0);
   return d;
 }
 

@@ -26,6 +26,7 @@ inline constexpr double kExpandableReserveFraction = 0.02;
 struct DeviceTraits {
   bool hopper_or_newer = false;  // cuBLAS reserves a 32 MiB workspace
   bool apple = false;            // MPS: no separate CUDA context reservation
+  bool nvlink = false;           // SXM / NVL / HGX boards: GPUs joined by NVLink (NCCL opens many more channels)
 };
 DeviceTraits DeviceTraitsFor(const std::string& gpu_id);
 

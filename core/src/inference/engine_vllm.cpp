@@ -14,7 +14,8 @@
 //     "GPU KV cache size: N tokens" (= num_blocks x block_size) and
 //     "Maximum concurrency for L tokens per request: N / L".
 // CUDA graphs are captured after the KV pool is allocated (Worker.compile_or_warm_up_model ->
-// capture_model) and so come on top of the requested budget.
+// capture_model) and so come on top of the requested budget before 0.21; from 0.21 the profiler's
+// graph estimate is subtracted from the KV budget (inference/vllm_overheads.cpp).
 #include <algorithm>
 #include <cmath>
 
@@ -23,6 +24,7 @@
 #include "inference/engines.h"
 #include "inference/kv_cache.h"
 #include "inference/recurrent_state.h"
+#include "inference/vllm_overheads.h"
 #include "inference/weight_formats.h"
 #include "planner/prepared.h"
 #include "units.h"
@@ -36,16 +38,6 @@ using engine_util::SetTerm;
 using engine_util::Warn;
 
 namespace {
-
-constexpr int64_t kMiB = 1024 * 1024;
-
-// Non-torch memory that grows during profiling (cuBLAS/cuDNN handles; NCCL buffers with tp > 1).
-// Typical start-up logs print "non_torch_memory takes 0.08-0.20GiB" (docs/accuracy_inference.md).
-int64_t NonTorchBytes(int64_t tp) { return tp > 1 ? 200 * kMiB : 100 * kMiB; }
-
-// CUDA graph pool: vLLM logs "Graph capturing finished in N secs, took 0.3-1.5 GiB"; we count the
-// largest captured batch's activations plus a fixed per-graph overhead (calibrated, see docs).
-int64_t CudaGraphBytes(int64_t largest_batch_act, int64_t graphs) { return largest_batch_act + graphs * 4 * kMiB; }
 
 // The hybrid (attention + Mamba / linear attention) KV cache of vLLM V1:
 //  - HybridAttentionMambaModelConfig.verify_and_update_config (vllm/model_executor/models/config.py)
@@ -99,13 +91,12 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
   const InferenceConfig& inf = s.inference;
   const int64_t tp = rank.tp;
   const int64_t dt = ComputeDtypeBytes(inf.weights);
-  const int64_t h = m.hidden_size, V = rank.Columns(m.vocab_size);
+  const int64_t h = m.hidden_size, V = m.vocab_size;
   const int64_t capacity = s.gpu.memory_bytes;
   const int64_t max_model_len = inf.max_model_len > 0 ? inf.max_model_len : engine_util::PromptPlusNew(s);
-  // Default token budget of the V1 scheduler for `vllm serve`: 8192 on GPUs with >= 70 GiB,
-  // 2048 below (vllm/engine/arg_utils.py EngineArgs._set_default_args).
+  // Default token budget of the profile run (V1 `vllm serve`: 8192 / 2048 by GPU memory; V0: max_model_len).
   int64_t mnbt = inf.max_num_batched_tokens;
-  if (mnbt <= 0) mnbt = capacity >= 70LL * 1024 * kMiB ? 8192 : 2048;
+  if (mnbt <= 0) mnbt = VllmDefaultBatchedTokens(inf.vllm_version, capacity, max_model_len);
   const int64_t max_seqs = std::max<int64_t>(1, inf.max_num_seqs);
   const int64_t block_size = std::max<int64_t>(1, inf.block_size);
 
@@ -122,27 +113,42 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
   std::vector<KvGroup> groups = KvGroups(m, Engine::kVllm, tp);
 
   // Profile run activations: the fused gate_up output (2 x intermediate) and SiluAndMul output
-  // (intermediate) for every batched token, the hidden and residual streams; fused MoE caches
-  // tokens x top_k x (2I + I + h) (model_executor/layers/fused_moe/fused_moe.py fused_experts).
+  // (intermediate) for every batched token, plus four hidden-size tensors (the layer input, the
+  // residual, the normed input and the down_proj / o_proj output before the residual add; the same
+  // four as transformers' prefill, docs/accuracy_inference.md); fused MoE caches tokens x top_k x
+  // (2I + I + h) (model_executor/layers/fused_moe/fused_moe.py fused_experts).
   int64_t layer_act = 0;
   for (const auto& k : m.kinds) {
     const AttentionGeometry& a = k.attention;
     int64_t heads = rank.Columns(a.num_heads), kvh = a.mla ? 1 : rank.KvHeads(a.num_kv_heads);
-    int64_t attn = Mul(mnbt, 2 * h + heads * a.head_dim * 2 + kvh * 2 * a.head_dim, dt);
+    int64_t attn = Mul(mnbt, 4 * h + heads * a.head_dim * 2 + kvh * 2 * a.head_dim, dt);
     int64_t mlp;
     if (k.mlp.num_experts > 0) {
       int64_t inter = rank.Columns(k.mlp.intermediate);
-      mlp = Add(Mul(mnbt, Add(2 * h, Mul(k.mlp.experts_per_token, 3 * inter + h)), dt), Mul(mnbt, k.mlp.num_experts, 4));
+      mlp = Add(Mul(mnbt, Add(4 * h, Mul(k.mlp.experts_per_token, 3 * inter + h)), dt), Mul(mnbt, k.mlp.num_experts, 4));
     } else {
-      mlp = Mul(mnbt, 2 * h + 3 * rank.Columns(k.mlp.intermediate), dt);
+      mlp = Mul(mnbt, 4 * h + 3 * rank.Columns(k.mlp.intermediate), dt);
     }
     layer_act = std::max({layer_act, attn, mlp});
   }
+  // The dummy sampler (V0 Sampler with top_p 0.99 / top_k vocab-1; V1 _dummy_sampler_run) runs on
+  // min(max_num_seqs, max_num_batched_tokens) rows of the whole vocabulary (the logits are gathered
+  // over tp) after the forward's buffers are freed: per row and vocabulary entry the logits (dt), an
+  // fp32 copy, the sort's fp32 values and int64 indices, the sorted softmax and its cumulative sum,
+  // the scattered logits, probabilities and log-probabilities (4 B each) and two masks: dt + 38 B
+  // (model_executor/layers/sampler.py _apply_top_k_top_p; 1.42 GiB printed for 256 x 152,064 in bf16,
+  // docs/accuracy_inference.md). It adds to the peak only where it exceeds the forward's.
   const int64_t sampler_rows = std::min(max_seqs, mnbt);
-  const int64_t sampler = Mul(sampler_rows, V, dt + 4 + 4);  // logits, fp32 logits, probabilities
-  const int64_t non_torch = NonTorchBytes(tp) + CublasWorkspaceBytes(s, prepared.device);
+  const int64_t sampler_run = Mul(sampler_rows, V, dt + 38);
+  const int64_t sampler = std::max<int64_t>(0, sampler_run - layer_act);
+  // The cuBLAS workspace is allocated through torch (inside the activation peak's baseline), so
+  // non-torch memory is what vLLM's profiler prints (vllm_overheads.cpp).
+  const int64_t non_torch = VllmNonTorchBytes(tp, prepared.device);
   const int64_t requested = static_cast<int64_t>(std::floor(inf.gpu_memory_utilization * static_cast<double>(capacity)));
-  int64_t available = requested - Add(w.total_bytes, layer_act, sampler, non_torch);
+  const int64_t layers_total = static_cast<int64_t>(m.layer_kind.size());
+  const int64_t graphs = inf.cuda_graphs ? VllmCudaGraphBytes(inf.vllm_version, layers_total, max_seqs) : 0;
+  const bool graphs_in_budget = VllmGraphsInsideBudget(inf.vllm_version);
+  int64_t available = requested - Add(w.total_bytes, layer_act, sampler, non_torch, graphs_in_budget ? graphs : 0);
 
   const RecurrentState state = RecurrentStateOf(m, Engine::kVllm, tp, dt);
   // Page bytes per block over all layers (sliding layers are paged the same way by the hybrid allocator).
@@ -176,13 +182,13 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
   const bool len_fits = available > 0 && need_one <= available;
   const int64_t concurrency = per_request_blocks > 0 ? std::min(max_seqs, num_blocks / per_request_blocks) : 0;
 
-  const int64_t graph_tokens = std::min<int64_t>(512, max_seqs);
-  const int64_t graphs = inf.cuda_graphs ? CudaGraphBytes(layer_act / std::max<int64_t>(mnbt, 1) * graph_tokens, 67) : 0;
-
   const std::string X = " x ";
   SetTerm(r, "weights", w.total_bytes, explain ? w.explain : "");
   SetTerm(r, "activations", layer_act, explain ? "profile_run peak for max_num_batched_tokens = " + WithCommas(mnbt) + " tokens: " + BytesExplained(layer_act) : "");
-  SetTerm(r, "logits_and_loss", sampler, explain ? "dummy sampler: " + WithCommas(sampler_rows) + " requests x " + WithCommas(V) + " vocab x (" + std::to_string(dt) + " + 4 + 4) B = " + BytesExplained(sampler) : "");
+  SetTerm(r, "logits_and_loss", sampler,
+          explain ? "dummy sampler: " + WithCommas(sampler_rows) + " requests x " + WithCommas(V) + " vocab x (" + std::to_string(dt) + " + 38) B = " +
+                        BytesExplained(sampler_run) + "; it runs after the forward's buffers are freed, so the peak grows by " + BytesExplained(sampler)
+                  : "");
   SetTerm(r, "kv_cache", kv_pool,
           explain && state.layers > 0
               ? "available = " + Gib(std::max<int64_t>(available, 0)) + "; " + WithCommas(num_blocks) + " blocks x " + WithCommas(hybrid.group_size) +
@@ -192,7 +198,19 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
                         Gib(std::max<int64_t>(available, 0)) + "; " + WithCommas(num_blocks) + " blocks x " + WithCommas(block) + " tokens x " +
                         KvExplainPerToken(groups, e) + " = " + BytesExplained(kv_pool)
                   : "");
-  SetTerm(r, "temporary", non_torch + graphs, explain ? "non-torch memory (cuBLAS/NCCL) " + Gib(non_torch) + (graphs ? " + CUDA graphs " + Gib(graphs) + " (captured after the KV pool, outside gpu_memory_utilization)" : "") : "");
+  SetTerm(r, "temporary", non_torch + graphs,
+          explain ? "non-torch memory (kernels" + std::string(tp > 1 ? ", NCCL / custom all-reduce buffers" : "") + ") " + Gib(non_torch) +
+                        (graphs ? " + CUDA graphs " + Gib(graphs) + " (" + WithCommas(VllmCapturedGraphs(inf.vllm_version, max_seqs)) + " sizes x " +
+                                      WithCommas(layers_total) + " layers; " +
+                                      (graphs_in_budget ? "vLLM 0.21+ subtracts them from the KV budget)" : "captured after the KV pool, outside gpu_memory_utilization)")
+                                : "")
+                  : "");
+  // The CUDA context is in the worker's baseline snapshot, outside the budget; the NCCL buffers are
+  // not (created after it, they are in non_torch above), so no communicator here.
+  const int64_t context = CudaContextBytes(s, prepared.device, false);
+  SetTerm(r, "cuda_context", context, explain ? "CUDA context + lazily loaded kernels, outside gpu_memory_utilization: " + Gib(context) +
+                                                     (tp > 1 ? " (NCCL buffers are in the non-torch memory, inside it)" : "")
+                                               : "");
   SetTerm(r, "allocator_overhead", 0, explain ? "vLLM sizes its KV pool to what is left of the budget; allocator slack is inside gpu_memory_utilization" : "");
 
   r->timeline.push_back({"load", "weights", w.total_bytes});

@@ -50,6 +50,8 @@ inline constexpr EnumName<KvDtype> kKvDtypeNames[] = {
     {"fp8", KvDtype::kFp8},   {"int8", KvDtype::kInt8}, {"int4", KvDtype::kInt4}};
 inline constexpr EnumName<Engine> kEngineNames[] = {
     {"transformers", Engine::kTransformers}, {"vllm", Engine::kVllm}, {"llama_cpp", Engine::kLlamaCpp}};
+inline constexpr EnumName<VllmVersion> kVllmVersionNames[] = {
+    {"0.21+", VllmVersion::kV0_21Plus}, {"0.8-0.20", VllmVersion::kV1_0_8To0_20}, {"0.6-0.10_v0", VllmVersion::kV0Engine}};
 inline constexpr EnumName<LogitsKept> kLogitsNames[] = {{"last", LogitsKept::kLast}, {"all", LogitsKept::kAll}};
 inline constexpr EnumName<Offload> kOffloadNames[] = {{"none", Offload::kNone}, {"cpu", Offload::kCpu}, {"nvme", Offload::kNvme}};
 inline constexpr EnumName<FrameworkPreset> kFrameworkPresetNames[] = {

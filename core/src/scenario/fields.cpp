@@ -299,6 +299,8 @@ std::vector<Field> BuildTable() {
   Int(&t, "inference.max_num_seqs", AT(inference.max_num_seqs), 1, kMaxBatch, "256", "vLLM: sequences per step");
   Int(&t, "inference.block_size", AT(inference.block_size), 1, 1024, "16", "vLLM: tokens per paged-KV block");
   Bool(&t, "inference.cuda_graphs", AT(inference.cuda_graphs), "true", "vLLM: capture CUDA graphs (reserves extra memory)");
+  Enum(&t, "inference.vllm_version", AT(inference.vllm_version), io::kVllmVersionNames, "\"0.21+\"",
+       "vLLM release range: `0.21+` counts CUDA graphs inside gpu_memory_utilization, `0.8-0.20` on top of it, `0.6-0.10_v0` is the V0 engine (docs/inference.md)");
   Int(&t, "inference.n_ctx", AT(inference.n_ctx), 0, kMaxTokens, "0",
       "llama.cpp: context tokens allocated up front; 0 = prompt + new tokens");
   Int(&t, "inference.n_batch", AT(inference.n_batch), 1, kMaxTokens, "2048", "llama.cpp: logical batch (tokens)");
