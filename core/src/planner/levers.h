@@ -49,7 +49,7 @@ enum class Knob : uint8_t {
   // training
   kMethod, kPrecision, kOptimizer, kFusedAdamW, kTrainAttention, kLoss, kDropOutputs, kZero, kFsdp,
   kOffloadOptimizer, kOffloadParams, kGpus, kTp, kPp, kSeqLen, kCheckpointing, kMicroBatch, kQloraBits,
-  kFreezeLayers, kLoraRank,
+  kFreezeLayers, kLoraRank, kActivationOffload, kOptimizerInBackward, kPrecomputeRefLogProbs,
   // serving
   kWeights, kKvCache, kFlashAttn, kUbatch, kGpuMemoryUtilization95, kNoCudaGraphs, kMaxBatchedTokens,
   kServeAttention, kServeGpus, kContextDivisor, kBatch, kGpuLayers, kMaxNumSeqs,
@@ -112,6 +112,11 @@ struct LeverSpace {
 };
 
 InnerChain InnerChainFor(const LeverSpace& space, const Scenario& variant, const ModelSpec& model);
+
+// Whether a combination is one its framework runs: unsloth's loss on one GPU without ZeRO/FSDP,
+// torchtune's optimizer-in-backward without ZeRO/FSDP (each only where the plan turned it on).
+// A combination that fails is skipped, like one an option refused.
+bool CombinationRuns(const Scenario& user, const Scenario& variant);
 
 // Marks a chain order: options[i+1] never needs more memory than options[i] (i >= start).
 void ChainOrder(LeverDim* dim, size_t start = 0);

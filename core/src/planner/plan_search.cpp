@@ -86,7 +86,7 @@ class Searcher {
     for (size_t d = 0; d < pick.size(); ++d) {
       if (!space_.dims[d].options[pick[d]].Apply(out)) return false;
     }
-    return true;
+    return CombinationRuns(base_, *out);
   }
 
   // All outer combinations, priced; those an option refuses are dropped.
@@ -105,10 +105,7 @@ class Searcher {
         c.changes += pick[d] != 0 ? 1 : 0;
       }
       if (Light(pick, &work)) {
-        if (!space_.checkpointing.empty()) space_.checkpointing.front().Apply(&work);
-        const InnerChain chain = InnerChainFor(space_, work, base_.model);
-        if (!chain.values.empty()) chain.Apply(&work, chain.values.back());
-        c.cost_floor = CostOf(work, nullptr);
+        c.cost_floor = FloorOf(work);
         combos_.push_back(std::move(c));
       }
       size_t d = 0;
@@ -120,6 +117,22 @@ class Searcher {
       if (a.fidelity != b.fidelity) return a.fidelity > b.fidelity;
       return a.changes < b.changes;
     });
+  }
+
+  // The cheapest cost a combination can reach: its largest chain value, at the cheapest
+  // checkpointing level (no checkpointing, unless offloaded activations make the smaller
+  // checkpointed transfer cheaper).
+  double FloorOf(const Scenario& variant) const {
+    double floor = std::numeric_limits<double>::infinity();
+    for (const LeverOption* level : Levels()) {
+      Scenario w = variant;
+      if (level != nullptr) level->Apply(&w);
+      const InnerChain chain = InnerChainFor(space_, w, base_.model);
+      if (!chain.values.empty()) chain.Apply(&w, chain.values.back());
+      floor = std::min(floor, CostOf(w, nullptr));
+      if (!variant.train.activation_offload) break;  // without offload, no checkpointing is the cheapest
+    }
+    return floor;
   }
 
   // The front over (cost, fidelity).
@@ -196,6 +209,8 @@ class Searcher {
     out->estimates = estimates_;
     out->notes = space_.notes;
     if (gpu_ == nullptr) out->notes.push_back("a custom GPU: the cost model uses H100-class rates");
+    out->rates = rates_;
+    out->prepared = std::make_shared<const Prepared>(std::move(prepared_));  // the search is over
   }
 
   int64_t estimates() const { return estimates_; }

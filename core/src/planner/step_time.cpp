@@ -7,6 +7,7 @@
 #include <string>
 
 #include "parallel/topology.h"
+#include "train/preference.h"
 
 namespace vramplan {
 namespace {
@@ -35,6 +36,15 @@ constexpr double kHostMemoryBytesPerS = 40e9;
 // One NVMe drive (PCIe 4.0 class), shared by the node's processes (ZeRO-Infinity paper: 3.2 GB/s
 // per drive reads).
 constexpr double kNvmeBytesPerS = 3e9;
+// Activation offload (torchtune OffloadActivations with use_streams, DeepSpeed cpu_checkpointing):
+// the saved activations go down to pinned host memory in the forward and come back in the
+// backward on a side stream; the transfer is hidden under the compute up to half its time
+// (assumed, as the data-parallel all-reduce below) and the rest is exposed.
+constexpr double kOffloadHiddenShare = 0.5;
+// Bytes a decoder layer saves per token for its backward in 16-bit: 34·h without the attention
+// scores (Korthikanti et al. 2022, eq. 1 with FlashAttention / SDPA), plus 5·a·s with eager
+// attention; with full checkpointing the layer input alone (2·h).
+constexpr double kSavedBytesPerHidden = 34.0;
 
 bool Has(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
 
@@ -139,6 +149,11 @@ StepTime TrainingStepTime(const Scenario& s, const ModelSpec& model, const Param
   StepTime st;
   st.gpus = std::max<int64_t>(1, p.gpus);
   st.tokens = replica_tokens * dp;
+  // Preference objectives forward two rows per sample (chosen and rejected); a reference model
+  // forwards them again without a backward, whether in the step or, precomputed, once per epoch
+  // before training (the same FLOPs: precomputing moves them, TRL precompute_ref_log_probs).
+  const double rows = static_cast<double>(RowsPerSample(t.objective));
+  const bool reference = t.objective == Objective::kDpo || t.objective == Objective::kIpo || t.objective == Objective::kKto;
 
   // What the backward reaches: every layer, except under freeze (the last N layers and the head).
   const bool adapters = t.method == TrainMethod::kLora || t.method == TrainMethod::kQlora;
@@ -155,8 +170,8 @@ StepTime TrainingStepTime(const Scenario& s, const ModelSpec& model, const Param
   // the attention core's backward is twice its forward (FlashAttention-2's kernels).
   const double forward = matmul + attention * attention_rate_divisor;
   const double backward = (matmul + 2.0 * attention * attention_rate_divisor) * backprop_fraction + matmul * weight_grad_fraction;
-  const double gpu_share = replica_tokens / (tp * pp * cp);
-  st.compute_s = gpu_share * (forward + backward) / rate;
+  const double gpu_share = rows * replica_tokens / (tp * pp * cp);
+  st.compute_s = gpu_share * (forward + backward + (reference ? forward : 0.0)) / rate;
   if (t.gradient_checkpointing == Checkpointing::kFull) st.recompute_s = gpu_share * forward * backprop_fraction / rate;
   if (t.gradient_checkpointing == Checkpointing::kSelective) st.recompute_s = gpu_share * attention * attention_rate_divisor * backprop_fraction / rate;
   if (pp > 1) {
@@ -197,6 +212,23 @@ StepTime TrainingStepTime(const Scenario& s, const ModelSpec& model, const Param
       nvme = 2.0 * state_share * 12.0 * node_processes / rates.nvme_bytes_per_s;
     }
     st.offload_s += pcie + cpu + nvme;
+  }
+  if (t.activation_offload) {
+    // Down in the forward, up in the backward, for the layers the backward reaches.
+    double per_token = 0;
+    for (uint8_t k : m.layer_kind) {
+      const AttentionGeometry& a = m.kinds[k].attention;
+      const double h = static_cast<double>(m.hidden_size);
+      if (t.gradient_checkpointing == Checkpointing::kFull) {
+        per_token += 2.0 * h;
+      } else {
+        per_token += kSavedBytesPerHidden * h;
+        if (t.attention == AttentionImpl::kEager) per_token += 5.0 * static_cast<double>(a.num_heads) * static_cast<double>(t.seq_len);
+      }
+    }
+    const double bytes = gpu_share * per_token * backprop_fraction;
+    const double transfer = 2.0 * bytes / rates.host_link_bytes_per_s;
+    st.offload_s += std::max(0.0, transfer - kOffloadHiddenShare * st.compute_s);
   }
   if (p.offload_params != Offload::kNone) {
     // ZeRO-3 offload_param: every micro-batch fetches each layer's shard from the host for the
