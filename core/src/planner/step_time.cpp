@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "parallel/topology.h"
 #include "train/preference.h"
@@ -65,14 +66,23 @@ double PcieBytesPerS(const GpuEntry& g) {
   return 25e9;
 }
 
+// Layers of each kind (most models have one to three kinds: per kind instead of per layer, the
+// planner prices every lever combination with this).
+std::vector<double> KindCounts(const ModelSpec& m) {
+  std::vector<double> counts(m.kinds.size(), 0.0);
+  for (uint8_t k : m.layer_kind) counts[k] += 1.0;
+  return counts;
+}
+
 // Attention-core FLOPs per token in the forward pass (QK^T and AV, causal: half the square).
-double AttentionFlopsPerToken(const ModelSpec& m, int64_t seq_len) {
+double AttentionFlopsPerToken(const ModelSpec& m, const std::vector<double>& counts, int64_t seq_len) {
   double flops = 0;
-  for (uint8_t k : m.layer_kind) {
+  for (size_t k = 0; k < m.kinds.size(); ++k) {
+    if (counts[k] == 0) continue;
     const AttentionGeometry& a = m.kinds[k].attention;
     const double window = a.sliding_window > 0 ? std::min<double>(static_cast<double>(a.sliding_window), static_cast<double>(seq_len))
                                                : static_cast<double>(seq_len) / 2.0;
-    flops += 2.0 * window * static_cast<double>(a.num_heads) * static_cast<double>(a.head_dim + a.v_head_dim);
+    flops += counts[k] * 2.0 * window * static_cast<double>(a.num_heads) * static_cast<double>(a.head_dim + a.v_head_dim);
   }
   return flops;
 }
@@ -163,7 +173,8 @@ StepTime TrainingStepTime(const Scenario& s, const ModelSpec& model, const Param
     weight_grad_fraction = backprop_fraction;
   }
   const double matmul = 2.0 * MatmulParamsPerToken(m, params);
-  const double attention = AttentionFlopsPerToken(m, t.seq_len);
+  const std::vector<double> counts = KindCounts(m);
+  const double attention = AttentionFlopsPerToken(m, counts, t.seq_len);
   const double attention_rate_divisor = t.attention == AttentionImpl::kEager ? kEagerAttentionSlowdown : 1.0;
   const double rate = SixteenBitCompute(t.precision) ? rates.matmul_flops_per_s : rates.fp32_flops_per_s;
   // Forward 2N, backward 2N for input gradients + 2N for weight gradients (Kaplan et al. 2020);
@@ -216,14 +227,14 @@ StepTime TrainingStepTime(const Scenario& s, const ModelSpec& model, const Param
   if (t.activation_offload) {
     // Down in the forward, up in the backward, for the layers the backward reaches.
     double per_token = 0;
-    for (uint8_t k : m.layer_kind) {
+    const double h = static_cast<double>(m.hidden_size);
+    for (size_t k = 0; k < m.kinds.size(); ++k) {
       const AttentionGeometry& a = m.kinds[k].attention;
-      const double h = static_cast<double>(m.hidden_size);
       if (t.gradient_checkpointing == Checkpointing::kFull) {
-        per_token += 2.0 * h;
+        per_token += counts[k] * 2.0 * h;
       } else {
-        per_token += kSavedBytesPerHidden * h;
-        if (t.attention == AttentionImpl::kEager) per_token += 5.0 * static_cast<double>(a.num_heads) * static_cast<double>(t.seq_len);
+        per_token += counts[k] * kSavedBytesPerHidden * h;
+        if (t.attention == AttentionImpl::kEager) per_token += counts[k] * 5.0 * static_cast<double>(a.num_heads) * static_cast<double>(t.seq_len);
       }
     }
     const double bytes = gpu_share * per_token * backprop_fraction;
@@ -271,9 +282,9 @@ StepTime TrainingStepTime(const Scenario& s, const ModelSpec& model, const Param
     // Expert parallelism: dispatch and combine all-to-alls, forward and backward, of the routed
     // tokens (top-k copies of each hidden state).
     double top_k = 0, moe_layers = 0;
-    for (uint8_t k : m.layer_kind) {
-      if (m.kinds[k].mlp.num_experts > 0) {
-        ++moe_layers;
+    for (size_t k = 0; k < m.kinds.size(); ++k) {
+      if (m.kinds[k].mlp.num_experts > 0 && counts[k] > 0) {
+        moe_layers += counts[k];
         top_k = static_cast<double>(m.kinds[k].mlp.experts_per_token);
       }
     }

@@ -156,8 +156,10 @@ LeverDim LossDim(const Scenario& user) {
     d.options.push_back({"fused linear cross-entropy (Liger)", 0, "", {{Knob::kLoss, static_cast<int64_t>(LossImpl::kFusedLinear)}}});
   }
   // unsloth's fast cross-entropy: only where unsloth runs (one CUDA GPU, no ZeRO/FSDP:
-  // CombinationRuns drops the rest).
-  if (u == LossImpl::kStandard && user.framework.device == Device::kCuda) {
+  // CombinationRuns drops the rest). A job already on several GPUs or sharded stays so in every
+  // plan (the GPU lever only adds GPUs, the sharding lever never unshards): no option then.
+  const bool single = user.parallel.gpus == 1 && user.parallel.zero == 0 && !user.parallel.fsdp;
+  if (u == LossImpl::kStandard && user.framework.device == Device::kCuda && single) {
     d.options.push_back({"unsloth fast cross-entropy (16-bit logits, gradient in place)", 0, "", {{Knob::kLoss, static_cast<int64_t>(LossImpl::kUnsloth)}}});
   }
   Incomparable(&d);
@@ -183,7 +185,9 @@ LeverDim ActivationOffloadDim(const Scenario& user) {
 // one micro-batch) and no ZeRO/FSDP sharding (CombinationRuns).
 LeverDim OptimizerInBackwardDim(const Scenario& user) {
   LeverDim d{"optimizer_in_backward", {User()}, {}};
-  if (!user.train.optimizer_in_backward && user.train.method != TrainMethod::kLora && user.train.method != TrainMethod::kQlora) {
+  // A sharded job stays sharded in every plan (the sharding lever never unshards): no option then.
+  const bool sharded = user.parallel.zero > 0 || user.parallel.fsdp;
+  if (!user.train.optimizer_in_backward && !sharded && user.train.method != TrainMethod::kLora && user.train.method != TrainMethod::kQlora) {
     d.options.push_back({"optimizer step in the backward (torchtune optimizer_in_bwd)", 0, "", {{Knob::kOptimizerInBackward, 1}}});
   }
   Incomparable(&d);
