@@ -74,7 +74,7 @@ bool ReadRequest(std::string_view text, PlanRequest* req, Issues* errors) {
     const std::pair<const char*, bool*> switches[] = {
         {"method", &o.method}, {"precision", &o.precision}, {"optimizer", &o.optimizer}, {"kernels", &o.kernels},
         {"checkpointing", &o.checkpointing}, {"micro_batch", &o.micro_batch}, {"sharding", &o.sharding}, {"gpus", &o.gpus},
-        {"seq_len", &o.seq_len}, {"lora_rank", &o.lora_rank}, {"weights", &o.weights}, {"kv_cache", &o.kv_cache}, {"engine_knobs", &o.engine_knobs},
+        {"seq_len", &o.seq_len}, {"lora_rank", &o.lora_rank}, {"activation_offload", &o.activation_offload}, {"weights", &o.weights}, {"kv_cache", &o.kv_cache}, {"engine_knobs", &o.engine_knobs},
         {"concurrency", &o.concurrency}, {"context", &o.context}};
     for (const auto& [key, slot] : switches) lr.Bool(key, slot);
     lr.RejectUnknownKeys();

@@ -28,6 +28,7 @@ struct LeverSwitches {
   bool gpus = true;            // more GPUs of the budget's kind, parallel degrees
   bool seq_len = false;        // a shorter training sequence (changes the job: off unless asked)
   bool lora_rank = false;      // smaller LoRA ranks (adapters are ~0.5% of the weights: rarely a memory lever; off unless asked)
+  bool activation_offload = false;  // saved activations to host RAM (doubles the training search: off unless asked)
   // serving
   bool weights = true;         // weight format
   bool kv_cache = true;        // KV cache dtype

@@ -367,7 +367,7 @@ LeverSpace TrainingLevers(const Scenario& user, const LeverSwitches& on, const P
   // The levers for the newer knobs (after the planner's first levers, so their enumeration order
   // is unchanged for scenarios these do not apply to).
   if (hf) {
-    if (on.checkpointing) space.dims.push_back(ActivationOffloadDim(user));
+    if (on.activation_offload) space.dims.push_back(ActivationOffloadDim(user));
     if (on.optimizer) space.dims.push_back(OptimizerInBackwardDim(user));
     if (on.method) space.dims.push_back(PrecomputeReferenceDim(user));
   }
