@@ -54,6 +54,7 @@ PlanRequest TypedRequest(const json& row) {
     req.levers.seq_len = row["levers"].value("seq_len", false);
     req.levers.context = row["levers"].value("context", false);
     req.levers.lora_rank = row["levers"].value("lora_rank", false);
+    req.levers.activation_offload = row["levers"].value("activation_offload", false);
   }
   return req;
 }
@@ -202,6 +203,7 @@ namespace {
 void CheckOrders(const Scenario& s, const std::string& name, int* pairs) {
   LeverSwitches on;
   on.lora_rank = true;
+  on.activation_offload = true;
   PlanBudget budget;
   budget.max_gpus = std::max<int64_t>(4, s.parallel.gpus);
   const GpuEntry* gpu = FindGpu(s.gpu.id);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,7 +17,11 @@
 #include "io/result_json.h"
 #include "io/scenario_json.h"
 #include "model/catalog.h"
+#include "parallel/topology.h"
+#include "gpu/device_overhead.h"
+#include "planner/fewest_gpus.h"
 #include "planner/plan_search.h"
+#include "planner/simulate.h"
 #include "vramplan/estimate.h"
 
 namespace vramplan {
@@ -69,7 +74,7 @@ bool ReadRequest(std::string_view text, PlanRequest* req, Issues* errors) {
     const std::pair<const char*, bool*> switches[] = {
         {"method", &o.method}, {"precision", &o.precision}, {"optimizer", &o.optimizer}, {"kernels", &o.kernels},
         {"checkpointing", &o.checkpointing}, {"micro_batch", &o.micro_batch}, {"sharding", &o.sharding}, {"gpus", &o.gpus},
-        {"seq_len", &o.seq_len}, {"lora_rank", &o.lora_rank}, {"weights", &o.weights}, {"kv_cache", &o.kv_cache}, {"engine_knobs", &o.engine_knobs},
+        {"seq_len", &o.seq_len}, {"lora_rank", &o.lora_rank}, {"activation_offload", &o.activation_offload}, {"weights", &o.weights}, {"kv_cache", &o.kv_cache}, {"engine_knobs", &o.engine_knobs},
         {"concurrency", &o.concurrency}, {"context", &o.context}};
     for (const auto& [key, slot] : switches) lr.Bool(key, slot);
     lr.RejectUnknownKeys();
@@ -91,13 +96,20 @@ void Flatten(const Json& v, const std::string& path, std::vector<std::pair<std::
   out->emplace_back(path, &v);
 }
 
-// The fields the plan sets to another value than the user's scenario, as scenario paths.
-void WriteChanges(JsonWriter& w, const Scenario& user, const Scenario& plan) {
-  const Json a = Json::parse(ScenarioToJson(user), nullptr, false);
-  const Json b = Json::parse(ScenarioToJson(plan), nullptr, false);
-  std::vector<std::pair<std::string, const Json*>> fa, fb;
-  Flatten(a, "", &fa);
+// The user's scenario as leaves, flattened once per reply (every plan's changes are against it).
+struct UserLeaves {
+  Json doc;
+  std::vector<std::pair<std::string, const Json*>> leaves;
+  explicit UserLeaves(const Scenario& user) : doc(Json::parse(ScenarioToJson(user), nullptr, false)) { Flatten(doc, "", &leaves); }
+};
+
+// The fields the plan (its scenario as JSON) sets to another value than the user's scenario, as
+// scenario paths.
+void WriteChanges(JsonWriter& w, const UserLeaves& user, const std::string& plan_json) {
+  const Json b = Json::parse(plan_json, nullptr, false);
+  std::vector<std::pair<std::string, const Json*>> fb;
   Flatten(b, "", &fb);
+  const auto& fa = user.leaves;
   w.BeginObject();
   for (const auto& leaf : fb) {
     const std::string& path = leaf.first;
@@ -178,7 +190,10 @@ int64_t Capacity(const GpuEntry& g) { return g.usable_memory_bytes > 0 ? g.usabl
 // The smallest GPUs of the catalogue on which the unchanged scenario fits (at most 5), tried in
 // increasing memory from the first one large enough for the device total the user's GPU needs
 // (the per-GPU overheads differ a little between GPUs, so each is estimated; at most 12 tried).
-std::vector<std::pair<const GpuEntry*, Result>> OtherGpus(const Scenario& user, const Result& user_result) {
+// Each is probed from the search's preparation with the GPU's own traits (what a preparation
+// holds besides them depends on the model only), without explain strings or inverse answers.
+std::vector<std::pair<const GpuEntry*, Result>> OtherGpus(const Scenario& user, const PlanSearch& ps) {
+  const Result& user_result = ps.base_result;
   std::vector<const GpuEntry*> candidates;
   for (const GpuEntry& g : Gpus()) {
     if (Capacity(g) <= user_result.gpu.capacity_bytes || g.id == user.gpu.id) continue;
@@ -188,17 +203,19 @@ std::vector<std::pair<const GpuEntry*, Result>> OtherGpus(const Scenario& user, 
   }
   std::stable_sort(candidates.begin(), candidates.end(), [](const GpuEntry* a, const GpuEntry* b) { return Capacity(*a) < Capacity(*b); });
   std::vector<std::pair<const GpuEntry*, Result>> out;
-  EstimateOptions o;
-  o.explain = false;
-  o.inverse = false;
+  Prepared prepared = *ps.prepared;
+  SimulateOptions o;
+  o.warnings = false;
   for (size_t i = 0; i < candidates.size() && i < 12 && out.size() < 5; ++i) {
     const GpuEntry& g = *candidates[i];
-    Scenario v = user;
+    Scenario v = ps.base;  // the user's scenario with the budget's GPU resolved: its model included
     v.gpu.id = g.id;
     v.gpu.name = g.name;
     v.gpu.memory_bytes = Capacity(g);
-    Result r = Estimate(v, o);
-    if (r.errors.empty() && r.gpu.fits) out.emplace_back(&g, std::move(r));
+    prepared.gpu_id = g.id;
+    prepared.device = DeviceTraitsFor(g.id);
+    std::optional<Result> r = Probe(v, prepared, o);
+    if (r && r->errors.empty() && r->gpu.fits) out.emplace_back(&g, std::move(*r));
   }
   return out;
 }
@@ -207,6 +224,45 @@ struct Reply {
   PlanRequest request;
   PlanSearch search;
 };
+
+// "How many GPUs of this kind": as configured (data parallel), with ZeRO-3, and the fewest over the
+// parallel layouts with the cheapest layout at that count (planner/fewest_gpus.h).
+void WriteFewestGpus(JsonWriter& w, const UserLeaves& user, const PlanSearch& ps) {
+  const FewestGpus f = FindFewestGpus(ps.base, ps.base_result.gpu.device_total_bytes, *ps.prepared, ps.rates, ps.base_time.GpuSecondsPerToken());
+  w.BeginObject().Field("gpus", f.gpus);
+  if (ps.base.mode != Mode::kTrain) {
+    w.EndObject();
+    return;
+  }
+  w.Field("gpus_with_zero3", f.gpus_with_zero3);
+  w.Key("layout");
+  if (!f.layout) {
+    w.Raw("null");
+  } else {
+    const GpuLayout& l = *f.layout;
+    const ParallelConfig& p = l.scenario.parallel;
+    w.BeginObject()
+        .Field("gpus", p.gpus)
+        .Field("tp", std::max<int64_t>(1, p.tp))
+        .Field("pp", std::max<int64_t>(1, p.pp))
+        .Field("dp", DataParallelDegree(p))
+        .Field("zero", static_cast<int64_t>(p.zero))
+        .Field("fsdp", p.fsdp)
+        .Field("label", l.label)
+        .Field("cost", Round(l.cost, 1e4));
+    const std::string scenario = ScenarioToJson(l.scenario);
+    w.Key("changes");
+    WriteChanges(w, user, scenario);
+    w.Key("estimate");
+    WriteSummary(w, l.scenario, l.result);
+    w.Key("step_time");
+    WriteStepTime(w, l.time);
+    w.Key("scenario").Raw(scenario);
+    w.EndObject();
+  }
+  w.Field("layouts_tried", f.layouts);
+  w.EndObject();
+}
 
 std::string WriteReply(const Reply& reply) {
   const PlanRequest& req = reply.request;
@@ -217,11 +273,13 @@ std::string WriteReply(const Reply& reply) {
   WriteSummary(w, ps.base, ps.base_result);
   w.Key("step_time");
   WriteStepTime(w, ps.base_time);
+  const UserLeaves user(req.scenario);
   w.Key("plans").BeginArray();
   for (const Plan& p : ps.plans) {
+    const std::string scenario = ScenarioToJson(p.scenario);
     w.BeginObject();
     w.Key("changes");
-    WriteChanges(w, req.scenario, p.scenario);
+    WriteChanges(w, user, scenario);
     w.Key("levers").StringList(p.levers);
     w.Field("why", Why(p, ps.base_result));
     w.Field("cost", Round(p.cost, 1e4)).Field("fidelity", p.fidelity);
@@ -230,28 +288,19 @@ std::string WriteReply(const Reply& reply) {
     WriteSummary(w, p.scenario, p.result);
     w.Key("step_time");
     WriteStepTime(w, p.time);
-    w.Key("scenario").Raw(ScenarioToJson(p.scenario));
+    w.Key("scenario").Raw(scenario);
     w.EndObject();
   }
   w.EndArray();
   w.Key("fewest_gpus");
   if (!ps.base_fits) {
-    EstimateOptions o;
-    o.explain = false;
-    Result r = Estimate(ps.base, o);
-    w.BeginObject();
-    if (ps.base.mode == Mode::kTrain) {
-      w.Field("gpus", r.training.min_gpus).Field("gpus_with_zero3", r.training.min_gpus_zero3);
-    } else {
-      w.Field("gpus", r.inference.min_gpus);
-    }
-    w.EndObject();
+    WriteFewestGpus(w, user, ps);
   } else {
     w.Raw("null");
   }
   w.Key("other_gpus").BeginArray();
   if (!ps.base_fits) {
-    for (const auto& [g, r] : OtherGpus(req.scenario, ps.base_result)) {
+    for (const auto& [g, r] : OtherGpus(req.scenario, ps)) {
       w.BeginObject().Field("gpu", g->id).Field("name", g->name).Field("capacity_bytes", r.gpu.capacity_bytes).Field("headroom_bytes", r.gpu.headroom_bytes).EndObject();
     }
   }

@@ -34,6 +34,10 @@ bool InferenceFits(const Scenario& s, const Result& r);
 // Fills result->inference.{max_context_fits, max_batch_fits, smallest_format_fits, min_gpus}.
 void SolveInverseQuestions(const Scenario& s, const Prepared& prepared, Result* r);
 
+// The smallest tensor-parallel degree (llama.cpp: layer-split GPU count) at which `s` fits; 0 if
+// none up to 64 (the inverse answer `inference.min_gpus`, also the planner's fewest GPUs).
+int64_t InferenceMinGpus(const Scenario& s, const Prepared& prepared);
+
 namespace engine_util {
 
 void SetTerm(Result* r, const std::string& key, int64_t bytes, std::string explain);

@@ -72,6 +72,40 @@ std::vector<WeightFormat> EngineFormats(Engine e) {
 
 }  // namespace
 
+int64_t InferenceMinGpus(const Scenario& s, const Prepared& prepared) {
+  if (s.inference.engine == Engine::kLlamaCpp) {
+    // Layer split: every GPU holds its layers' weights and KV plus its own compute buffer.
+    std::optional<Result> one = Probe(s, prepared);
+    int64_t cap = s.gpu.memory_bytes, total = one ? one->gpu.device_total_bytes : 0;
+    int64_t compute = 0;
+    if (one) {
+      for (const auto& t : one->gpu.breakdown) {
+        if (t.key == "activations" || t.key == "cuda_context") compute += t.bytes;
+      }
+    }
+    for (int64_t g = 1; one && g <= 64; ++g) {
+      if ((total - compute) / g + compute + (total - compute) % g <= cap) return g;
+    }
+  } else {
+    // tp must split every layer's attention heads and (hybrid models) its linear-attention / Mamba
+    // heads; a layer without them (0) puts no constraint.
+    const auto splits = [&](int64_t tp) {
+      for (const LayerKind& k : s.model.kinds) {
+        if (k.attention.num_heads % tp != 0 || k.recurrent.num_heads % tp != 0) return false;
+      }
+      return true;
+    };
+    Scenario work = s;
+    for (int64_t tp = 1; tp <= 64; tp *= 2) {
+      if (!splits(tp)) continue;
+      work.parallel.tp = tp;
+      work.parallel.gpus = std::max(s.parallel.gpus, tp);
+      if (Fits(work, prepared)) return tp;
+    }
+  }
+  return 0;
+}
+
 void SolveInverseQuestions(const Scenario& s, const Prepared& prepared, Result* r) {
   InferenceCapacity& c = r->inference;
   const int64_t len = std::max<int64_t>(1, s.inference.prompt_len + s.inference.new_tokens);
@@ -139,42 +173,7 @@ void SolveInverseQuestions(const Scenario& s, const Prepared& prepared, Result* 
   }
   work.inference = s.inference;
 
-  c.min_gpus = 0;
-  if (s.inference.engine == Engine::kLlamaCpp) {
-    // Layer split: every GPU holds its layers' weights and KV plus its own compute buffer.
-    std::optional<Result> one = Probe(s, prepared);
-    int64_t cap = s.gpu.memory_bytes, total = one ? one->gpu.device_total_bytes : 0;
-    int64_t compute = 0;
-    if (one) {
-      for (const auto& t : one->gpu.breakdown) {
-        if (t.key == "activations" || t.key == "cuda_context") compute += t.bytes;
-      }
-    }
-    for (int64_t g = 1; one && g <= 64; ++g) {
-      if ((total - compute) / g + compute + (total - compute) % g <= cap) {
-        c.min_gpus = g;
-        break;
-      }
-    }
-  } else {
-    // tp must split every layer's attention heads and (hybrid models) its linear-attention / Mamba
-    // heads; a layer without them (0) puts no constraint.
-    const auto splits = [&](int64_t tp) {
-      for (const LayerKind& k : s.model.kinds) {
-        if (k.attention.num_heads % tp != 0 || k.recurrent.num_heads % tp != 0) return false;
-      }
-      return true;
-    };
-    for (int64_t tp = 1; tp <= 64; tp *= 2) {
-      if (!splits(tp)) continue;
-      work.parallel.tp = tp;
-      work.parallel.gpus = std::max(s.parallel.gpus, tp);
-      if (Fits(work, prepared)) {
-        c.min_gpus = tp;
-        break;
-      }
-    }
-  }
+  c.min_gpus = InferenceMinGpus(s, prepared);
 }
 
 }  // namespace vramplan

@@ -97,6 +97,9 @@ bool ApplyAssign(const Assign& a, Scenario* s) {
       if (t.method != TrainMethod::kLora && t.method != TrainMethod::kQlora) return false;
       t.lora.rank = a.value;
       return true;
+    case Knob::kActivationOffload: t.activation_offload = a.value != 0; return true;
+    case Knob::kOptimizerInBackward: t.optimizer_in_backward = a.value != 0; return true;
+    case Knob::kPrecomputeRefLogProbs: t.precompute_ref_log_probs = a.value != 0; return true;
     case Knob::kWeights: inf.weights = static_cast<WeightFormat>(a.value); return true;
     case Knob::kKvCache:
       inf.kv_cache = static_cast<KvDtype>(a.value);
@@ -148,6 +151,9 @@ InnerChain InnerChainFor(const LeverSpace& space, const Scenario& s, const Model
       const int64_t dp = DataParallelDegree(s.parallel);
       c.replica_batch = std::max<int64_t>(1, (space.global_batch + dp - 1) / dp);
       c.values = space.inner_free ? Divisors(c.replica_batch) : std::vector<int64_t>{std::min(space.user_micro_batch, c.replica_batch)};
+      // torchtune refuses optimizer_in_bwd with gradient accumulation (the step needs the
+      // accumulated gradient): the whole per-replica batch in one micro-batch.
+      if (s.train.optimizer_in_backward && space.inner_free) c.values = {c.replica_batch};
       break;
     }
     case Knob::kGpuLayers: {
@@ -166,6 +172,17 @@ InnerChain InnerChainFor(const LeverSpace& space, const Scenario& s, const Model
       break;
   }
   return c;
+}
+
+bool CombinationRuns(const Scenario& user, const Scenario& v) {
+  const ParallelConfig& p = v.parallel;
+  const bool sharded = p.zero > 0 || p.fsdp;
+  // unsloth patches one GPU's model (no DeepSpeed / FSDP / multi-GPU in its open-source release).
+  if (v.train.loss == LossImpl::kUnsloth && user.train.loss != LossImpl::kUnsloth && (p.gpus > 1 || sharded)) return false;
+  // torchtune's optimizer_in_bwd runs the step in per-parameter hooks on whole gradients: not under
+  // DeepSpeed ZeRO or FSDP sharding of this model (its distributed recipe's hooks are FSDP's own).
+  if (v.train.optimizer_in_backward && !user.train.optimizer_in_backward && sharded) return false;
+  return true;
 }
 
 void ChainOrder(LeverDim* dim, size_t start) {

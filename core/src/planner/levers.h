@@ -28,6 +28,7 @@ struct LeverSwitches {
   bool gpus = true;            // more GPUs of the budget's kind, parallel degrees
   bool seq_len = false;        // a shorter training sequence (changes the job: off unless asked)
   bool lora_rank = false;      // smaller LoRA ranks (adapters are ~0.5% of the weights: rarely a memory lever; off unless asked)
+  bool activation_offload = false;  // saved activations to host RAM (doubles the training search: off unless asked)
   // serving
   bool weights = true;         // weight format
   bool kv_cache = true;        // KV cache dtype
@@ -49,7 +50,7 @@ enum class Knob : uint8_t {
   // training
   kMethod, kPrecision, kOptimizer, kFusedAdamW, kTrainAttention, kLoss, kDropOutputs, kZero, kFsdp,
   kOffloadOptimizer, kOffloadParams, kGpus, kTp, kPp, kSeqLen, kCheckpointing, kMicroBatch, kQloraBits,
-  kFreezeLayers, kLoraRank,
+  kFreezeLayers, kLoraRank, kActivationOffload, kOptimizerInBackward, kPrecomputeRefLogProbs,
   // serving
   kWeights, kKvCache, kFlashAttn, kUbatch, kGpuMemoryUtilization95, kNoCudaGraphs, kMaxBatchedTokens,
   kServeAttention, kServeGpus, kContextDivisor, kBatch, kGpuLayers, kMaxNumSeqs,
@@ -112,6 +113,11 @@ struct LeverSpace {
 };
 
 InnerChain InnerChainFor(const LeverSpace& space, const Scenario& variant, const ModelSpec& model);
+
+// Whether a combination is one its framework runs: unsloth's loss on one GPU without ZeRO/FSDP,
+// torchtune's optimizer-in-backward without ZeRO/FSDP (each only where the plan turned it on).
+// A combination that fails is skipped, like one an option refused.
+bool CombinationRuns(const Scenario& user, const Scenario& variant);
 
 // Marks a chain order: options[i+1] never needs more memory than options[i] (i >= start).
 void ChainOrder(LeverDim* dim, size_t start = 0);

@@ -13,6 +13,7 @@
 #include <optional>
 #include <queue>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 
 #include "diagnostics/warning_codes.h"
@@ -86,14 +87,22 @@ class Searcher {
     for (size_t d = 0; d < pick.size(); ++d) {
       if (!space_.dims[d].options[pick[d]].Apply(out)) return false;
     }
-    return true;
+    return CombinationRuns(base_, *out);
   }
 
   // All outer combinations, priced; those an option refuses are dropped.
   void Enumerate() {
     light_ = base_;
     light_.model = ModelSpec{};
+    model_ = base_.model;
     const size_t n = space_.dims.size();
+    ordered_.assign(n, false);
+    for (size_t d = 0; d < n; ++d) {
+      const LeverDim& dim = space_.dims[d];
+      for (size_t a = 0; a < dim.options.size(); ++a) {
+        for (size_t b = 0; b < dim.options.size(); ++b) ordered_[d] = ordered_[d] || (a != b && dim.no_more_memory[a][b]);
+      }
+    }
     std::vector<uint8_t> pick(n, 0);
     Scenario work;
     while (true) {
@@ -105,10 +114,7 @@ class Searcher {
         c.changes += pick[d] != 0 ? 1 : 0;
       }
       if (Light(pick, &work)) {
-        if (!space_.checkpointing.empty()) space_.checkpointing.front().Apply(&work);
-        const InnerChain chain = InnerChainFor(space_, work, base_.model);
-        if (!chain.values.empty()) chain.Apply(&work, chain.values.back());
-        c.cost_floor = CostOf(work, nullptr);
+        c.cost_floor = FloorOf(&work);
         combos_.push_back(std::move(c));
       }
       size_t d = 0;
@@ -120,6 +126,28 @@ class Searcher {
       if (a.fidelity != b.fidelity) return a.fidelity > b.fidelity;
       return a.changes < b.changes;
     });
+  }
+
+  // The cheapest cost a combination can reach: its largest chain value, at the cheapest
+  // checkpointing level (no checkpointing, unless offloaded activations make the smaller
+  // checkpointed transfer cheaper).
+  // `variant` is a scratch copy: it is changed.
+  double FloorOf(Scenario* variant) {
+    auto at = [this](const LeverOption* level, Scenario* w) {
+      if (level != nullptr) level->Apply(w);
+      const InnerChain chain = InnerChainFor(space_, *w, base_.model);
+      if (!chain.values.empty()) chain.Apply(w, chain.values.back());
+      return CostOf(*w, nullptr);
+    };
+    if (levels_.empty()) levels_ = Levels();
+    // Without offloaded activations no checkpointing is the cheapest level.
+    if (!variant->train.activation_offload) return at(levels_.front(), variant);
+    double floor = std::numeric_limits<double>::infinity();
+    for (const LeverOption* level : levels_) {
+      floor_scratch_ = *variant;
+      floor = std::min(floor, at(level, &floor_scratch_));
+    }
+    return floor;
   }
 
   // The front over (cost, fidelity).
@@ -196,6 +224,8 @@ class Searcher {
     out->estimates = estimates_;
     out->notes = space_.notes;
     if (gpu_ == nullptr) out->notes.push_back("a custom GPU: the cost model uses H100-class rates");
+    out->rates = rates_;
+    out->prepared = std::make_shared<const Prepared>(std::move(prepared_));  // the search is over
   }
 
   int64_t estimates() const { return estimates_; }
@@ -286,8 +316,21 @@ class Searcher {
     return true;
   }
 
-  bool DominatedByFailure(const Combo& c) const {
-    for (const std::vector<uint8_t>* failed : failed_) {
+  // Failures are kept by the options of the levers without a declared memory order: a failure
+  // can only bound a combination with the same options there (each of those options bounds
+  // itself only), so one bucket is compared instead of every failure.
+  uint64_t UnorderedKey(const std::vector<uint8_t>& pick) const {
+    uint64_t key = 0;
+    for (size_t d = 0; d < pick.size(); ++d) {
+      if (!ordered_[d]) key = key * space_.dims[d].options.size() + pick[d];
+    }
+    return key;
+  }
+
+  bool DominatedByFailure(const Combo& c, uint64_t key) const {
+    const auto it = failed_.find(key);
+    if (it == failed_.end()) return false;
+    for (const std::vector<uint8_t>* failed : it->second) {
       if (AtMostAsLarge(*failed, c)) return true;
     }
     return false;
@@ -295,11 +338,48 @@ class Searcher {
 
   // A combination that needs no more memory failed at a checkpointing level that saves at least as
   // much and a chain value no larger (memory grows along the chain): this point fails too.
-  bool FailedBefore(const Combo& c, size_t level, int64_t value) const {
-    for (const InnerFailure& f : inner_failures_) {
+  bool FailedBefore(const Combo& c, uint64_t key, size_t level, int64_t value) const {
+    const auto it = inner_failures_.find(key);
+    if (it == inner_failures_.end()) return false;
+    for (const InnerFailure& f : it->second) {
       if (f.level >= level && f.value <= value && AtMostAsLarge(*f.pick, c)) return true;
     }
     return false;
+  }
+
+  // Swaps the user's model into a light variant for as long as it lives: the expansion works on
+  // variants without a model (copies stay cheap) and lends them the model to estimate or validate.
+  class Lend {
+   public:
+    Lend(ModelSpec* model, Scenario* s) : model_(model), s_(s) { std::swap(*model_, s_->model); }
+    ~Lend() { std::swap(*model_, s_->model); }
+    Lend(const Lend&) = delete;
+    Lend& operator=(const Lend&) = delete;
+
+   private:
+    ModelSpec* model_;
+    Scenario* s_;
+  };
+
+  // A light variant's estimate and verdicts (memory alone; memory and usable).
+  struct Check {
+    std::optional<Result> result;
+    bool memory_fits = false;
+    bool fits = false;
+  };
+  Check Estimate(Scenario* light) {
+    Lend lend(&model_, light);
+    Check out;
+    out.result = Evaluate(*light);
+    if (out.result) {
+      out.memory_fits = MemoryFits(*light, *out.result);
+      out.fits = out.memory_fits && Usable(*out.result);
+    }
+    return out;
+  }
+  bool Valid(Scenario* light) {
+    Lend lend(&model_, light);
+    return ValidateCombination(*light).empty();
   }
 
   // The lowest cost of a plan found so far with at least this fidelity: a plan that costs more
@@ -313,27 +393,33 @@ class Searcher {
   }
 
   std::optional<Plan> Expand(const Combo& c, double bound) {
-    if (DominatedByFailure(c)) return std::nullopt;
-    const Scenario v = Full(c);
-    if (!ValidateCombination(v).empty()) return std::nullopt;
+    // Every plan of this combination costs at least its floor: above the bound, a plan already
+    // found with at least its fidelity is cheaper (nothing to estimate).
+    if (c.cost_floor > bound + kCostEpsilon) return std::nullopt;
+    const uint64_t key = UnorderedKey(c.pick);
+    if (DominatedByFailure(c, key)) return std::nullopt;
+    Scenario v;  // light: the model is lent for estimates
+    Light(c.pick, &v);
+    if (!Valid(&v)) return std::nullopt;
     const std::vector<const LeverOption*> levels = Levels();
     // The smallest setting: the dearest checkpointing level, the first chain value (kept: the
     // bisection of the last level starts there).
-    std::optional<Result> smallest;
+    Check smallest;
     Scenario smallest_s = v;
     {
       if (levels.back() != nullptr) levels.back()->Apply(&smallest_s);
       const InnerChain chain = InnerChainFor(space_, smallest_s, base_.model);
       if (chain.values.empty()) return std::nullopt;
       chain.Apply(&smallest_s, chain.values.front());
-      smallest = Evaluate(smallest_s);
-      if (!smallest || !MemoryFits(smallest_s, *smallest)) {
-        failed_.push_back(&c.pick);
+      smallest = Estimate(&smallest_s);
+      if (!smallest.memory_fits) {
+        failed_[key].push_back(&c.pick);
         return std::nullopt;
       }
-      if (!Fits(smallest_s, *smallest)) return std::nullopt;
+      if (!smallest.fits) return std::nullopt;
     }
     std::optional<Plan> best;
+    Scenario x;
     for (size_t li = 0; li < levels.size(); ++li) {
       Scenario w = v;
       if (levels[li] != nullptr) levels[li]->Apply(&w);
@@ -344,7 +430,7 @@ class Searcher {
       int64_t first = 0;
       const int64_t last = static_cast<int64_t>(chain.values.size()) - 1;
       while (first <= last) {
-        Scenario x = w;
+        x = w;
         chain.Apply(&x, chain.values[static_cast<size_t>(first)]);
         if (CostOf(x, nullptr) <= limit + kCostEpsilon) break;
         ++first;
@@ -356,22 +442,22 @@ class Searcher {
       Scenario at_lo_s;
       auto fits_at = [&](int64_t i, std::optional<Result>* keep, Scenario* keep_s) {
         if (li + 1 == levels.size() && i == 0) {  // the smallest setting, already estimated
-          *keep = smallest;
+          *keep = smallest.result;
           *keep_s = smallest_s;
           return true;
         }
         const int64_t value = chain.values[static_cast<size_t>(i)];
-        if (FailedBefore(c, li, value)) return false;
-        Scenario x = w;
+        if (FailedBefore(c, key, li, value)) return false;
+        x = w;
         chain.Apply(&x, value);
-        std::optional<Result> r = Evaluate(x);
-        if (!r || !MemoryFits(x, *r)) {
-          inner_failures_.push_back(InnerFailure{&c.pick, li, value});
+        Check r = Estimate(&x);
+        if (!r.memory_fits) {
+          inner_failures_[key].push_back(InnerFailure{&c.pick, li, value});
           return false;
         }
-        if (!Fits(x, *r)) return false;
-        *keep = std::move(r);
-        *keep_s = std::move(x);
+        if (!r.fits) return false;
+        *keep = std::move(r.result);
+        *keep_s = x;
         return true;
       };
       if (!fits_at(lo, &at_lo, &at_lo_s)) continue;
@@ -389,6 +475,7 @@ class Searcher {
       }
       Plan p;
       p.scenario = std::move(at_lo_s);
+      p.scenario.model = base_.model;
       p.result = std::move(*at_lo);
       p.time = TimeOf(p.scenario, &p.result);
       p.cost = CostOf(p.scenario, &p.result);
@@ -421,13 +508,17 @@ class Searcher {
   bool base_fits_ = false;
   std::vector<std::pair<std::string, std::string>> base_warnings_;
   std::vector<Combo> combos_;
-  std::vector<const std::vector<uint8_t>*> failed_;
+  std::vector<const LeverOption*> levels_;  // Levels(), for the enumeration
+  Scenario floor_scratch_;
+  ModelSpec model_;            // the user's model, lent to light variants (Lend)
+  std::vector<bool> ordered_;  // per lever: whether any option is declared no larger than another
+  std::unordered_map<uint64_t, std::vector<const std::vector<uint8_t>*>> failed_;
   struct InnerFailure {
     const std::vector<uint8_t>* pick;
     size_t level;
     int64_t value;
   };
-  std::vector<InnerFailure> inner_failures_;
+  std::unordered_map<uint64_t, std::vector<InnerFailure>> inner_failures_;
   std::vector<std::pair<double, int>> found_;  // (cost, fidelity) of every plan an expansion returned
   int64_t estimates_ = 0;
 };

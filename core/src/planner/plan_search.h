@@ -5,10 +5,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "planner/levers.h"
+#include "planner/prepared.h"
 #include "planner/step_time.h"
 #include "vramplan/result.h"
 #include "vramplan/scenario.h"
@@ -46,6 +48,10 @@ struct PlanSearch {
   int64_t combinations = 0; // outer lever combinations in the space
   int64_t estimates = 0;    // estimates the search ran
   std::vector<std::string> notes;
+  // The search's preparation of the model on the budget's GPU and the GPU's rates, for the
+  // reply's extras (fewest GPUs) to estimate without preparing again.
+  std::shared_ptr<const Prepared> prepared;
+  HardwareRates rates;
   Issues errors;
 };
 

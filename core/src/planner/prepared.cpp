@@ -65,12 +65,14 @@ bool SamePlanInputs(const TrainConfig& a, const PrecisionModel& pa, const TrainC
 }  // namespace
 
 std::shared_ptr<const TrainPlan> Prepared::TrainPlanFor(const ModelSpec& model, const TrainConfig& train, const PrecisionModel& prec) const {
-  if (plan_ == nullptr || !SamePlanInputs(plan_train_, plan_prec_, train, prec)) {
-    plan_ = std::make_shared<const TrainPlan>(MakeTrainPlan(model, train, prec));
-    plan_train_ = train;
-    plan_prec_ = prec;
+  for (size_t i = 0; i < plans_.size(); ++i) {
+    if (!SamePlanInputs(plans_[i].train, plans_[i].prec, train, prec)) continue;
+    if (i > 0) std::rotate(plans_.begin(), plans_.begin() + static_cast<std::ptrdiff_t>(i), plans_.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+    return plans_.front().plan;
   }
-  return plan_;
+  if (plans_.size() == kTrainPlans) plans_.pop_back();
+  plans_.push_front(PlanEntry{train, prec, std::make_shared<const TrainPlan>(MakeTrainPlan(model, train, prec))});
+  return plans_.front().plan;
 }
 
 Prepared PrepareModel(const Scenario& scenario) {

@@ -47,10 +47,11 @@ struct Prepared {
   // batch, sequence or the optimizer reuse it.
   mutable LoadReplayCache load_replay;
 
-  // MakeTrainPlan(model, train, prec), kept for the last method: what trains, the adapters and the
-  // trainable tensors depend on the method, its LoRA/freeze settings and the precision, never on
-  // batch, sequence or parallel degrees, so the inverse searches and the planner's variants of one
-  // method share one plan.
+  // MakeTrainPlan(model, train, prec), kept for the last few methods: what trains, the adapters and
+  // the trainable tensors depend on the method, its LoRA/freeze settings and the precision, never
+  // on batch, sequence or parallel degrees, so the inverse searches and the planner's variants of
+  // one method share one plan (the planner walks its combinations by cost, which interleaves a
+  // handful of methods and precisions: kTrainPlans of them are kept).
   std::shared_ptr<const TrainPlan> TrainPlanFor(const ModelSpec& model, const TrainConfig& train, const PrecisionModel& prec) const;
 
  private:
@@ -60,9 +61,13 @@ struct Prepared {
     WeightBytes bytes;
   };
   mutable std::deque<WeightEntry> weight_bytes_;
-  mutable TrainConfig plan_train_;  // the settings the cached plan was made for
-  mutable PrecisionModel plan_prec_;
-  mutable std::shared_ptr<const TrainPlan> plan_;  // a deque: returned references stay valid
+  struct PlanEntry {
+    TrainConfig train;  // the settings the plan was made for
+    PrecisionModel prec;
+    std::shared_ptr<const TrainPlan> plan;
+  };
+  static constexpr size_t kTrainPlans = 8;
+  mutable std::deque<PlanEntry> plans_;  // most recently used first
 };
 
 // The preparation of `scenario`'s model and GPU (without the fingerprint: callers that keep the

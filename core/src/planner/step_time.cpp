@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "parallel/topology.h"
+#include "train/preference.h"
 
 namespace vramplan {
 namespace {
@@ -35,6 +37,15 @@ constexpr double kHostMemoryBytesPerS = 40e9;
 // One NVMe drive (PCIe 4.0 class), shared by the node's processes (ZeRO-Infinity paper: 3.2 GB/s
 // per drive reads).
 constexpr double kNvmeBytesPerS = 3e9;
+// Activation offload (torchtune OffloadActivations with use_streams, DeepSpeed cpu_checkpointing):
+// the saved activations go down to pinned host memory in the forward and come back in the
+// backward on a side stream; the transfer is hidden under the compute up to half its time
+// (assumed, as the data-parallel all-reduce below) and the rest is exposed.
+constexpr double kOffloadHiddenShare = 0.5;
+// Bytes a decoder layer saves per token for its backward in 16-bit: 34·h without the attention
+// scores (Korthikanti et al. 2022, eq. 1 with FlashAttention / SDPA), plus 5·a·s with eager
+// attention; with full checkpointing the layer input alone (2·h).
+constexpr double kSavedBytesPerHidden = 34.0;
 
 bool Has(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
 
@@ -55,14 +66,23 @@ double PcieBytesPerS(const GpuEntry& g) {
   return 25e9;
 }
 
+// Layers of each kind (most models have one to three kinds: per kind instead of per layer, the
+// planner prices every lever combination with this).
+std::vector<double> KindCounts(const ModelSpec& m) {
+  std::vector<double> counts(m.kinds.size(), 0.0);
+  for (uint8_t k : m.layer_kind) counts[k] += 1.0;
+  return counts;
+}
+
 // Attention-core FLOPs per token in the forward pass (QK^T and AV, causal: half the square).
-double AttentionFlopsPerToken(const ModelSpec& m, int64_t seq_len) {
+double AttentionFlopsPerToken(const ModelSpec& m, const std::vector<double>& counts, int64_t seq_len) {
   double flops = 0;
-  for (uint8_t k : m.layer_kind) {
+  for (size_t k = 0; k < m.kinds.size(); ++k) {
+    if (counts[k] == 0) continue;
     const AttentionGeometry& a = m.kinds[k].attention;
     const double window = a.sliding_window > 0 ? std::min<double>(static_cast<double>(a.sliding_window), static_cast<double>(seq_len))
                                                : static_cast<double>(seq_len) / 2.0;
-    flops += 2.0 * window * static_cast<double>(a.num_heads) * static_cast<double>(a.head_dim + a.v_head_dim);
+    flops += counts[k] * 2.0 * window * static_cast<double>(a.num_heads) * static_cast<double>(a.head_dim + a.v_head_dim);
   }
   return flops;
 }
@@ -139,6 +159,11 @@ StepTime TrainingStepTime(const Scenario& s, const ModelSpec& model, const Param
   StepTime st;
   st.gpus = std::max<int64_t>(1, p.gpus);
   st.tokens = replica_tokens * dp;
+  // Preference objectives forward two rows per sample (chosen and rejected); a reference model
+  // forwards them again without a backward, whether in the step or, precomputed, once per epoch
+  // before training (the same FLOPs: precomputing moves them, TRL precompute_ref_log_probs).
+  const double rows = static_cast<double>(RowsPerSample(t.objective));
+  const bool reference = t.objective == Objective::kDpo || t.objective == Objective::kIpo || t.objective == Objective::kKto;
 
   // What the backward reaches: every layer, except under freeze (the last N layers and the head).
   const bool adapters = t.method == TrainMethod::kLora || t.method == TrainMethod::kQlora;
@@ -148,15 +173,16 @@ StepTime TrainingStepTime(const Scenario& s, const ModelSpec& model, const Param
     weight_grad_fraction = backprop_fraction;
   }
   const double matmul = 2.0 * MatmulParamsPerToken(m, params);
-  const double attention = AttentionFlopsPerToken(m, t.seq_len);
+  const std::vector<double> counts = KindCounts(m);
+  const double attention = AttentionFlopsPerToken(m, counts, t.seq_len);
   const double attention_rate_divisor = t.attention == AttentionImpl::kEager ? kEagerAttentionSlowdown : 1.0;
   const double rate = SixteenBitCompute(t.precision) ? rates.matmul_flops_per_s : rates.fp32_flops_per_s;
   // Forward 2N, backward 2N for input gradients + 2N for weight gradients (Kaplan et al. 2020);
   // the attention core's backward is twice its forward (FlashAttention-2's kernels).
   const double forward = matmul + attention * attention_rate_divisor;
   const double backward = (matmul + 2.0 * attention * attention_rate_divisor) * backprop_fraction + matmul * weight_grad_fraction;
-  const double gpu_share = replica_tokens / (tp * pp * cp);
-  st.compute_s = gpu_share * (forward + backward) / rate;
+  const double gpu_share = rows * replica_tokens / (tp * pp * cp);
+  st.compute_s = gpu_share * (forward + backward + (reference ? forward : 0.0)) / rate;
   if (t.gradient_checkpointing == Checkpointing::kFull) st.recompute_s = gpu_share * forward * backprop_fraction / rate;
   if (t.gradient_checkpointing == Checkpointing::kSelective) st.recompute_s = gpu_share * attention * attention_rate_divisor * backprop_fraction / rate;
   if (pp > 1) {
@@ -197,6 +223,23 @@ StepTime TrainingStepTime(const Scenario& s, const ModelSpec& model, const Param
       nvme = 2.0 * state_share * 12.0 * node_processes / rates.nvme_bytes_per_s;
     }
     st.offload_s += pcie + cpu + nvme;
+  }
+  if (t.activation_offload) {
+    // Down in the forward, up in the backward, for the layers the backward reaches.
+    double per_token = 0;
+    const double h = static_cast<double>(m.hidden_size);
+    for (size_t k = 0; k < m.kinds.size(); ++k) {
+      const AttentionGeometry& a = m.kinds[k].attention;
+      if (t.gradient_checkpointing == Checkpointing::kFull) {
+        per_token += counts[k] * 2.0 * h;
+      } else {
+        per_token += counts[k] * kSavedBytesPerHidden * h;
+        if (t.attention == AttentionImpl::kEager) per_token += counts[k] * 5.0 * static_cast<double>(a.num_heads) * static_cast<double>(t.seq_len);
+      }
+    }
+    const double bytes = gpu_share * per_token * backprop_fraction;
+    const double transfer = 2.0 * bytes / rates.host_link_bytes_per_s;
+    st.offload_s += std::max(0.0, transfer - kOffloadHiddenShare * st.compute_s);
   }
   if (p.offload_params != Offload::kNone) {
     // ZeRO-3 offload_param: every micro-batch fetches each layer's shard from the host for the
@@ -239,9 +282,9 @@ StepTime TrainingStepTime(const Scenario& s, const ModelSpec& model, const Param
     // Expert parallelism: dispatch and combine all-to-alls, forward and backward, of the routed
     // tokens (top-k copies of each hidden state).
     double top_k = 0, moe_layers = 0;
-    for (uint8_t k : m.layer_kind) {
-      if (m.kinds[k].mlp.num_experts > 0) {
-        ++moe_layers;
+    for (size_t k = 0; k < m.kinds.size(); ++k) {
+      if (m.kinds[k].mlp.num_experts > 0 && counts[k] > 0) {
+        moe_layers += counts[k];
         top_k = static_cast<double>(m.kinds[k].mlp.experts_per_token);
       }
     }

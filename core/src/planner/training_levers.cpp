@@ -5,6 +5,7 @@
 
 #include "parallel/topology.h"
 #include "planner/levers.h"
+#include "train/preference.h"
 
 namespace vramplan {
 namespace {
@@ -64,7 +65,11 @@ LeverDim MethodDim(const Scenario& user) {
                                       static_cast<double>(std::max<int64_t>(1, user.model.num_layers));
       loss = 1 + static_cast<int>(18.0 * frozen + 0.5);
     }
-    d.options.push_back({MethodLabel(m), loss, m == TrainMethod::kFreeze ? "trains the last layers only" : "trains low-rank adapters, not the weights",
+    std::string label = MethodLabel(m);
+    // TRL's DPO/KTO trainers with a PEFT policy take the reference from the same model with its
+    // adapters disabled (DPOTrainer: ref_model None + peft_config): no reference copy.
+    if (ReferencePassRuns(user.train) && (m == TrainMethod::kLora || m == TrainMethod::kQlora)) label += " (the reference is the base with adapters off: no reference copy)";
+    d.options.push_back({label, loss, m == TrainMethod::kFreeze ? "trains the last layers only" : "trains low-rank adapters, not the weights",
                          {{Knob::kMethod, V(m)}}});
     // A deeper freeze: the last quarter of the layers (LLaMA-Factory's freeze_trainable_layers).
     const int64_t quarter = user.model.num_layers / 4;
@@ -140,14 +145,65 @@ LeverDim AttentionDim(const Scenario& user, const GpuEntry* gpu) {
   return d;
 }
 
+// Preference objectives compute TRL's log-probs on the full logits whatever the loss setting (the
+// estimate warns that other losses are not modeled there): no loss lever for them.
 LeverDim LossDim(const Scenario& user) {
   LeverDim d{"loss", {User()}, {}};
   const LossImpl u = user.train.loss;
+  if (user.train.objective != Objective::kSft) return d;
   if (u == LossImpl::kStandard) d.options.push_back({"chunked cross-entropy", 0, "", {{Knob::kLoss, static_cast<int64_t>(LossImpl::kChunked)}}});
   if (u != LossImpl::kFusedLinear) {
     d.options.push_back({"fused linear cross-entropy (Liger)", 0, "", {{Knob::kLoss, static_cast<int64_t>(LossImpl::kFusedLinear)}}});
   }
+  // unsloth's fast cross-entropy: only where unsloth runs (one CUDA GPU, no ZeRO/FSDP:
+  // CombinationRuns drops the rest). A job already on several GPUs or sharded stays so in every
+  // plan (the GPU lever only adds GPUs, the sharding lever never unshards): no option then.
+  const bool single = user.parallel.gpus == 1 && user.parallel.zero == 0 && !user.parallel.fsdp;
+  if (u == LossImpl::kStandard && user.framework.device == Device::kCuda && single) {
+    d.options.push_back({"unsloth fast cross-entropy (16-bit logits, gradient in place)", 0, "", {{Knob::kLoss, static_cast<int64_t>(LossImpl::kUnsloth)}}});
+  }
   Incomparable(&d);
+  return d;
+}
+
+// Saved activations (or, with checkpointing, the checkpointed layer inputs) to host RAM in the
+// forward, back for the backward (torchtune enable_activation_offloading, TRL
+// activation_offloading, DeepSpeed cpu_checkpointing). Not memory-ordered: on tiny activations
+// the offload's own buffers outweigh what it moves (DeclaredMemoryOrders found a QLoRA scenario
+// at 128 tokens where it adds 7 MB).
+LeverDim ActivationOffloadDim(const Scenario& user) {
+  LeverDim d{"activation_offload", {User()}, {}};
+  if (!user.train.activation_offload && user.framework.device == Device::kCuda) {
+    d.options.push_back({"activations offloaded to CPU RAM", 0, "", {{Knob::kActivationOffload, 1}}});
+  }
+  Incomparable(&d);
+  return d;
+}
+
+// torchtune optimizer_in_bwd: each parameter steps in its post-accumulate-grad hook and its
+// gradient is freed at once; no gradient accumulation (the inner chain keeps the whole batch in
+// one micro-batch) and no ZeRO/FSDP sharding (CombinationRuns).
+LeverDim OptimizerInBackwardDim(const Scenario& user) {
+  LeverDim d{"optimizer_in_backward", {User()}, {}};
+  // A sharded job stays sharded in every plan (the sharding lever never unshards): no option then.
+  const bool sharded = user.parallel.zero > 0 || user.parallel.fsdp;
+  if (!user.train.optimizer_in_backward && !sharded && user.train.method != TrainMethod::kLora && user.train.method != TrainMethod::kQlora) {
+    d.options.push_back({"optimizer step in the backward (torchtune optimizer_in_bwd)", 0, "", {{Knob::kOptimizerInBackward, 1}}});
+  }
+  Incomparable(&d);
+  return d;
+}
+
+// TRL precompute_ref_log_probs: the reference log-probs are computed once before training, so no
+// reference model is resident and no reference forward runs in the step (the same values: no
+// fidelity given up).
+LeverDim PrecomputeReferenceDim(const Scenario& user) {
+  LeverDim d{"precompute_ref_log_probs", {User()}, {}};
+  if (ReferencePassRuns(user.train)) {
+    d.options.push_back({"reference log-probs precomputed before training (TRL precompute_ref_log_probs)", 0, "",
+                         {{Knob::kPrecomputeRefLogProbs, 1}}});
+  }
+  ChainOrder(&d);
   return d;
 }
 
@@ -308,6 +364,13 @@ LeverSpace TrainingLevers(const Scenario& user, const LeverSwitches& on, const P
   }
   if (on.gpus && max_gpus > 1) space.dims.push_back(GpusDim(user, max_gpus, global_batch));
   if (on.seq_len) space.dims.push_back(SeqLenDim(user));
+  // The levers for the newer knobs (after the planner's first levers, so their enumeration order
+  // is unchanged for scenarios these do not apply to).
+  if (hf) {
+    if (on.activation_offload) space.dims.push_back(ActivationOffloadDim(user));
+    if (on.optimizer) space.dims.push_back(OptimizerInBackwardDim(user));
+    if (on.method) space.dims.push_back(PrecomputeReferenceDim(user));
+  }
   // Drop levers left with the user's value only.
   space.dims.erase(std::remove_if(space.dims.begin(), space.dims.end(), [](const LeverDim& d) { return d.options.size() < 2; }),
                    space.dims.end());

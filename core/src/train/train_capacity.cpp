@@ -14,6 +14,7 @@
 #include "parallel/data_parallel.h"
 #include "planner/context_limit_check.h"
 #include "planner/simulate.h"
+#include "train/train_capacity.h"
 #include "train/train_step.h"
 #include "util/size_limits.h"
 
@@ -88,7 +89,9 @@ int64_t LargestFitting(int64_t hi, int64_t x0, int64_t capacity, Total total) {
   return lo;
 }
 
-// Smallest total GPU count (a multiple of mp = tp x pp x cp, at most kMaxGpus) at which `work`
+}  // namespace
+
+// Smallest total GPU count (a multiple of mp = tp x pp x cp, at most max_gpus and kMaxGpus) at which `work`
 // fits when only the data-parallel degree dp = gpus / mp grows, under its own sharding; 0 if none.
 // Monotonicity: one rank's bytes depend on dp only through DataParallel::Shard, ceil(bytes / dp)
 // (parallel/data_parallel.h), which is non-increasing in dp, and through what switches on once the
@@ -105,9 +108,10 @@ int64_t LargestFitting(int64_t hi, int64_t x0, int64_t capacity, Total total) {
 // followed by a gallop (nothing has fit yet) or a bisection step, which keeps the worst case
 // logarithmic. ~5 step simulations instead of ~22 (the dp = 1 and 2 probes included).
 // `own_gpus`/`own_total`: a GPU count whose device total is known already (the estimate's own), or 0.
-int64_t SmallestGpusFitting(Scenario work, const Prepared& prepared, int64_t capacity, int64_t own_gpus, int64_t own_total) {
+
+int64_t SmallestGpusFitting(Scenario work, const Prepared& prepared, int64_t capacity, int64_t own_gpus, int64_t own_total, int64_t max_gpus) {
   const int64_t mp = std::max<int64_t>(1, work.parallel.tp * work.parallel.pp * work.parallel.cp);
-  const int64_t max_dp = kMaxGpus / mp;
+  const int64_t max_dp = std::min(kMaxGpus, max_gpus) / mp;
   auto total = [&](int64_t dp) {
     if (dp * mp == own_gpus) return own_total;
     work.parallel.gpus = dp * mp;
@@ -148,8 +152,6 @@ int64_t SmallestGpusFitting(Scenario work, const Prepared& prepared, int64_t cap
   return good > max_dp ? 0 : good * mp;
 }
 
-}  // namespace
-
 void SolveTrainingCapacity(const Scenario& s, const Prepared& prepared, Result* r) {
   Scenario work = s;  // one copy: copying a Scenario copies its ModelSpec
   TrainingCapacity& c = r->training;
@@ -173,10 +175,10 @@ void SolveTrainingCapacity(const Scenario& s, const Prepared& prepared, Result* 
   });
   c.max_seq_len_bound = SearchBound(s.model, c.max_seq_len_fits, seq_hi);
   work.train.seq_len = s.train.seq_len;
-  c.min_gpus = SmallestGpusFitting(work, prepared, capacity, s.parallel.gpus, own_total);
+  c.min_gpus = SmallestGpusFitting(work, prepared, capacity, s.parallel.gpus, own_total, kMaxGpus);
   if (c.min_gpus == 0 && s.parallel.zero < 3 && !s.parallel.fsdp) {
     work.parallel.zero = 3;
-    c.min_gpus_zero3 = SmallestGpusFitting(work, prepared, capacity, /*own_gpus=*/0, 0);
+    c.min_gpus_zero3 = SmallestGpusFitting(work, prepared, capacity, /*own_gpus=*/0, 0, kMaxGpus);
   }
 }
 
