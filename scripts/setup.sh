@@ -14,6 +14,7 @@ want_pkg() {  # want_pkg DEBIAN_PACKAGE
 }
 want_cmd cmake cmake
 want_cmd g++ g++
+want_cmd clang++ clang  # the native trees (scripts/build.sh, the sanitizer tree)
 want_cmd make make
 want_cmd emcc emscripten
 want_cmd node nodejs

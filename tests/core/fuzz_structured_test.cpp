@@ -31,7 +31,7 @@
 #include "support/seed_corpus.h"
 #include "support/structured_mutator.h"
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(VRAMPLAN_SANITIZER_BUILD) || defined(__SANITIZE_ADDRESS__)
 #define VRAMPLAN_HAVE_SANITIZER_CALLBACK 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(undefined_behavior_sanitizer)

@@ -108,7 +108,7 @@ TEST(InferenceEngine, InverseAnswersSitOnTheBoundary) {
 
 // Sanitizer builds (scripts/test-sanitizers: Debug + ASan/UBSan) run 5-20x slower: the timing
 // bound is checked by the release build only.
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(VRAMPLAN_SANITIZER_BUILD) || defined(__SANITIZE_ADDRESS__)
 constexpr bool kSanitized = true;
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)

@@ -6,8 +6,10 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const SITE = path.join(ROOT, 'build-wasm/site');
-export const CLI = path.join(ROOT, 'build/bin/vramplan');
+// The same variables as the browser tests (tests/web/harness.mjs): scripts/test points VRAMPLAN_CLI
+// at the sanitizer tree's CLI.
+export const SITE = path.resolve(ROOT, process.env.VRAMPLAN_SITE || 'build-wasm/site');
+export const CLI = path.resolve(ROOT, process.env.VRAMPLAN_CLI || 'build/bin/vramplan');
 
 async function load(name) {
   const { default: create } = await import(pathToFileURL(path.join(SITE, `${name}.mjs`)).href);

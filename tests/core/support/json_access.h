@@ -118,10 +118,11 @@ inline bool EnvSet(const char* name) {
   return v != nullptr && *v != '\0';
 }
 
-// True in a build with AddressSanitizer or UndefinedBehaviorSanitizer (GCC defines
-// __SANITIZE_ADDRESS__; Clang answers __has_feature). The suites scale their default sizes down
+// True in a build with AddressSanitizer or UndefinedBehaviorSanitizer: the sanitizer tree defines
+// VRAMPLAN_SANITIZER_BUILD for the (uninstrumented) test files; an instrumented file knows by
+// itself (GCC defines __SANITIZE_ADDRESS__; Clang answers __has_feature). The suites scale their default sizes down
 // there (about 10-30x slower), and say so in their output.
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(VRAMPLAN_SANITIZER_BUILD) || defined(__SANITIZE_ADDRESS__)
 inline constexpr bool kSanitizerBuild = true;
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(undefined_behavior_sanitizer)
