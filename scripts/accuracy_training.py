@@ -10,8 +10,9 @@ markdown table plus median / worst absolute error, overall and per source_group.
   metric device_total       -> gpu.device_total_bytes (nvidia-smi)
   rows with "score_phase": "load" (model-init figures) -> gpu.load_reserved_bytes / phase_peaks.load
 
-Usage: accuracy_training.py [VRAMPLAN] [--rows FILE] [--out FILE] [--json FILE|-] [--all] [--group-by KEYS]
+Usage: accuracy_training.py [VRAMPLAN] [--rows FILE]... [--out FILE] [--json FILE|-] [--all] [--group-by KEYS]
   VRAMPLAN   path to the CLI (default build/bin/vramplan, relative to the repository root)
+  --rows     a rows file; repeat it to score several together (e.g. training_rows.json and framework_rows.json)
   --all      also run rows marked representable=false (listed separately, not in the statistics)
   --json     per-row numbers for regression tests ('-' = stdout instead of the markdown)
   --group-by comma-separated row keys (e.g. framework,dimensions): adds one error-summary table per key;
@@ -211,7 +212,8 @@ def report(all_scored, extra, group_keys=None, skipped=0):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("cli", nargs="?", default=os.path.join(ROOT, "build", "bin", "vramplan"))
-    ap.add_argument("--rows", default=os.path.join(ROOT, "tests", "fixtures", "gpu", "training_rows.json"))
+    ap.add_argument("--rows", action="append", help="a rows file (repeatable: the files' rows are scored together); "
+                    "default tests/fixtures/gpu/training_rows.json")
     ap.add_argument("--out", help="also write the markdown report to FILE")
     ap.add_argument("--json", help="write per-row numbers as JSON to FILE ('-' = stdout)")
     ap.add_argument("--all", action="store_true", help="also run representable=false rows (reported separately)")
@@ -219,7 +221,8 @@ def main():
     ap.add_argument("--group-by", help="comma-separated row keys for per-group error summaries, e.g. framework,dimensions")
     a = ap.parse_args()
     group_keys = [k for k in a.group_by.split(",") if k] if a.group_by else []
-    rows = json.load(open(a.rows))["rows"]
+    a.rows = a.rows or [os.path.join(ROOT, "tests", "fixtures", "gpu", "training_rows.json")]
+    rows = [r for path in a.rows for r in json.load(open(path))["rows"]]
     skipped = sum(1 for r in rows if r.get("list") == "underspecified")
     rows = [r for r in rows if r.get("list") != "underspecified"]
     if a.only:
@@ -230,7 +233,7 @@ def main():
     scored = score(a.cli, rep, group_keys)
     extra = score(a.cli, non, group_keys) if a.all else []
     md = report(scored, extra, group_keys, skipped)
-    payload = {"cli": a.cli, "rows_file": a.rows, "summary": stats(scored),
+    payload = {"cli": a.cli, "rows_file": a.rows[0] if len(a.rows) == 1 else a.rows, "summary": stats(scored),
                "per_source_group": {g: stats([r for r in scored if r["source_group"] == g]) for g in sorted({r["source_group"] for r in scored})},
                "rows": scored, "not_representable": extra}
     if group_keys:

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -86,6 +87,47 @@ TEST(GpuAccuracy, PublishedMultiGpuMegatronAndTorchtitanRuns) {
   ASSERT_GE(errors.size(), 15u);
   std::sort(errors.begin(), errors.end());
   EXPECT_LT(errors[errors.size() / 2], 0.10);
+}
+
+}  // namespace
+}  // namespace vramplan
+
+namespace vramplan {
+namespace {
+
+// Published single-GPU figures of framework runs (tests/fixtures/gpu/framework_rows.json;
+// docs/accuracy.md section 2c): unsloth (offloaded checkpointing, its loss heads) and the Hugging
+// Face + FA2 baselines beside them. Regression bars at today's level, not the target
+// (median 5%, no framework above 10%), which the unsloth rows miss for reasons the doc gives:
+// every row runs and stays within 35%, the transformers rows' median within 10%, unsloth's within 25%.
+TEST(GpuAccuracy, PublishedFrameworkRows) {
+  nlohmann::json doc = testing_support::LoadFixture("gpu/framework_rows.json");
+  ASSERT_TRUE(doc.is_object());
+  std::map<std::string, std::vector<double>> per_framework;
+  for (const auto& row : doc["rows"]) {
+    if (!row.value("representable", false)) continue;
+    const std::string id = row["id"].get<std::string>();
+    nlohmann::json r = nlohmann::json::parse(EstimateJson(row["scenario"].dump()), nullptr, false);
+    ASSERT_TRUE(r.value("ok", false)) << id;
+    const std::string metric = row["metric"].get<std::string>();
+    const auto& g = r["gpu"];
+    const double predicted = metric == "allocated" || metric == "active" ? g["peak_allocated_bytes"].get<double>()
+                             : metric == "device_total"                    ? g["device_total_bytes"].get<double>()
+                                                                           : g["reserved_bytes"].get<double>();
+    const double measured = row["measured_bytes"].get<double>();
+    const double err = std::abs(predicted - measured) / measured;
+    EXPECT_LE(err, 0.35) << id << " predicted " << predicted << " measured " << measured;
+    per_framework[row["framework"].get<std::string>()].push_back(err);
+  }
+  ASSERT_GE(per_framework["unsloth"].size(), 20u);
+  ASSERT_GE(per_framework["transformers"].size(), 13u);
+  for (auto& [framework, errors] : per_framework) {
+    std::sort(errors.begin(), errors.end());
+    const double median = errors.size() % 2 ? errors[errors.size() / 2]
+                                            : (errors[errors.size() / 2 - 1] + errors[errors.size() / 2]) / 2;
+    std::printf("# framework rows, %s: %zu, median |error| %.1f%%\n", framework.c_str(), errors.size(), median * 100);
+    EXPECT_LE(median, framework == "unsloth" ? 0.25 : 0.10) << framework;
+  }
 }
 
 }  // namespace
