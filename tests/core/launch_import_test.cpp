@@ -44,7 +44,7 @@ TEST(LaunchImport, VllmServe) {
   const auto out = Import("vllm serve Qwen/Qwen2.5-7B-Instruct \\\n  --max-model-len 8192 --gpu-memory-utilization 0.9 --enforce-eager \\\n"
                           "  --tensor-parallel-size 2 --dtype bfloat16 --api-key token-abc123 --trust-remote-code\n");
   EXPECT_EQ(out.format, "vllm");
-  EXPECT_EQ(out.scenario["model"], "Qwen/Qwen2.5-7B");
+  EXPECT_EQ(out.scenario["model"], "Qwen/Qwen2.5-7B-Instruct");  // a preset of its own since 123 presets
   EXPECT_EQ(out.scenario["mode"], "inference");
   EXPECT_EQ(out.scenario["inference"]["engine"], "vllm");
   EXPECT_EQ(out.scenario["inference"]["max_model_len"], 8192);
@@ -392,7 +392,8 @@ TEST(LaunchImport, ModelNamesMatchPresets) {
   EXPECT_EQ(MatchPreset("META-LLAMA/llama-3.1-8b"), "meta-llama/Llama-3.1-8B");
   EXPECT_EQ(MatchPreset("/data/models/Qwen2.5-7B/"), "Qwen/Qwen2.5-7B");
   EXPECT_EQ(MatchPreset("Qwen3-32B-Q4_K_M.gguf"), "Qwen/Qwen3-32B");
-  EXPECT_EQ(MatchPreset("Qwen/Qwen2.5-7B-Instruct"), "Qwen/Qwen2.5-7B");
+  EXPECT_EQ(MatchPreset("Qwen/Qwen2.5-7B-Instruct"), "Qwen/Qwen2.5-7B-Instruct");  // its own preset
+  EXPECT_EQ(MatchPreset("Qwen/Qwen2.5-14B-Instruct"), "Qwen/Qwen2.5-14B");          // no preset: the base
   EXPECT_EQ(MatchPreset("someone/unknown-model"), "");
   EXPECT_EQ(MatchPreset(""), "");
 }
