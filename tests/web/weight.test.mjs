@@ -15,7 +15,9 @@
 // .wasm): 398,565 B, budget 399,092 B; then the planner and the launch-config code moved to the
 // on-demand vramplan-full module (-95,501 B: vramplan.wasm 346,419 -> 250,926 B gzipped; own files
 // -8 B): 302,855 B, budget lowered to 303,400 B; then the GRPO / PPO rollout fields (+497 B own; the .wasm
-// growth measured with the next budget).
+// growth measured with the next budget); then, measured after this session's merges, vramplan.wasm
+// 250,926 -> 272,069 B gzipped (+21,143: 35 presets and three families +6,764 of it; GRPO/PPO, the vLLM
+// release-range overheads and the new measured training moments the rest): 326,584 B, budget 327,100 B.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -23,7 +25,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { startServer, startBrowser, openPage, SITE } from './harness.mjs';
 
-export const PAGE_WEIGHT_BUDGET_BYTES = 303_400 + 497;
+export const PAGE_WEIGHT_BUDGET_BYTES = 327_100;
 export const PAGE_OWN_BUDGET_BYTES = 40 * 1024 + 169 + 1143 + 356 + 240 + 535 + 497;
 
 let server; let chrome;
