@@ -109,7 +109,7 @@ bytes=$("$bin" estimate "$tmp/nested_ok.json" | wc -c)
 # Launch configs: import prints the scenario (notes on stderr), export the config; the two round-trip.
 printf '%s\n' 'vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192 --port 8000' >"$tmp/serve.sh"
 out=$("$bin" import "$tmp/serve.sh" 2>"$tmp/notes.txt"); code=$?
-[ "$code" = 0 ] && grep -q '"model": "Qwen/Qwen2.5-7B"' <<<"$out" && grep -q '^note: \[ignored\] --port' "$tmp/notes.txt" \
+[ "$code" = 0 ] && grep -q '"model": "Qwen/Qwen2.5-7B-Instruct"' <<<"$out" && grep -q '^note: \[ignored\] --port' "$tmp/notes.txt" \
   && echo "ok   import vllm" || { echo "FAIL import vllm: $code $out"; fail=1; }
 printf '%s\n' 'finetuning_type: lora' 'lora_rank: eight' >"$tmp/bad.yaml"
 code=0; err=$("$bin" import "$tmp/bad.yaml" 2>&1 >/dev/null) || code=$?
