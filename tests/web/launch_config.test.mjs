@@ -30,7 +30,7 @@ test('import applies a pasted config and lists its notes; export writes the show
   assert.match(status, /Read as vllm\./);
   assert.match(status, /ignored: --port/);
   const scenario = await pageScenario(page);
-  assert.equal(scenario.model, 'Qwen/Qwen2.5-7B');
+  assert.equal(scenario.model, 'Qwen/Qwen2.5-7B-Instruct');
   assert.equal(scenario.mode, 'inference');
   assert.equal(scenario.inference.engine, 'vllm');
   assert.equal(scenario.inference.max_model_len, 8192);
@@ -52,7 +52,7 @@ test('import applies a pasted config and lists its notes; export writes the show
   const ds = await importText(page, '{"zero_optimization": {"stage": 3}, "bf16": {"enabled": true}, "train_batch_size": 16, "train_micro_batch_size_per_gpu": 2}');
   assert.match(ds, /Read as deepspeed\..*model on the page is kept/s);
   const trained = await pageScenario(page);
-  assert.equal(trained.model, 'Qwen/Qwen2.5-7B');
+  assert.equal(trained.model, 'Qwen/Qwen2.5-7B-Instruct');
   assert.equal(trained.parallel.zero, 3);
   assert.equal(trained.parallel.gpus, 8);
   assert.equal(await page.locator('#launch-to').inputValue(), 'llamafactory');
