@@ -41,7 +41,7 @@ test('import applies a pasted config and lists its notes; export writes the show
   assert.equal(await page.locator('#launch-to').inputValue(), 'vllm');
   await page.click('#launch-export');
   const text = await page.locator('#launch-out').inputValue();
-  assert.match(text, /^vllm serve Qwen\/Qwen2\.5-7B \\\n/m);
+  assert.match(text, /^vllm serve Qwen\/Qwen2\.5-7B-Instruct \\\n/m);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'launch-'));
   fs.writeFileSync(path.join(dir, 's.json'), JSON.stringify(scenario));
   const expected = execFileSync(CLI, ['export', '--to', 'vllm', path.join(dir, 's.json')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
