@@ -1,4 +1,4 @@
-// Node timing of the planner in the built WASM module (build-wasm/site): the whole `plan` op on
+// Node timing of the planner in the built WASM module that carries it (build-wasm/site/vramplan-full): the whole `plan` op on
 // the benchmark's two scenarios (bench/estimate_bench.cpp kPlans: 8B LoRA batch 4 x 4096 on an
 // RTX 4090, 70B full ZeRO-3 on 8x H100), each run timed alone after one warm-up call; prints
 // the fastest and the median of the runs, wall time and this process's CPU time.
@@ -10,8 +10,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SITE = process.argv[2] ? path.resolve(process.argv[2]) : path.join(ROOT, 'build-wasm/site');
 const RUNS = Number(process.argv[3] ?? 9);
-const { default: createVramplan } = await import(pathToFileURL(path.join(SITE, 'vramplan.mjs')).href);
-const m = await createVramplan({ wasmBinary: fs.readFileSync(path.join(SITE, 'vramplan.wasm')) });
+const { default: createVramplan } = await import(pathToFileURL(path.join(SITE, 'vramplan-full.mjs')).href);
+const m = await createVramplan({ wasmBinary: fs.readFileSync(path.join(SITE, 'vramplan-full.wasm')) });
 
 const PLANS = {
   '8B LoRA b4 4k, RTX 4090': '{"scenario":{"model":"meta-llama/Llama-3.1-8B","mode":"train","train":{"method":"lora","precision":"bf16","micro_batch_size":4,"seq_len":4096},"gpu":"rtx-4090-24gb"},"max_plans":8}',
