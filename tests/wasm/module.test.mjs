@@ -78,12 +78,15 @@ test('summary carries the same totals as the full estimate', () => {
 test('payload stays small', () => {
   // The page's module (first download; the page's whole budget is tests/web/weight.test.mjs) and
   // the on-demand full module (the launch-config box, the planner).
+  // The full module's planner files are compiled -O3 (core/CMakeLists.txt): the 8B plan search
+  // ran 30 -> ~11-15 ms fastest under node for +34.5 KB gzipped of an on-demand download.
+  const budgetKiB = { 'vramplan': 400, 'vramplan-full': 440 };
   for (const name of ['vramplan', 'vramplan-full']) {
     const wasm = fs.readFileSync(path.join(SITE, `${name}.wasm`));
     const js = fs.readFileSync(path.join(SITE, `${name}.mjs`));
     const gz = gzipSync(wasm).length + gzipSync(js).length;
     console.log(`# ${name}: wasm ${wasm.length} B, js ${js.length} B, gzipped together ${gz} B`);
-    assert.ok(gz < 400 * 1024, `gzipped module ${name} ${gz} B exceeds the 400 KiB budget`);
+    assert.ok(gz < budgetKiB[name] * 1024, `gzipped module ${name} ${gz} B exceeds the ${budgetKiB[name]} KiB budget`);
   }
 });
 
