@@ -18,6 +18,23 @@
 namespace vramplan {
 namespace {
 
+// The figure of the result a published single-GPU row is compared with: its metric (allocated or
+// active -> the peak allocated, device_total, else reserved), or for model-init figures
+// (`score_phase: "load"`) the load phase's.
+double PredictedBytes(const nlohmann::json& row, const nlohmann::json& gpu) {
+  const std::string metric = row["metric"].get<std::string>();
+  if (row.value("score_phase", "") == "load") {
+    return metric == "allocated" ? gpu["phase_peaks"]["load"].get<double>() : gpu["load_reserved_bytes"].get<double>();
+  }
+  return metric == "allocated" || metric == "active" ? gpu["peak_allocated_bytes"].get<double>()
+         : metric == "device_total"                    ? gpu["device_total_bytes"].get<double>()
+                                                       : gpu["reserved_bytes"].get<double>();
+}
+
+double MeasuredBytes(const nlohmann::json& row) {
+  return row.contains("measured_bytes_per_gpu") ? row["measured_bytes_per_gpu"].get<double>() : row["measured_bytes"].get<double>();
+}
+
 TEST(GpuAccuracy, PublishedTrainingRows) {
   nlohmann::json doc = testing_support::LoadFixture("gpu/training_rows.json");
   ASSERT_TRUE(doc.is_object());
@@ -27,16 +44,8 @@ TEST(GpuAccuracy, PublishedTrainingRows) {
     const std::string id = row["id"].get<std::string>();
     nlohmann::json r = nlohmann::json::parse(EstimateJson(row["scenario"].dump()), nullptr, false);
     ASSERT_TRUE(r.value("ok", false)) << id;
-    const std::string metric = row["metric"].get<std::string>();
-    const auto& g = r["gpu"];
-    double predicted = metric == "allocated" || metric == "active" ? g["peak_allocated_bytes"].get<double>()
-                       : metric == "device_total"                    ? g["device_total_bytes"].get<double>()
-                                                                     : g["reserved_bytes"].get<double>();
-    if (row.value("score_phase", "") == "load") {  // model-init figures: the load phase of the training run
-      predicted = metric == "allocated" ? g["phase_peaks"]["load"].get<double>() : g["load_reserved_bytes"].get<double>();
-    }
-    const double measured = row.contains("measured_bytes_per_gpu") ? row["measured_bytes_per_gpu"].get<double>()
-                                                                     : row["measured_bytes"].get<double>();
+    const double predicted = PredictedBytes(row, r["gpu"]);
+    const double measured = MeasuredBytes(row);
     const double err = std::abs(predicted - measured) / measured;
     if (row.value("multi_gpu", false)) {
       multi_gpu.push_back(err);  // data-parallel rows: a first version, guarded separately below
@@ -109,12 +118,8 @@ TEST(GpuAccuracy, PublishedFrameworkRows) {
     const std::string id = row["id"].get<std::string>();
     nlohmann::json r = nlohmann::json::parse(EstimateJson(row["scenario"].dump()), nullptr, false);
     ASSERT_TRUE(r.value("ok", false)) << id;
-    const std::string metric = row["metric"].get<std::string>();
-    const auto& g = r["gpu"];
-    const double predicted = metric == "allocated" || metric == "active" ? g["peak_allocated_bytes"].get<double>()
-                             : metric == "device_total"                    ? g["device_total_bytes"].get<double>()
-                                                                           : g["reserved_bytes"].get<double>();
-    const double measured = row["measured_bytes"].get<double>();
+    const double predicted = PredictedBytes(row, r["gpu"]);
+    const double measured = MeasuredBytes(row);
     const double err = std::abs(predicted - measured) / measured;
     EXPECT_LE(err, 0.35) << id << " predicted " << predicted << " measured " << measured;
     per_framework[row["framework"].get<std::string>()].push_back(err);
