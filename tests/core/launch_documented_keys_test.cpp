@@ -5,10 +5,8 @@
 // file, class or function, version or commit). The other way round, every listed key is written by
 // at least one scenario, so the list cannot keep a key the exporter no longer writes.
 #include <cctype>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -18,6 +16,7 @@
 #include "launch/launch_ops.h"
 #include "launch/shell_words.h"
 #include "launch/yaml_subset.h"
+#include "test_support.h"
 #include "vramplan/estimate.h"
 
 namespace vramplan {
@@ -25,12 +24,7 @@ namespace {
 
 using nlohmann::json;
 
-json DocumentedKeys() {
-  std::ifstream in(std::string(VRAMPLAN_FIXTURES_DIR) + "/launch/documented_keys.json");
-  std::stringstream text;
-  text << in.rdbuf();
-  return json::parse(text.str(), nullptr, false);
-}
+json DocumentedKeys() { return testing_support::LoadFixture("launch/documented_keys.json"); }
 
 // Scenarios that together reach every key each exporter can write.
 const std::map<std::string, std::vector<std::string>>& Scenarios() {
