@@ -7,6 +7,12 @@ namespace {
 
 int64_t Linear(int64_t in, int64_t out, bool bias) { return in * out + (bias ? out : 0); }
 
+// One encoder layer of the SigLIP / CLIP / Llama 4 vision towers: two LayerNorm(h) with bias,
+// q/k/v/out projections Linear(h, h) with bias, and a two-layer MLP of width `inter` with bias.
+int64_t VitEncoderLayer(int64_t h, int64_t inter) {
+  return 2 * (2 * h) + 4 * Linear(h, h, true) + Linear(h, inter, true) + Linear(inter, h, true);
+}
+
 // transformers models/qwen2_5_vl/modeling_qwen2_5_vl.py, Qwen2_5_VisionTransformerPretrainedModel:
 // patch_embed Qwen2_5_VisionPatchEmbed = Conv3d(in_channels, hidden, kernel [temporal_patch_size,
 // patch_size, patch_size], bias=False); `depth` Qwen2_5_VLVisionBlock = norm1/norm2 Qwen2RMSNorm(hidden),
@@ -49,7 +55,7 @@ int64_t Siglip(families::ConfigReader& v) {
   const int64_t mlp = Linear(h, inter, true) + Linear(inter, h, true);
   const int64_t side = image / patch;
   int64_t n = channels * patch * patch * h + h + side * side * h;
-  n += layers * (4 * h + 4 * Linear(h, h, true) + mlp);
+  n += layers * VitEncoderLayer(h, inter);
   n += 2 * h;
   if (head) n += h + Linear(h, 3 * h, true) + Linear(h, h, true) + 2 * h + mlp;
   return n;
@@ -88,7 +94,7 @@ int64_t Llama4Vision(families::ConfigReader& v) {
   const int64_t proj_out = v.Int({"projector_output_dim"}).value_or(4096);
   const int64_t side = image / patch;
   int64_t n = channels * patch * patch * h + h + (side * side + 1) * h + 2 * (2 * h);
-  n += layers * (4 * Linear(h, h, true) + Linear(h, inter, true) + Linear(inter, h, true) + 2 * (2 * h));
+  n += layers * VitEncoderLayer(h, inter);
   n += Linear(inter, proj_in, false) + Linear(proj_in, proj_out, false);
   return n;
 }
@@ -137,7 +143,7 @@ int64_t ClipVision(families::ConfigReader& v) {
   const int64_t patch = v.Int({"patch_size"}, 1).value_or(32);
   const int64_t side = image / patch;
   int64_t n = h + channels * patch * patch * h + (side * side + 1) * h + 2 * h;
-  n += layers * (4 * Linear(h, h, true) + 2 * (2 * h) + Linear(h, inter, true) + Linear(inter, h, true));
+  n += layers * VitEncoderLayer(h, inter);
   return n + 2 * h;
 }
 
