@@ -1,20 +1,11 @@
-#include "io/message_text.h"
 // accelerate's launch config (`accelerate launch --config_file job.yaml train.py`), as
-#include "io/message_text.h"
 // `accelerate config` writes it: src/accelerate/commands/config/config_args.py ClusterConfig and
-#include "io/message_text.h"
 // cluster.py (keys), FSDP settings as FullyShardedDataParallelPlugin reads them
-#include "io/message_text.h"
 // (src/accelerate/utils/dataclasses.py; accelerate v1.1). It holds the processes, the distributed
-#include "io/message_text.h"
 // type (DDP, FSDP, DeepSpeed), FSDP's sharding and offload and the mixed precision; the model, batch
-#include "io/message_text.h"
 // and sequence are the script's (noted as defaults, kept in the vramplan comment by the export).
-#include "io/message_text.h"
 #include <algorithm>
-#include "io/message_text.h"
 
-#include "io/message_text.h"
 #include "io/enum_names.h"
 #include "io/message_text.h"
 #include "launch/deepspeed_config.h"

@@ -1,19 +1,11 @@
-#include "io/message_text.h"
 // axolotl's training YAML (`axolotl train job.yaml`). Keys and defaults: the config schema in
-#include "io/message_text.h"
 // src/axolotl/utils/schemas/ (config.py AxolotlInputConfig, model.py, peft.py LoraConfig,
-#include "io/message_text.h"
 // training.py HyperparametersConfig, integrations for Liger / Cut Cross Entropy; axolotl v0.10).
-#include "io/message_text.h"
 // axolotl loads the model in bf16/fp16 when the flag is on (cfg.torch_dtype) and the HF trainer
-#include "io/message_text.h"
 // autocasts; `deepspeed` and `fsdp_config` are read inline (an object) or as a path (noted).
-#include "io/message_text.h"
 #include <algorithm>
 #include <cctype>
-#include "io/message_text.h"
 
-#include "io/message_text.h"
 #include "io/enum_names.h"
 #include "io/message_text.h"
 #include "launch/deepspeed_config.h"

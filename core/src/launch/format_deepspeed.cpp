@@ -1,8 +1,5 @@
-#include "io/message_text.h"
 // A DeepSpeed config on its own (ds_config.json): deepspeed/runtime/config.py (DeepSpeed v0.16).
-#include "io/message_text.h"
 // It holds the batch sizes, precision, ZeRO stage and offload; the model, the method and
-#include "io/message_text.h"
 // checkpointing live in the training script, so the import notes them as defaults.
 #include "io/message_text.h"
 #include "launch/deepspeed_config.h"

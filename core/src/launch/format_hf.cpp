@@ -1,20 +1,11 @@
-#include "io/message_text.h"
 // HF Trainer arguments as JSON: transformers TrainingArguments (training_args.py, v4.46) with the
-#include "io/message_text.h"
 // model keys of TRL's ModelConfig (trl/trainer/model_config.py) and SFTConfig's max_length
-#include "io/message_text.h"
 // (trl/trainer/sft_config.py; both checked at TRL v1.9: docs/planner.md), and PEFT's LoraConfig (peft/tuners/lora/config.py,
-#include "io/message_text.h"
 // v0.13; an adapter_config.json is one) - in one object, or as two documents one after the other.
-#include "io/message_text.h"
 // The export is one flat object in TRL's spelling, which `trl sft --config job.json` reads
-#include "io/message_text.h"
 // (its YAML loader reads JSON); `deepspeed` is embedded as an object (TrainingArguments takes a dict).
-#include "io/message_text.h"
 #include <algorithm>
-#include "io/message_text.h"
 
-#include "io/message_text.h"
 #include "io/enum_names.h"
 #include "io/message_text.h"
 #include "launch/deepspeed_config.h"

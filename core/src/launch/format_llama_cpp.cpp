@@ -1,16 +1,9 @@
-#include "io/message_text.h"
 // `llama-server ...` and `llama-cli ...` (llama.cpp). Options, their short forms and defaults:
-#include "io/message_text.h"
 // common/arg.cpp common_params_parser_init and common/common.h common_params (llama.cpp b6500;
-#include "io/message_text.h"
 // `-fa` takes on|off|auto since b6325 and was a bare flag before; both are read).
-#include "io/message_text.h"
 #include <algorithm>
-#include "io/message_text.h"
 #include <array>
-#include "io/message_text.h"
 #include <cctype>
-#include "io/message_text.h"
 
 #include "io/message_text.h"
 #include "launch/command_args.h"

@@ -1,30 +1,16 @@
-#include "io/message_text.h"
 // LLaMA-Factory's training YAML (`llamafactory-cli train job.yaml`). Keys and defaults:
-#include "io/message_text.h"
 // src/llamafactory/hparams/model_args.py (ModelArguments, QuantizationArguments),
-#include "io/message_text.h"
 // data_args.py (DataArguments), finetuning_args.py (FinetuningArguments, LoraArguments,
-#include "io/message_text.h"
 // FreezeArguments), and transformers' Seq2SeqTrainingArguments for the rest (LLaMA-Factory v0.9.3).
-#include "io/message_text.h"
 // Precision follows src/llamafactory/model/adapter.py init_adapter: the model loads in the compute
-#include "io/message_text.h"
 // dtype (bf16/fp16, inferred from the GPU when neither flag is set), and full/freeze tuning casts
-#include "io/message_text.h"
 // the trainable parameters to fp32 unless pure_bf16 or ZeRO-3/FSDP.
-#include "io/message_text.h"
 //
-#include "io/message_text.h"
 // The DeepSpeed config: LLaMA-Factory passes `deepspeed` to TrainingArguments, which takes a path or
-#include "io/message_text.h"
 // a dict, so the export embeds the ds_config as a nested map (one launchable file); the import
-#include "io/message_text.h"
 // also reads a path followed by the ds_config as a second YAML document ("---").
-#include "io/message_text.h"
 #include <algorithm>
-#include "io/message_text.h"
 
-#include "io/message_text.h"
 #include "io/enum_names.h"
 #include "io/message_text.h"
 #include "launch/deepspeed_config.h"

@@ -1,24 +1,13 @@
-#include "io/message_text.h"
 // torchtune recipe configs (`tune run lora_finetune_single_device --config job.yaml key=value ...`):
-#include "io/message_text.h"
 // a YAML config, `key=value` overrides (on their own lines or after `tune run`; `~key` removes a
-#include "io/message_text.h"
 // key), or a `tune run` line naming a built-in config, whose model and method are read from its
-#include "io/message_text.h"
 // name. Keys: the recipes (recipes/lora_finetune_single_device.py, full_finetune_distributed.py,
-#include "io/message_text.h"
 // ...) and their configs (recipes/configs/llama3_1/8B_lora_single_device.yaml, ...), model
-#include "io/message_text.h"
 // builders in torchtune/models/<family>/_model_builders.py (torchtune v0.6). torchtune keeps
-#include "io/message_text.h"
 // weights, gradients, optimizer states and LoRA adapters in `dtype` (no autocast), QLoRA bases as
-#include "io/message_text.h"
 // torchao NF4Tensor.
-#include "io/message_text.h"
 #include <algorithm>
-#include "io/message_text.h"
 #include <array>
-#include "io/message_text.h"
 
 #include "io/message_text.h"
 #include "launch/command_args.h"

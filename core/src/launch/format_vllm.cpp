@@ -1,20 +1,11 @@
-#include "io/message_text.h"
 // `vllm serve MODEL [options]` (or `python -m vllm.entrypoints.openai.api_server --model MODEL`).
-#include "io/message_text.h"
 // Options and defaults: vllm/engine/arg_utils.py EngineArgs and its add_cli_args (vLLM v0.10);
-#include "io/message_text.h"
 // --max-model-len accepts vLLM's human-readable sizes (vllm/engine/arg_utils.py human_readable_int:
-#include "io/message_text.h"
 // 1k = 1000, 1K = 1024, m/M likewise).
-#include "io/message_text.h"
 #include <algorithm>
-#include "io/message_text.h"
 #include <array>
-#include "io/message_text.h"
 #include <cmath>
-#include "io/message_text.h"
 
-#include "io/message_text.h"
 #include "io/enum_names.h"
 #include "io/message_text.h"
 #include "launch/command_args.h"
