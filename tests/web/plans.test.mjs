@@ -90,3 +90,26 @@ test('a 70B plan search in Chromium stays under 50 ms', async () => {
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+// The 8B target (10 ms, docs/planner.md "Speed"): reported, not asserted (a shared machine's load
+// alone moves it 2x). Twenty searches after a warm-up; V8 tiers the planner's hot functions up from
+// its baseline compiler as they run, so the last ten are the steady state.
+test('an 8B LoRA plan search in Chromium: timing reported', async () => {
+  const { page, problems, context } = await openPage(chrome.browser, null);
+  await gotoReady(page, `${server.base}/?v=1&model=meta-llama%2FLlama-3.1-8B&mode=train&train.method=lora&train.precision=bf16&train.micro_batch_size=4&train.seq_len=4096&gpu=rtx-4090-24gb`);
+  await page.locator('#plans-table tbody tr').first().waitFor({ timeout: 20000 });
+  const times = await page.evaluate(async () => {
+    const choices = window.__vramplan.choices;
+    const out = [];
+    for (let i = 0; i < 21; i++) {
+      const { ms, planned } = await window.__vramplanPlan({ scenario: choices, budget: { max_gpus: 1 }, max_plans: 8 });
+      if (!planned.ok) throw new Error(JSON.stringify(planned.errors));
+      out.push(ms);
+    }
+    return out.slice(1);
+  });
+  const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
+  console.log(`# plan search, Llama-3.1-8B LoRA b4 x 4096 on an RTX 4090, WASM in Chromium (worker): fastest ${Math.min(...times).toFixed(1)} ms, median ${median(times).toFixed(1)}, first ten ${median(times.slice(0, 10)).toFixed(1)}, last ten ${median(times.slice(-10)).toFixed(1)}`);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
