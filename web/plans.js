@@ -1,8 +1,8 @@
 // The Plans panel: when the job does not fit (or fits with little headroom), the core's planner
 // (the `plan` op, docs/planner.md), run in the worker, lists the plans that make it fit: what each
 // changes, its memory, its relative cost and fidelity, a one-click Apply (the URL carries the
-// applied plan), a cost x fidelity chart, the fewest GPUs of this kind and the larger GPUs on which
-// the job fits unchanged. Loaded by app.js the first time a result needs it, and styled here
+// applied plan), a cost x fidelity chart, the fewest GPUs of this kind with the cheapest parallel
+// layout at that count (Apply too) and the larger GPUs on which the job fits unchanged. Loaded by app.js the first time a result needs it, and styled here
 // (a constructed style sheet) so that the page's first download does not grow (docs/web.md, "Page weight").
 // Formatting only: every number is the core's.
 import { gib, exactBytes, el } from './format.js';
@@ -139,7 +139,16 @@ export function createPlans({ store, commit, plan, hook }) {
       if (plans.length > 1) parts.push(pareto(plans));
     }
     const fewest = reply.fewest_gpus;
-    if (fewest && (fewest.gpus > 0 || fewest.gpus_with_zero3 > 0)) {
+    if (fewest?.layout) {
+      // "How many GPUs of this kind, with the cheapest parallel layout" (the core's fewest_gpus.layout).
+      const l = fewest.layout;
+      const apply = el('button', { type: 'button', id: 'fewest-apply', class: 'plan-apply', text: 'Apply' });
+      apply.addEventListener('click', () => commit(withChanges(store.get().choices, l.changes), { history: 'push' }));
+      const how = l.label.replace(/^\d+ GPUs?(, )?/, '');
+      parts.push(el('p', { id: 'fewest-gpus', class: 'small' },
+        el('span', { text: `Fits on ${l.gpus}× ${g.name}: ${how}, ${gib(l.estimate.device_total_bytes)} per GPU, cost ×${l.cost.toFixed(2)} per token (the fewest GPUs of this kind; the cheapest layout at that count). ` }),
+        apply));
+    } else if (fewest && (fewest.gpus > 0 || fewest.gpus_with_zero3 > 0)) {
       parts.push(el('p', { class: 'small', text: fewest.gpus > 0
         ? `As configured, it fits on ${fewest.gpus} GPUs of this kind.`
         : `With DeepSpeed ZeRO-3, it fits on ${fewest.gpus_with_zero3} GPUs of this kind.` }));

@@ -403,20 +403,29 @@ class Searcher {
     if (!Valid(&v)) return std::nullopt;
     const std::vector<const LeverOption*> levels = Levels();
     // The smallest setting: the dearest checkpointing level, the first chain value (kept: the
-    // bisection of the last level starts there).
+    // bisection of the last level starts there). Estimated first when it could itself be a plan
+    // (its cost is within the bound): a failure there bounds every point of this combination and,
+    // through failed_, the combinations that need no less memory. When it costs more than the
+    // bound it cannot be a plan, and only the cheaper points are estimated: each of them needs at
+    // least its memory, so the first of them to fail says as much about this combination (one
+    // estimate instead of two; the memory orders are those of the bisection below).
     Check smallest;
     Scenario smallest_s = v;
+    bool smallest_known = false;
     {
       if (levels.back() != nullptr) levels.back()->Apply(&smallest_s);
       const InnerChain chain = InnerChainFor(space_, smallest_s, base_.model);
       if (chain.values.empty()) return std::nullopt;
       chain.Apply(&smallest_s, chain.values.front());
-      smallest = Estimate(&smallest_s);
-      if (!smallest.memory_fits) {
-        failed_[key].push_back(&c.pick);
-        return std::nullopt;
+      if (CostOf(smallest_s, nullptr) <= bound + kCostEpsilon) {
+        smallest = Estimate(&smallest_s);
+        smallest_known = true;
+        if (!smallest.memory_fits) {
+          failed_[key].push_back(&c.pick);
+          return std::nullopt;
+        }
+        if (!smallest.fits) return std::nullopt;
       }
-      if (!smallest.fits) return std::nullopt;
     }
     std::optional<Plan> best;
     Scenario x;
@@ -441,7 +450,7 @@ class Searcher {
       std::optional<Result> at_lo;
       Scenario at_lo_s;
       auto fits_at = [&](int64_t i, std::optional<Result>* keep, Scenario* keep_s) {
-        if (li + 1 == levels.size() && i == 0) {  // the smallest setting, already estimated
+        if (smallest_known && li + 1 == levels.size() && i == 0) {  // the smallest setting, already estimated
           *keep = smallest.result;
           *keep_s = smallest_s;
           return true;

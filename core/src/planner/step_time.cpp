@@ -25,7 +25,13 @@ constexpr double kFp32Fraction = 1.0 / 16.0;
 // 2023, Figs. 4-5). The attention core's FLOPs run at 1/3 of the matmul rate when eager.
 constexpr double kEagerAttentionSlowdown = 3.0;
 // Kernel launches per decoder layer per micro-batch (forward ~25, backward ~50 in a transformers
-// Llama layer under the PyTorch profiler) at ~4 us each when the GPU outruns the CPU.
+// Llama layer) at ~4 us each when the GPU outruns the CPU. The ~4 us: a CUDA launch measured at
+// 4-6 us (pegainfer's launch-overhead study, xiaguan/cuda-kernel-launch-lab; NVIDIA's "Getting
+// Started with CUDA Graphs" blog, 2019, the same order). The count: 75 is the lower side of
+// tests/fixtures/planner/count_layer_ops.py, which counts 159 ATen compute ops for one
+// transformers-style layer's forward + backward on CPU (torch 1.13: eager attention and CPU
+// gradient bookkeeping, both fewer kernels on CUDA with SDPA); at >= 1k tokens per micro-batch the
+// term is < 1% of a step either way (docs/planner.md, "Cost model").
 constexpr double kLaunchSecondsPerLayer = 75 * 4e-6;
 // Host links (per GPU): PCIe 3.0/4.0/5.0 x16 at ~12/25/50 GB/s achieved (the 16/32/64 GB/s raw
 // per direction). NVLink per GPU per direction: V100 150, A100 300, H100/H200 450, B200 900 GB/s
@@ -39,8 +45,13 @@ constexpr double kHostMemoryBytesPerS = 40e9;
 constexpr double kNvmeBytesPerS = 3e9;
 // Activation offload (torchtune OffloadActivations with use_streams, DeepSpeed cpu_checkpointing):
 // the saved activations go down to pinned host memory in the forward and come back in the
-// backward on a side stream; the transfer is hidden under the compute up to half its time
-// (assumed, as the data-parallel all-reduce below) and the rest is exposed.
+// backward on a side stream; the transfer is hidden under the compute up to half its time and
+// the rest is exposed. Half lies between the two published bounds: the copies' whole window is the
+// step (down during the forward, 1/3 of the compute; up during the backward, 2/3), reached only by
+// perfect overlap (TransformerEngine's CPU-offloading docs: asynchronous, "minimal overhead" when
+// the link is fast); with streams the overlap is far from perfect (pytorch/pytorch PR #174436:
+// -34% throughput offloading every activation of a pipeline stage with streams), and without
+// prefetch the GPU idles through the reloads (SageMaker model-parallel v2 docs, activation offloading).
 constexpr double kOffloadHiddenShare = 0.5;
 // Bytes a decoder layer saves per token for its backward in 16-bit: 34·h without the attention
 // scores (Korthikanti et al. 2022, eq. 1 with FlashAttention / SDPA), plus 5·a·s with eager
@@ -160,8 +171,11 @@ StepTime TrainingStepTime(const Scenario& s, const ModelSpec& model, const Param
   st.gpus = std::max<int64_t>(1, p.gpus);
   st.tokens = replica_tokens * dp;
   // Preference objectives forward two rows per sample (chosen and rejected); a reference model
-  // forwards them again without a backward, whether in the step or, precomputed, once per epoch
-  // before training (the same FLOPs: precomputing moves them, TRL precompute_ref_log_probs).
+  // forwards them again without a backward, whether in the step or, precomputed, once before
+  // training (TRL DPOTrainer precompute_ref_log_probs: one pass over the train set in
+  // get_train_dataloader). Per epoch the same FLOPs; over E epochs precomputing runs 1/E of them,
+  // so pricing it as the per-step forward is exact for one epoch and an upper bound beyond (the
+  // scenario has no epoch count).
   const double rows = static_cast<double>(RowsPerSample(t.objective));
   const bool reference = t.objective == Objective::kDpo || t.objective == Objective::kIpo || t.objective == Objective::kKto;
 
@@ -266,7 +280,10 @@ StepTime TrainingStepTime(const Scenario& s, const ModelSpec& model, const Param
       exposed += std::max(0.0, volume / dp_link - (st.compute_s + st.recompute_s));
     } else {
       // DDP / ZeRO-1/2: one all-reduce (reduce-scatter + all-gather) of the gradients per step,
-      // bucketed under the last micro-batch's backward.
+      // bucketed under the last micro-batch's backward: buckets (25 MB, DDP's bucket_cap_mb) are
+      // reduced as their gradients are ready (Li et al. 2020, "PyTorch Distributed", VLDB, section
+      // 3.2.3), so the window is the backward, 2/3 of the micro-batch's compute (4N of 6N FLOPs),
+      // less the last bucket, reduced after the backward ends: half the micro-batch's compute.
       const double volume = 2.0 * local * GradBytes(s) * ring;
       exposed += std::max(0.0, volume / dp_link - st.compute_s / micro_batches * 0.5);
     }
@@ -326,7 +343,10 @@ StepTime ServingTime(const Scenario& s, const ModelSpec& model, const ParamCount
   const double kv = at_once * (prompt + generated / 2.0) * static_cast<double>(kv_bytes_per_token) / per_gpu_split;
   double step = (weights_on_gpu + kv) / rates.hbm_bytes_per_s;
   st.offload_s = waves * generated * weights_on_host / rates.host_memory_bytes_per_s;
-  if (inf.engine == Engine::kVllm && !inf.cuda_graphs) step *= 1.3;  // launch-bound decode without CUDA graphs (assumed, see docs)
+  // Launch-bound decode without CUDA graphs: published eager/graph ratios of a decode step are
+  // 1.14x (vllm-project/vllm PR #1440, Llama-2-7B, batch 1) to 1.44x (facebookresearch/metaseq
+  // PR #270, 175B on 8 A100s); 1.3x is between them.
+  if (inf.engine == Engine::kVllm && !inf.cuda_graphs) step *= 1.3;
   st.launch_s = waves * generated * (step - (weights_on_gpu + kv) / rates.hbm_bytes_per_s);
   st.compute_s += waves * generated * (weights_on_gpu + kv) / rates.hbm_bytes_per_s;
   if (gpus > 1 && inf.engine != Engine::kLlamaCpp) {
