@@ -126,6 +126,7 @@ export const FIELDS = [
   { path: 'inference.max_num_seqs', group: 'engine', show: vllm, label: 'Max sequences', help: 'Bounds the sampler\'s temporary buffers.' },
   { path: 'inference.block_size', group: 'engine', show: vllm, label: 'KV block size', help: 'Tokens per paged-KV block.' },
   { path: 'inference.cuda_graphs', group: 'engine', show: vllm, label: 'CUDA graphs', help: 'Captured graphs reserve extra memory.' },
+  { path: 'inference.vllm_version', group: 'engine', show: vllm, label: 'vLLM version' },
   { path: 'inference.n_ctx', group: 'engine', show: llamacpp, label: 'n_ctx', help: 'Context allocated up front (KV cache). 0 = prompt + new tokens.' },
   { path: 'inference.n_batch', group: 'engine', show: llamacpp, label: 'n_batch', help: 'Logical batch for prompt processing.' },
   { path: 'inference.n_ubatch', group: 'engine', show: llamacpp, label: 'n_ubatch', help: 'Physical batch: sizes the compute buffer.' },

@@ -2,8 +2,7 @@
 // bytes from PyTorch on CPU; measured_cpu_random.json is a seeded random draw, regenerated with
 // tests/fixtures/training/measure_random_steps.py): weights, gradients, optimizer states and saved
 // activations exact to the byte; every phase peak (forward, backward, optimizer) within 0.1% and the
-// step's peak (the highest of the three) exact on every row; the phase peaks of the rows listed in
-// KnownMiss below are within 1%.
+// step's peak (the highest of the three) exact on every row.
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -29,22 +28,6 @@ void ExpectWithin(int64_t predicted, int64_t measured, double tol, const std::st
   EXPECT_LE(err, tol) << what << ": predicted " << predicted << " measured " << measured << " (" << err * 100 << "%)";
 }
 
-// Rows not at the exact bars yet, each with the moment the simulation does not have (docs/training.md
-// section 3): their phase peaks stay within 1% (the 1024-token bf16 selective forward, -0.61%, is
-// the worst); their step peak is exact like every other row's.
-bool KnownMiss(const std::string& name) {
-  static const char* const kMisses[] = {
-      // the forward of a 1024-token sequence's eager attention (the step's peak is exact)
-      "F_longseq_v2k_gqa4.amp_bf16.adamw.b1s1024", "F_longseq_v2k_gqa4.bf16.adamw.b1s1024.selective",
-      "F_longseq_v2k_gqa4.bf16.lora_qv_r8.b1s1024", "F_longseq_v2k_gqa4.fp32.adamw.b1s1024.selective",
-      "F_longseq_v2k_gqa4.fp32.freeze2.b1s1024",
-  };
-  for (const char* m : kMisses) {
-    if (name == m) return true;
-  }
-  return false;
-}
-
 // The fixtures' `weights` are the harness's parameters and buffers. auto-gptq's QuantLinear also
 // keeps its int32 shift table `wf` (32/bits entries) as a plain attribute, resident beside them: the
 // estimate counts it with the weights (train/weights.cpp). Every decoder linear of these Llama rows
@@ -60,7 +43,7 @@ class MeasuredStep : public ::testing::TestWithParam<std::string> {};
 TEST_P(MeasuredStep, MatchesFixtures) {
   nlohmann::json table = Load(GetParam());
   ASSERT_TRUE(table.is_object()) << GetParam();
-  int count = 0, misses = 0;
+  int count = 0, exact_phases = 0;
   for (const auto& row : table["rows"]) {
     const std::string name = row["name"].get<std::string>();
     auto scenario = ParseScenario(row["scenario"].dump());
@@ -71,19 +54,20 @@ TEST_P(MeasuredStep, MatchesFixtures) {
     EXPECT_EQ(r.gpu.gradient_bytes, m["gradients"].get<int64_t>()) << name << " gradients";
     EXPECT_EQ(r.gpu.optimizer_state_bytes, m["optimizer_states"].get<int64_t>()) << name << " optimizer states";
     EXPECT_EQ(r.gpu.saved_activation_bytes, m["saved_activations"].get<int64_t>()) << name << " saved activations";
-    const bool miss = KnownMiss(name);
-    const double tol = miss ? 0.01 : 0.001;
+    const double tol = 0.001;
     ExpectWithin(r.gpu.phase_peaks.forward, m["peak_forward"].get<int64_t>(), tol, name + " forward peak");
     ExpectWithin(r.gpu.phase_peaks.backward, m["peak_backward"].get<int64_t>(), tol, name + " backward peak");
     ExpectWithin(r.gpu.phase_peaks.optimizer_step, m["peak_optimizer"].get<int64_t>(), tol, name + " optimizer peak");
     const int64_t predicted_step = std::max({r.gpu.phase_peaks.forward, r.gpu.phase_peaks.backward, r.gpu.phase_peaks.optimizer_step});
     const int64_t measured_step = std::max({m["peak_forward"].get<int64_t>(), m["peak_backward"].get<int64_t>(), m["peak_optimizer"].get<int64_t>()});
-    EXPECT_EQ(predicted_step, measured_step) << name << " step peak";  // on every row, the known misses included
-    if (miss) ++misses;
+    EXPECT_EQ(predicted_step, measured_step) << name << " step peak";
+    exact_phases += (r.gpu.phase_peaks.forward == m["peak_forward"].get<int64_t>()) + (r.gpu.phase_peaks.backward == m["peak_backward"].get<int64_t>()) +
+                    (r.gpu.phase_peaks.optimizer_step == m["peak_optimizer"].get<int64_t>());
     ++count;
   }
   EXPECT_GT(count, 0);
-  std::cout << "[ measured ] " << GetParam() << ": " << count << " steps, " << count - misses << " at the exact bar\n";
+  std::cout << "[ measured ] " << GetParam() << ": " << count << " steps, every one at the exact bar; " << exact_phases << " of " << 3 * count
+            << " phase peaks exact to the byte\n";
 }
 
 TEST(MeasuredStepTable, AtLeastEightyFixtures) {

@@ -1,6 +1,9 @@
 // Weight bytes per format: ggml block sizes, llama.cpp recipe rules, per-linear formulas worked by
 // hand from the libraries' tensor layouts, and real checkpoint sizes (llama-bench / engine logs).
+#include <string>
+
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "test_support.h"
 
@@ -162,6 +165,50 @@ TEST(WeightFormats, RealGgufSizesWithinOnePercent) {
     WeightFormat f = r.f == WeightFormat::kFp16 ? WeightFormat::kFp16 : r.f;
     double got = ComputeWeightBytes(m, f).total_bytes / double(1LL << 30);
     EXPECT_NEAR(got, r.gib, r.gib * 0.01) << r.model << " " << WeightFormatName(r.f) << " (" << r.source << ")";
+  }
+}
+
+// bitsandbytes checkpoints against their published sizes (tests/fixtures/inference/bnb_checkpoint_sizes.json).
+// NF4: transformers' save_pretrained writes each Linear4bit weight as bitsandbytes QuantState.as_dict(packed=True)
+// lays it out (bitsandbytes/functional.py QuantState.as_dict, nn/modules.py Params4bit, 0.43-0.45): the packed
+// uint8 weight (n/2), `absmax` (uint8, one per 64-block), `nested_absmax` (fp32, one per 256 blocks),
+// `nested_quant_map` (256 fp32), `quant_map` (16 fp32) and `quant_state.bitsandbytes__nf4`, a uint8 tensor of
+// json.dumps({"quant_type", "blocksize", "dtype", "shape", "nested_blocksize", "nested_dtype", "nested_offset"})
+// (pack_dict_to_tensor). In memory the offset is a 4-byte fp32 tensor instead of the JSON, so
+// checkpoint = our bytes - 4 + JSON per quantized linear, and the JSON is 145 characters + the shape's digits +
+// the offset's Python repr (3 to 24 characters). The 16-bit rest (embeddings, lm_head, norms) is identical.
+int64_t Digits(int64_t v) { return static_cast<int64_t>(std::to_string(v).size()); }
+
+TEST(WeightFormats, BnbChecksAgainstPublishedCheckpoints) {
+  const nlohmann::json fx = testing_support::LoadFixture("inference/bnb_checkpoint_sizes.json");
+  ASSERT_TRUE(fx.is_object());
+  for (const auto& row : fx["nf4"]) {
+    const ModelSpec& m = Preset(row["preset"].get<std::string>().c_str());
+    const int64_t ours = ComputeWeightBytes(m, WeightFormat::kNf4).total_bytes;
+    int64_t linears = 0, json_fixed = 0;
+    for (uint8_t k : m.layer_kind) {
+      for (const auto& l : m.kinds[k].linears) {
+        if (!l.lora_targetable) continue;  // what bnb replaces (nn.Linear); the rest stays 16-bit
+        linears += l.copies;
+        json_fixed += l.copies * (145 + Digits(l.out_features) + Digits(l.in_features));
+      }
+    }
+    const int64_t published = row["total_size"].get<int64_t>();
+    const int64_t low = ours - 4 * linears + json_fixed + 3 * linears, high = ours - 4 * linears + json_fixed + 24 * linears;
+    EXPECT_GE(published, low) << row["checkpoint"] << ": ours " << ours;
+    EXPECT_LE(published, high) << row["checkpoint"] << ": ours " << ours;
+    EXPECT_NEAR(static_cast<double>(ours), static_cast<double>(published), 1e-5 * published) << row["checkpoint"];
+  }
+  // LLM.int8: Int8Params int8 [out, in] + `SCB` fp32 per output row (bitsandbytes nn/modules.py Int8Params,
+  // Linear8bitLt._save_to_state_dict); lm_head stays 16-bit (transformers get_keys_to_not_convert). The Hub
+  // rounds each shard to 3 significant digits, so the sum is known to +-0.005 GB per shard: enough to catch a
+  // quantized lm_head (-0.39 GB on Llama 3 8B) or 16-bit linears, not the SCB rows (5 MB).
+  for (const auto& row : fx["int8"]) {
+    const ModelSpec& m = Preset(row["preset"].get<std::string>().c_str());
+    const double ours_gb = ComputeWeightBytes(m, WeightFormat::kInt8).total_bytes / 1e9;
+    double sum = 0;
+    for (const auto& g : row["shards_gb"]) sum += g.get<double>();
+    EXPECT_NEAR(ours_gb, sum, 0.005 * row["shards_gb"].size()) << row["checkpoint"];
   }
 }
 

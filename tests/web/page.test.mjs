@@ -4,7 +4,7 @@
 // (and per node when the result has it), training's "GPUs needed" when the result has it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, startBrowser, openPage, gotoReady, pageResult } from './harness.mjs';
+import { startServer, startBrowser, openPage, gotoReady, pageResult, settled } from './harness.mjs';
 import { contrast } from './contrast.mjs';
 
 let server; let chrome;
@@ -100,6 +100,26 @@ test('the totals are named in the engine\'s own terms', async () => {
   // Nothing visible names PyTorch for an engine that has none.
   const visible = await page.evaluate(() => document.getElementById('app').innerText);
   assert.doesNotMatch(visible, /torch\.cuda|PyTorch can use/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('the vLLM release range is on the form (vLLM only) and moves the KV pool', async () => {
+  const { page, problems, context } = await openPage(chrome.browser, `${server.base}/?v=1&model=meta-llama/Llama-3.1-8B&mode=inference&inference.engine=vllm`);
+  const field = page.locator('#f-inference-vllm_version');
+  assert.equal(await field.count(), 1);
+  const options = await field.locator('option').evaluateAll((os) => os.map((o) => o.value));
+  for (const v of ['0.21+', '0.8-0.20', '0.6-0.10_v0']) assert.ok(options.includes(v), `option ${v} in ${options}`);
+  const kv = () => page.evaluate(() => window.__vramplan.result.inference.kv_token_capacity);
+  const inside = await kv();  // 0.21+: the CUDA graphs come out of the KV budget
+  await rerendered(page, () => page.selectOption('#f-inference-vllm_version', '0.8-0.20'));
+  assert.equal(await page.evaluate(() => window.__vramplan.scenario.inference.vllm_version), '0.8-0.20');
+  assert.ok(await kv() > inside, 'graphs on top of gpu_memory_utilization leave a larger KV pool');
+  await settled(page);
+  assert.match(decodeURIComponent(page.url()), /inference\.vllm_version=0\.8-0\.20/);
+  // Another engine hides it.
+  await rerendered(page, () => page.selectOption('#f-inference-engine', 'llama_cpp'));
+  assert.equal(await page.locator('#f-inference-vllm_version').isVisible(), false);
   assert.deepEqual(problems, []);
   await context.close();
 });

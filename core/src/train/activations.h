@@ -43,6 +43,7 @@ struct LayerSaved {
   int64_t weight_cast_bytes = 0;        // amp: 16-bit weight copies saved as mm's mat2 (inside total)
   int64_t attention_core_bytes = 0;     // eager core's own saves (q', k', scalar, softmax, probs, v'): dropped by selective
   int64_t core_input_bytes = 0;         // what a checkpointed core keeps instead: q_embed, k_embed, v
+  int64_t scores_operands_bytes = 0;    // eager: q' and k' as matmul(q, k^T) saves them (within before_scores_bytes)
   bool output_requires_grad = false;
   bool qk_require_grad = false;   // uses the shared cos/sin
   int64_t attention_transient_bytes = 0;  // forward scratch inside the attention core beyond what it saves

@@ -545,14 +545,65 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     int64_t before = cos_sin;
     for (int64_t i = 0; i + 1 < L; ++i) before += layers[static_cast<size_t>(i)].kept_forward_bytes;
     before += li.saved.before_scores_bytes;
-    int64_t locals = prec.matmul * T * g.num_kv_heads * g.head_dim;
-    if (prec.autocast) locals += 4 * T * h + 4 * T * a * g.head_dim + 4 * T * g.num_kv_heads * g.head_dim;
+    // The frames' locals at `attn_weights + causal_mask` / softmax of the last layer (transformers
+    // 4.44 LlamaAttention.forward and its callers), beside what the layers saved. Each was read from
+    // the live blocks at the measured forward peak (F_longseq_v2k_gqa4.*.b1s1024, K01 of the DPO
+    // fixture) and is named by the op that allocates it:
+    //  * v after repeat_kv (`expand` + `reshape`, a copy at the query heads' width; a view for one KV
+    //    head; for MHA it is v itself): the second matmul has not run yet, so nothing has saved it.
+    const LayerPlan& last_plan = plan.layers.back();
+    const int64_t kv_width = g.num_kv_heads == 1 ? 1 : a;
+    int64_t locals = prec.matmul * T * kv_width * g.v_head_dim;
+    //  * under autocast: the fp32 norm output, q_embed and the repeated k_embed (RoPE's fp32 sin/cos
+    //    promote q and k), of which the matmul saved only its bf16 casts.
+    if (prec.autocast) locals += 4 * T * h + 4 * T * a * g.head_dim + 4 * T * kv_width * g.head_dim;
+    //  * without autocast, the norm output (`self.weight * hidden_states.to(input_dtype)`) when no
+    //    linear saves it: the base weights are frozen and no adapter reads it in its own dtype (peft
+    //    casts x to the adapters' fp32 first, and lora_A saves that copy).
+    if (!prec.autocast && !ctx.quantized_base && !last_plan.weights_trainable) {
+      bool adapter_reads_it = false;
+      for (const auto& l : last_kind.linears) {
+        if (l.role != ModuleRole::kAttention || IsAttentionOutput(l.slot)) continue;
+        adapter_reads_it = adapter_reads_it || (last_plan.lora && IsLoraTarget(l, train.lora) && plan.adapter_bytes_per_param == prec.residual);
+      }
+      if (!adapter_reads_it) locals += prec.residual * T * h;
+    }
+    //  * the last layer's input (`residual`, the previous layer's residual sum), unless its RMSNorm
+    //    saved it: `hidden_states.to(torch.float32)` is the input itself only in fp32, and only when
+    //    it needs a gradient; a 16-bit input stays beside its saved fp32 copy.
+    if (L > 1 && !learned_positions && !(last_plan.input_requires_grad && prec.residual == 4)) locals += prec.residual * T * h;
+    //  * q_embed, and k_embed when repeat_kv did not copy it (MHA; MQA's expand view), at b > 1: q and k
+    //    come out of `.view(b, s, heads, d).transpose(1, 2)` and RoPE's elementwise ops keep that
+    //    memory layout, so matmul's `reshape(b·heads, s, d)` copies them and saves the copy
+    //    (`aten::matmul > aten::reshape > aten::clone`); the frame still holds the originals. At b = 1
+    //    the reshape is a view. Under autocast the saved copy is of the cast (q_embed is counted
+    //    above); under selective recomputation the copy is dropped and q_embed is the checkpoint's.
+    if (!prec.autocast && ckpt != Checkpointing::kSelective && b > 1 && !g.mla) {
+      const bool k_copied = g.num_kv_heads == a || g.num_kv_heads == 1;
+      locals += prec.q_after_rope * T * g.head_dim * (a + (k_copied && !fw.use_cache ? g.num_kv_heads : 0));
+    }
+    //  * `cache_position` (torch.arange, int64 8·s; position_ids is its view), held by LlamaModel.forward.
+    if (!learned_positions) locals += 8 * s;
     if (on_cpu && fw.cpu_kv_alive_at_scores) locals += T * g.num_kv_heads * g.head_dim * (prec.q_after_rope + prec.matmul);
     // LlamaModel.forward keeps `inputs_embeds` alive through the whole forward: extra unless layer 0's
     // norm saved it as its fp32 input (fp32/amp with a trainable embedding or upstream).
     const bool embeds_saved = plan.layers.front().input_requires_grad && prec.residual == 4;
     if (!embeds_saved && !learned_positions) locals += prec.residual * T * h;
+    // Selective recomputation: the checkpoints' CPU RNG states (one per layer, the last included: it is
+    // stashed before the core runs).
+    locals += ckpt == Checkpointing::kSelective ? rng_states : 0;
     const int64_t score_factor = prec.autocast ? (on_cpu ? 10 : 8) : (prec.half ? 10 : 8);
+    // fp32 on the CPU the peak is at `/ math.sqrt(head_dim)` (the matmul's result and the quotient, 8
+    // b·a·s² in all): the float64 0-dim scalar's fp32 copy (4 B) is alive beside the scalar itself. A
+    // 16-bit or autocast step peaks later, at the mask's sum / softmax's fp32 copy, where the scalar is
+    // gone unless DivBackward0 saved it, and under selective recomputation the checkpoint dropped it.
+    const bool peak_at_div = !prec.half && !prec.autocast;
+    if (on_cpu && peak_at_div) locals += 4;
+    if (ckpt == Checkpointing::kSelective && !peak_at_div && !ctx.scale_is_tensor) locals -= 8;
+    // Under autocast q' and k' are the matmul's bf16 casts of q_embed and k^T, made inside the
+    // checkpointed core: nothing keeps them once the matmul returns (the checkpoint's pack hook drops
+    // them; without autocast they are q_embed itself and the repeated k, which the frames hold).
+    if (ckpt == Checkpointing::kSelective && prec.autocast) locals -= li.saved.scores_operands_bytes;
     Moment m = step(Phase::kForward, At::kAttentionScores, L - 1);
     m.gradient_bytes = grads_resident;
     m.activation_bytes = before;
