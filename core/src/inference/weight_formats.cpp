@@ -262,7 +262,8 @@ WeightBytes ComputeWeightBytes(const ModelSpec& spec, WeightFormat f, int64_t tp
 
   // Embeddings and lm_head.
   const int64_t emb_params = spec.vocab_size * spec.hidden_size;
-  const int64_t pos_params = spec.position_embedding_rows * spec.hidden_size;
+  // Learned positions and the other embedding tables (extra_embedding_params) stay in 16-bit like the embedding.
+  const int64_t pos_params = spec.position_embedding_rows * spec.hidden_size + spec.extra_embedding_params;
   int64_t quantized = 0, unquantized = 0;
   if (gguf) {
     GgmlType et = GgufTensorType(f, GgufCategory::kTokenEmbd, 0, 1, spec.hidden_size, ctx);
