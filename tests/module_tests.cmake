@@ -28,6 +28,7 @@ set(tested_elsewhere
   io/result_json=golden
   io/scenario_json=scenario
   model/catalog=presets
+  model/gemma4_towers=vision_tower
   scenario/schema_gen=fields
   util/size_limits=overflow
   train/activations=train_step

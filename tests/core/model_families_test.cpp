@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "inference/kv_cache.h"
 #include "model/catalog.h"
 #include "model/families/layer_kit.h"
 #include "model/families/registry.h"
@@ -60,7 +61,7 @@ bool IsAttentionSlot(LinearSlot s) {
 void CheckLayerSlots(const std::string& id, const ModelSpec& m, size_t kind_index) {
   const LayerKind& k = m.kinds[kind_index];
   const std::string where = id + " kind " + std::to_string(kind_index);
-  int outputs = 0, routers = 0, q = 0, kv_fused = 0, k_or_v = 0, mla = 0;
+  int outputs = 0, routers = 0, q = 0, kv_fused = 0, k_or_v = 0, mla = 0, v = 0;
   for (const LinearSpec& l : k.linears) {
     const std::string what = where + " " + std::string(l.name);
     EXPECT_NE(l.slot, LinearSlot::kUnset) << what;
@@ -93,6 +94,7 @@ void CheckLayerSlots(const std::string& id, const ModelSpec& m, size_t kind_inde
     if (l.role == ModuleRole::kExperts) EXPECT_EQ(l.parallel, ParallelStyle::kExpert) << what;
     if (l.slot == LinearSlot::kQ) ++q;
     if (l.slot == LinearSlot::kK || l.slot == LinearSlot::kV) ++k_or_v;
+    if (l.slot == LinearSlot::kV) ++v;
     if (l.slot == LinearSlot::kQkv) ++kv_fused;
     if (l.slot == LinearSlot::kMlaKvA || l.slot == LinearSlot::kMlaKvB) ++mla;
   }
@@ -105,8 +107,11 @@ void CheckLayerSlots(const std::string& id, const ModelSpec& m, size_t kind_inde
     EXPECT_EQ(q + k_or_v + kv_fused, 0) << where << ": no attention projections without attention heads";
   } else if (k.attention.mla) {
     EXPECT_EQ(mla, 2) << where;
+  } else if (k.attention.kv_shared) {
+    EXPECT_TRUE(q == 1 && k_or_v == 0 && kv_fused == 0) << where << ": a KV-shared layer projects q only";
   } else {
-    EXPECT_TRUE((q == 1 && k_or_v == 2 && kv_fused == 0) || (q == 0 && k_or_v == 0 && kv_fused == 1)) << where;
+    // k and v, or k alone whose output is also the value (Gemma 4's attention_k_eq_v full layers).
+    EXPECT_TRUE((q == 1 && k_or_v == 1 + v && kv_fused == 0) || (q == 0 && k_or_v == 0 && kv_fused == 1)) << where;
   }
   int pre_attention = 0;
   for (const NormSpec& n : k.norms) {
@@ -139,13 +144,13 @@ TEST(ModelFamilies, EverySupportedTypeIsExercisedByAKnownModel) {
   }
 }
 
-// README: "35 `model_type`s read from real config keys"; docs/models.md lists each in its table.
+// README: "37 `model_type`s read from real config keys"; docs/models.md lists each in its table.
 TEST(ModelFamilies, RegistryListsEveryModelTypeTheDocsClaim) {
   const std::string readme = ReadRepoFile("README.md");
   std::smatch match;
   ASSERT_TRUE(std::regex_search(readme, match, std::regex("(\\d+) `model_type`s"))) << "README.md claims no model_type count";
   EXPECT_EQ(SupportedModelTypes().size(), static_cast<size_t>(std::stoi(match[1].str())));
-  EXPECT_EQ(SupportedModelTypes().size(), 35u);
+  EXPECT_EQ(SupportedModelTypes().size(), 37u);
   const std::string doc = ReadRepoFile("docs/models.md");
   ASSERT_FALSE(doc.empty()) << "docs/models.md missing";
   for (const families::ModelFamily& f : families::ModelFamilies()) {
@@ -291,6 +296,42 @@ TEST(ModelFamilies, Ernie45MoeLayerRange) {
   EXPECT_EQ(m.kinds[m.layer_kind[0]].mlp.num_experts, 0);
   for (size_t i = 1; i < 4; ++i) EXPECT_EQ(m.kinds[m.layer_kind[i]].mlp.num_experts, 8) << i;
   EXPECT_EQ(m.kinds[m.layer_kind[1]].extra_router_params, 8);  // moe_statics.e_score_correction_bias
+}
+
+// Gemma 4: full layers of global_head_dim (with attention_k_eq_v: num_global_key_value_heads and
+// no v_proj), KV-shared last layers without k/v that cache nothing, the MoE block beside the MLP.
+TEST(ModelFamilies, Gemma4LayerKindsAndKvCache) {
+  json text = {{"model_type", "gemma4_text"}, {"hidden_size", 64}, {"intermediate_size", 128},
+               {"num_hidden_layers", 6}, {"num_attention_heads", 4}, {"num_key_value_heads", 2},
+               {"num_global_key_value_heads", 1}, {"attention_k_eq_v", true}, {"head_dim", 16},
+               {"global_head_dim", 32}, {"vocab_size", 100}, {"sliding_window", 8}, {"num_kv_shared_layers", 2},
+               {"use_double_wide_mlp", true}, {"enable_moe_block", true}, {"num_experts", 4}, {"top_k_experts", 2},
+               {"moe_intermediate_size", 16},
+               {"layer_types", {"sliding_attention", "full_attention", "sliding_attention", "full_attention",
+                                "sliding_attention", "full_attention"}}};
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(json{{"model_type", "gemma4"}, {"text_config", text}}, "model", &warnings);
+  ASSERT_TRUE(spec.ok()) << spec.errors()[0].message;
+  const ModelSpec& m = spec.value();
+  const auto kind = [&](size_t i) -> const LayerKind& { return m.kinds[m.layer_kind[i]]; };
+  EXPECT_EQ(kind(0).attention.head_dim, 16);
+  EXPECT_EQ(kind(0).attention.num_kv_heads, 2);
+  EXPECT_EQ(kind(0).attention.sliding_window, 8);
+  EXPECT_EQ(kind(1).attention.head_dim, 32);
+  EXPECT_EQ(kind(1).attention.num_kv_heads, 1);
+  EXPECT_EQ(kind(1).attention.sliding_window, 0);
+  EXPECT_EQ(kind(1).linears.size(), kind(0).linears.size() - 1);  // no v_proj
+  EXPECT_TRUE(kind(4).attention.kv_shared);
+  EXPECT_EQ(kind(4).mlp.shared_intermediate, 256);  // use_double_wide_mlp on KV-shared layers
+  EXPECT_EQ(kind(0).mlp.num_experts, 4);
+  EXPECT_EQ(kind(0).extra_router_params, 64 + 4);  // router.scale, router.per_expert_scale
+  // The cache: layers 0 and 2 (2 heads x 16) and layers 1 and 3 (1 head x 32); 4 and 5 reuse them.
+  const std::vector<KvGroup> groups = KvGroups(m, Engine::kVllm, 1);
+  int64_t layers = 0;
+  for (const KvGroup& g : groups) layers += g.layers;
+  EXPECT_EQ(layers, 4);
+  // The stored k_proj / v_proj / k_norm of the KV-shared layers: 64 x 32 x 2 + 16 and 64 x 32 + 32.
+  EXPECT_EQ(CountParams(m).unloaded, (64 * 32 * 2 + 16) + (64 * 32 + 32));
 }
 
 }  // namespace

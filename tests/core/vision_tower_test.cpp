@@ -112,6 +112,40 @@ TEST(VisionTower, LlavaCountsClipAndProjector) {
   EXPECT_EQ(CountParams(spec.value()).projector, 1024 * 64 + 64 + 64 * 64 + 64 + 64);
 }
 
+// Gemma 4 E2B (model/gemma4_towers.cpp): the towers' defaults are Gemma4VisionConfig's and
+// Gemma4AudioConfig's (configuration_gemma4.py), which describe google/gemma-4-e2b-it.
+TEST(VisionTower, Gemma4E2bVisionAudioAndEmbedders) {
+  json text = {{"model_type", "gemma4_text"}, {"hidden_size", 1536}, {"intermediate_size", 6144},
+               {"num_hidden_layers", 35}, {"num_attention_heads", 8}, {"num_key_value_heads", 1},
+               {"head_dim", 256}, {"global_head_dim", 512}, {"vocab_size", 262144},
+               {"num_kv_shared_layers", 20}, {"hidden_size_per_layer_input", 256}, {"use_double_wide_mlp", true},
+               {"sliding_window", 512}};
+  json layer_types = json::array();
+  for (int i = 0; i < 35; ++i) layer_types.push_back(i % 5 == 4 ? "full_attention" : "sliding_attention");
+  text["layer_types"] = layer_types;
+  json cfg = {{"model_type", "gemma4"},
+              {"text_config", text},
+              {"vision_config", {{"model_type", "gemma4_vision"}, {"use_clipped_linears", true}}},
+              {"audio_config", {{"model_type", "gemma4_audio"}}}};
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok()) << spec.errors()[0].message;
+  EXPECT_TRUE(warnings.empty()) << warnings[0].message;
+  const ParamCounts c = CountParams(spec.value());
+  // patch input_proj 768 x 768 + position table 2 x 10240 x 768 + 16 layers x 9,440,384
+  // (q/k/v/o 4 x 768 x 768, q/k norms 2 x 64, four norms 4 x 768, MLP 3 x 768 x 3072).
+  EXPECT_EQ(c.vision, 589824 + 15728640 + 16 * 9440384LL);
+  // subsampling 1,152 + 128 + 36,864 + 32 + input_proj 1024 x 1024, 12 conformer layers of
+  // 25,180,288 (feed-forward 2 x 8,390,656, attention 5 x 1,048,576 + 128, light conv 3,152,896,
+  // norms 3,072), output_proj 1024 x 1536 + 1536.
+  EXPECT_EQ(c.audio, 1152 + 128 + 36864 + 32 + 1048576 + 12 * 25180288LL + 1572864 + 1536);
+  EXPECT_EQ(c.projector, 768 * 1536 + 1536 * 1536);  // embed_vision, embed_audio
+  // 20 KV-shared layers x (k_proj + v_proj 2 x 1536 x 256 (512 on the 4 full ones) + k_norm)
+  EXPECT_EQ(c.unloaded, 16 * (2 * 1536 * 256 + 256) + 4 * (2 * 1536 * 512 + 512));
+  EXPECT_EQ(c.total, 4628569379);
+  EXPECT_EQ(c.checkpoint_total, 5123178051);  // Hub total of google/gemma-4-E2B-it
+}
+
 TEST(VisionTower, OtherWrappersKeepTheTextOnlyWarning) {
   json cfg = {{"model_type", "llava"},
               {"text_config", {{"model_type", "llama"}, {"hidden_size", 64}, {"intermediate_size", 128},

@@ -126,6 +126,12 @@ struct AttentionGeometry {
   int64_t qk_rope_head_dim = 0;
   int64_t qk_nope_head_dim = 0;
   int64_t q_lora_rank = 0;
+  // The layer reads the K/V of an earlier layer and caches none of its own (Gemma 4's last
+  // num_kv_shared_layers layers: modeling_gemma4.py Gemma4TextAttention.is_kv_shared_layer).
+  bool kv_shared = false;
+  // Cross-attention to vision states (Llama 3.2 Vision's cross_attention_layers): its K/V come
+  // from the image tokens, once per image, not per text token; the text KV cache leaves it out.
+  bool cross_attention = false;
 };
 
 // The token mixer of a layer besides (or instead of) softmax attention. kNone: attention only, the
@@ -222,6 +228,13 @@ struct CheckpointLayout {
   // A multimodal checkpoint's vision tower and projector (read from vision_config).
   int64_t vision_params = 0;
   int64_t projector_params = 0;
+  // A multimodal checkpoint's audio tower (audio_config; Gemma 4 E2B / E4B); its projector counts
+  // in projector_params.
+  int64_t audio_params = 0;
+  // Weights the checkpoint stores but the framework skips when loading: Gemma 4's KV-shared layers
+  // keep k_proj / v_proj / k_norm in the checkpoint, which transformers lists in
+  // _keys_to_ignore_on_load_unexpected (modeling_gemma4.py Gemma4TextModel).
+  int64_t unloaded_params = 0;
 };
 
 struct ModelSpec {
@@ -237,6 +250,10 @@ struct ModelSpec {
   int64_t context_limit = 0;
   std::string context_limit_source;  // how it was derived ("max_position_embeddings 131,072")
   int64_t position_embedding_rows = 0;  // learned absolute positions (GPT-2 wpe), 0 for RoPE
+  // Embedding elements beyond vocab_size x hidden_size (the embedding bucket): Llama 3.2 Vision's
+  // 8 extra embed_tokens rows the lm_head does not have (modeling_mllama.py MllamaTextModel), Gemma
+  // 4's per-layer embeddings (embed_tokens_per_layer, per_layer_model_projection and its norm).
+  int64_t extra_embedding_params = 0;
   bool tied_embeddings = false;
   bool lm_head_bias = false;  // Phi-2
   NormKind norm_kind = NormKind::kRmsNorm;
@@ -280,7 +297,9 @@ struct ParamCounts {
   // In the checkpoint only (CheckpointLayout), not in `total`:
   int64_t mtp = 0;                  // multi-token-prediction layers
   int64_t vision = 0;               // vision tower
-  int64_t projector = 0;            // multimodal projector
+  int64_t projector = 0;            // multimodal projector(s)
+  int64_t audio = 0;                // audio tower
+  int64_t unloaded = 0;             // stored weights the framework skips when loading
   int64_t quantization_scales = 0;  // FP8 block scales, MXFP4 scales
   int64_t tied_lm_head_copy = 0;    // lm_head stored although tied
   // Every stored element, as the Hub's safetensors metadata counts it.

@@ -84,7 +84,10 @@ void EstimateLlamaCppEngine(const Scenario& s, const RankShard& rank, const Prep
       cells = std::min(n_ctx, Pad(Add(Mul(a.sliding_window, n_seq), n_ubatch), 256));
       swa_cells = cells;
     }
-    int64_t kv = a.num_heads > 0 ? Mul(row(k_el) + row(v_el), cells) : 0;  // no K/V without attention
+    // No K/V without attention, on a layer that reuses another layer's K/V (Gemma 4's KV-shared
+    // layers) or on a cross-attention layer (image K/V, not per text token).
+    const bool caches = a.num_heads > 0 && !a.kv_shared && !a.cross_attention;
+    int64_t kv = caches ? Mul(row(k_el) + row(v_el), cells) : 0;
     // A recurrent layer's r_l / s_l rows, F32, one per sequence (src/llama-memory-recurrent.cpp;
     // mem_size = max(1, n_seq_max)).
     if (k.recurrent.kind != MixerKind::kNone) kv = Add(kv, Mul(RecurrentLayerBytes(k.recurrent, Engine::kLlamaCpp, 1, 4), n_seq));

@@ -40,6 +40,7 @@ std::vector<KvGroup> KvGroups(const ModelSpec& spec, Engine engine, int64_t tp) 
     if (count[i] == 0) continue;
     const AttentionGeometry& a = spec.kinds[i].attention;
     if (a.num_heads == 0) continue;  // a Mamba / linear-attention / MLP-only layer keeps no K/V
+    if (a.kv_shared || a.cross_attention) continue;  // reuses another layer's K/V; K/V of image tokens
     KvGroup g;
     g.layers = count[i];
     g.window_tokens = a.sliding_window;

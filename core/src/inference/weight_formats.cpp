@@ -262,11 +262,14 @@ WeightBytes ComputeWeightBytes(const ModelSpec& spec, WeightFormat f, int64_t tp
 
   // Embeddings and lm_head.
   const int64_t emb_params = spec.vocab_size * spec.hidden_size;
-  const int64_t pos_params = spec.position_embedding_rows * spec.hidden_size;
+  // Learned positions and the other embedding tables (extra_embedding_params: Gemma 4's per-layer
+  // embeddings) stay unquantized like the embedding: F32 positions and F16 tables in GGUF.
+  const int64_t pos_params = spec.position_embedding_rows * spec.hidden_size + spec.extra_embedding_params;
   int64_t quantized = 0, unquantized = 0;
   if (gguf) {
     GgmlType et = GgufTensorType(f, GgufCategory::kTokenEmbd, 0, 1, spec.hidden_size, ctx);
-    w.token_embedding_bytes = GgmlTensorBytes(et, spec.vocab_size, spec.hidden_size) + pos_params * 4;
+    w.token_embedding_bytes = GgmlTensorBytes(et, spec.vocab_size, spec.hidden_size) +
+                              (pos_params - spec.extra_embedding_params) * 4 + spec.extra_embedding_params * 2;
     (et == GgmlType::kF16 ? unquantized : quantized) += emb_params;
     unquantized += pos_params;
     if (!spec.tied_embeddings) {

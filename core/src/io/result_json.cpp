@@ -148,13 +148,13 @@ void WriteModelSummary(JsonWriter& w, const ModelSpec& m) {
 void WriteParams(JsonWriter& w, const ParamCounts& c, const int64_t* trainable) {
   w.BeginObject().Field("total", c.total).Field("checkpoint_total", c.checkpoint_total).Field("active_per_token", c.active_per_token);
   if (trainable != nullptr) w.Field("trainable", *trainable);
-  // The first eight sum to `total` (what the framework holds); the last five are stored in the
+  // The first eight sum to `total` (what the framework holds); the last seven are stored in the
   // checkpoint only, and all of them sum to `checkpoint_total`.
   w.Key("by_module").BeginObject().Field("embedding", c.embedding).Field("attention", c.attention).Field("mlp", c.mlp)
       .Field("experts", c.experts).Field("shared_experts", c.shared_experts).Field("router", c.router)
       .Field("norms", c.norms).Field("lm_head", c.lm_head).Field("mtp", c.mtp).Field("vision", c.vision)
       .Field("projector", c.projector).Field("quantization_scales", c.quantization_scales)
-      .Field("tied_lm_head_copy", c.tied_lm_head_copy).EndObject();
+      .Field("tied_lm_head_copy", c.tied_lm_head_copy).Field("audio", c.audio).Field("unloaded", c.unloaded).EndObject();
   w.EndObject();
 }
 

@@ -101,6 +101,8 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
       std::string outer = type;
       type = inner.String("model_type", "");
       if (type == "gemma3") type = "gemma3_text";
+      if (outer == "gemma4" && (type == "gemma4" || type.empty())) type = "gemma4_text";
+      if (outer == "mllama" && (type == "mllama" || type.empty())) type = "mllama_text_model";
       if (outer == "qwen2_5_vl" && (type == "qwen2_5_vl_text" || type == "qwen2_5_vl" || type.empty())) type = "qwen2";
       // transformers Qwen3VLTextModel is the Qwen3 decoder (q/k RMSNorm); Qwen3VLMoeTextModel the Qwen3-MoE
       // one (its experts are fused tensors there, with the same element counts).
@@ -144,6 +146,7 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
     if (tower) {
       text.checkpoint.vision_params = tower->vision;
       text.checkpoint.projector_params = tower->projector;
+      text.checkpoint.audio_params = tower->audio;
       // Said once per result: the warning is gone, but the memory terms still leave the tower out.
       text.notes.push_back(io::Quote(wrapper) +
                            " is multimodal: its vision tower and projector (vision_config) are counted in "

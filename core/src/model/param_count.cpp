@@ -46,8 +46,11 @@ void AddCheckpointTerms(const ModelSpec& spec, const int64_t* uses, ParamCounts*
   }
   c->vision = ck.vision_params;
   c->projector = ck.projector_params;
+  c->audio = ck.audio_params;
+  c->unloaded = ck.unloaded_params;
   c->tied_lm_head_copy = spec.tied_embeddings && ck.tied_lm_head_stored ? embedding : 0;
-  c->checkpoint_total = Add(c->total, c->mtp, c->vision, c->projector, c->quantization_scales, c->tied_lm_head_copy);
+  c->checkpoint_total = Add(c->total, c->mtp, c->vision, c->projector, c->quantization_scales, c->tied_lm_head_copy, c->audio,
+                            c->unloaded);
 }
 
 }  // namespace
@@ -61,7 +64,8 @@ int64_t LayerKindParams(const LayerKind& kind) {
 
 ParamCounts CountParams(const ModelSpec& spec) {
   ParamCounts c;
-  c.embedding = Add(Mul(spec.vocab_size, spec.hidden_size), Mul(spec.position_embedding_rows, spec.hidden_size));
+  c.embedding = Add(Mul(spec.vocab_size, spec.hidden_size), Mul(spec.position_embedding_rows, spec.hidden_size),
+                    spec.extra_embedding_params);
   c.lm_head = spec.tied_embeddings ? 0 : Mul(spec.vocab_size, spec.hidden_size);
   if (spec.lm_head_bias) c.lm_head = Add(c.lm_head, spec.vocab_size);
   c.norms = spec.final_norm.Params();

@@ -1,6 +1,7 @@
 #include "model/vision_tower.h"
 
 #include "model/families/config_reader.h"
+#include "model/gemma4_towers.h"
 
 namespace vramplan {
 namespace {
@@ -147,10 +148,45 @@ int64_t ClipVision(families::ConfigReader& v) {
   return n + 2 * h;
 }
 
+// transformers models/mllama/modeling_mllama.py, MllamaVisionModel (MllamaVisionConfig defaults):
+// patch_embedding Conv2d(num_channels, h, patch, bias=False), class_embedding [h],
+// gated_positional_embedding (gate [1], embedding [P, h], tile_embedding Embedding(R + 1, tiles x P
+// x h)) with P = (image_size / patch_size)^2 + 1 and R = len(supported_aspect_ratios) (the
+// max_aspect_ratio_id), pre_ and post_tile_positional_embedding (Embedding(R + 1, tiles x h) and a
+// gate each), layernorm_pre / layernorm_post, and num_hidden_layers + num_global_layers
+// MllamaVisionEncoderLayer: q/k/v/o Linear(h, h) without bias, fc1 / fc2 with biases, two
+// LayerNorms; the global layers add gate_attn and gate_ffn.
+int64_t MllamaVision(families::ConfigReader& v) {
+  const int64_t h = v.Int({"hidden_size"}).value_or(1280);
+  const int64_t inter = v.Int({"intermediate_size"}).value_or(5120);
+  const int64_t layers = v.Int({"num_hidden_layers"}).value_or(32);
+  const int64_t global = v.Int({"num_global_layers"}).value_or(8);
+  const int64_t channels = v.Int({"num_channels"}).value_or(3);
+  const int64_t image = v.Int({"image_size"}, 1).value_or(448);
+  const int64_t patch = v.Int({"patch_size"}, 1).value_or(14);
+  const int64_t tiles = v.Int({"max_num_tiles"}, 1, 64).value_or(4);
+  // MllamaVisionConfig: supported_aspect_ratios defaults to every (w, h) tile grid with w x h <= max_num_tiles.
+  int64_t ratios = 0;
+  auto sr = v.raw().find("supported_aspect_ratios");
+  if (sr != v.raw().end() && sr->is_array()) {
+    ratios = static_cast<int64_t>(sr->size());
+  } else {
+    for (int64_t w = 1; w <= tiles; ++w) ratios += tiles / w;
+  }
+  const int64_t side = image / patch;
+  const int64_t positions = side * side + 1;
+  const int64_t layer = 4 * Linear(h, h, false) + Linear(h, inter, true) + Linear(inter, h, true) + 2 * (2 * h);
+  int64_t n = channels * patch * patch * h + h;
+  n += 1 + positions * h + (ratios + 1) * tiles * positions * h;
+  n += 2 * ((ratios + 1) * tiles * h + 1);
+  n += 2 * (2 * h);
+  return n + (layers + global) * layer + 2 * global;
+}
+
 }  // namespace
 
 bool VisionTowerCounted(const std::string& wrapper_type, const nlohmann::json& config) {
-  for (const char* t : {"qwen2_5_vl", "gemma3", "mistral3", "llama4", "qwen3_vl", "qwen3_vl_moe"}) {
+  for (const char* t : {"qwen2_5_vl", "gemma3", "mistral3", "llama4", "qwen3_vl", "qwen3_vl_moe", "gemma4", "mllama"}) {
     if (wrapper_type == t) return true;
   }
   if (wrapper_type != "llava" && wrapper_type != "llava_next") return false;
@@ -166,6 +202,14 @@ std::optional<VisionTowerParams> CountVisionTower(const std::string& wrapper_typ
   if (vc == config.end() || !vc->is_object()) return std::nullopt;
   families::ConfigReader v(*vc, io::JoinPath(path, "vision_config"), errors);
   if (wrapper_type == "qwen2_5_vl") return Qwen25Vl(v);
+  if (wrapper_type == "gemma4") return CountGemma4Towers(config, path, text_hidden, errors);
+  if (wrapper_type == "mllama") {
+    // MllamaForConditionalGeneration.multi_modal_projector: Linear(vision_output_dim, text h, bias=True).
+    VisionTowerParams p;
+    p.vision = MllamaVision(v);
+    p.projector = Linear(v.Int({"vision_output_dim"}).value_or(7680), text_hidden, true);
+    return p;
+  }
   if (wrapper_type == "gemma3") {
     // transformers models/gemma3/modeling_gemma3.py, Gemma3MultiModalProjector:
     // mm_input_projection_weight (vision hidden x text hidden) and mm_soft_emb_norm

@@ -112,6 +112,7 @@ ModelSpec RankLocalModel(const ModelSpec& model, const ModelSplit& split, const 
   m.tied_embeddings = split.pp > 1 ? true : model.tied_embeddings;
   m.lm_head_bias = stage.head && model.lm_head_bias;
   m.position_embedding_rows = stage.embedding ? model.position_embedding_rows : 0;
+  m.extra_embedding_params = stage.embedding ? model.extra_embedding_params : 0;  // kept whole on the first stage
   m.final_norm = model.final_norm;
   if (!stage.head) m.final_norm.dim = 0;
   m.kinds.reserve(model.kinds.size());

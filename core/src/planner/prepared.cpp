@@ -15,6 +15,7 @@ uint64_t ModelFingerprint(const ModelSpec& m) {
     h *= 1099511628211ull;
   };
   mix(m.vocab_size), mix(m.hidden_size), mix(m.num_layers), mix(m.tied_embeddings), mix(m.position_embedding_rows);
+  mix(m.extra_embedding_params);
   mix(m.final_norm.Params()), mix(m.lm_head_bias);
   for (char c : m.model_type) mix(c);
   mix(static_cast<int64_t>(m.layer_kind.size())), mix(static_cast<int64_t>(m.kinds.size()));

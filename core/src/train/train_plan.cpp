@@ -76,6 +76,7 @@ TrainPlan MakeTrainPlan(const ModelSpec& model, const TrainConfig& train, const 
   if (plan.embedding_trainable) {
     add2(model.vocab_size, model.hidden_size);
     if (model.position_embedding_rows > 0) add2(model.position_embedding_rows, model.hidden_size);
+    if (model.extra_embedding_params > 0) add(model.extra_embedding_params);
   }
   size_t second_copy_begin = 0, second_copy_end = 0;  // the listed second copy of the current run
   int64_t run_length = 0, block_params = 0, block_lora = 0;

@@ -25,7 +25,7 @@ ModelSizes MeasureModel(const ModelSpec& m) {
   ModelSizes z;
   const double h = D(m.hidden_size), V = D(m.vocab_size);
   z.layers = D(m.num_layers);
-  z.params = 2 * V * h + V + D(m.position_embedding_rows) * h + 2 * D(m.final_norm.dim);
+  z.params = 2 * V * h + V + D(m.position_embedding_rows) * h + D(m.extra_embedding_params) + 2 * D(m.final_norm.dim);
   int64_t uses[256] = {0};  // layer_kind holds uint8_t indices
   for (uint8_t k : m.layer_kind) ++uses[k];
   for (size_t i = 0; i < m.kinds.size() && i < 256; ++i) {

@@ -157,13 +157,14 @@ inline std::optional<std::string> TrainableAtMostTotal(const json& r) {
 
 // params.total is the sum of params.by_module's in-memory buckets (each tied tensor counted once);
 // params.checkpoint_total adds the checkpoint-only ones (MTP layers, vision tower, projector,
-// quantization scales, a stored copy of tied embeddings).
+// quantization scales, a stored copy of tied embeddings, an audio tower, weights skipped on load).
 inline std::optional<std::string> ParamBucketsSumToTotal(const json& r) {
   auto total = AsInt(At(r, {"params", "total"}));
   auto checkpoint_total = AsInt(At(r, {"params", "checkpoint_total"}));
   const json* by = At(r, {"params", "by_module"});
   if (!total || !checkpoint_total || by == nullptr || !by->is_object()) return Missing("params.total / checkpoint_total / by_module");
-  static const std::vector<std::string> kCheckpointOnly = {"mtp", "vision", "projector", "quantization_scales", "tied_lm_head_copy"};
+  static const std::vector<std::string> kCheckpointOnly = {"mtp", "vision", "projector", "quantization_scales", "tied_lm_head_copy",
+                                                                   "audio", "unloaded"};
   int64_t sum = 0, all = 0;
   for (auto it = by->begin(); it != by->end(); ++it) {
     auto v = AsInt(&*it);

@@ -61,6 +61,10 @@ Expected<ModelSpec> BuildErnie45(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildErnie45Moe(ConfigReader& c, ModelSpec spec);
 // llama4.cpp (the text_config of llama4)
 Expected<ModelSpec> BuildLlama4Text(ConfigReader& c, ModelSpec spec);
+// gemma4.cpp (the text_config of gemma4)
+Expected<ModelSpec> BuildGemma4Text(ConfigReader& c, ModelSpec spec);
+// mllama.cpp (the text_config of mllama)
+Expected<ModelSpec> BuildMllamaText(ConfigReader& c, ModelSpec spec);
 // mamba_hybrids.cpp (Mamba-1 / Mamba-2 hybrids)
 Expected<ModelSpec> BuildNemotronH(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGraniteMoeHybrid(ConfigReader& c, ModelSpec spec);

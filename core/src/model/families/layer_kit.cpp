@@ -32,7 +32,8 @@ bool SameKind(const LayerKind& x, const LayerKind& y) {
          x.parallel_residual == y.parallel_residual && p.num_heads == q.num_heads && p.num_kv_heads == q.num_kv_heads &&
          p.head_dim == q.head_dim && p.v_head_dim == q.v_head_dim && p.sliding_window == q.sliding_window &&
          p.mla == q.mla && p.kv_lora_rank == q.kv_lora_rank && p.qk_rope_head_dim == q.qk_rope_head_dim &&
-         p.q_lora_rank == q.q_lora_rank && u.kind == v.kind && u.activation == v.activation &&
+         p.q_lora_rank == q.q_lora_rank && p.kv_shared == q.kv_shared &&
+         p.cross_attention == q.cross_attention && u.kind == v.kind && u.activation == v.activation &&
          u.intermediate == v.intermediate && u.num_experts == v.num_experts &&
          u.experts_per_token == v.experts_per_token && u.shared_intermediate == v.shared_intermediate;
 }

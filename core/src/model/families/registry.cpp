@@ -69,6 +69,14 @@ std::vector<ModelFamily> MakeFamilies() {
       {"llama4_text", "", BuildLlama4Text, AllLinear(),
        "Llama 4 text decoder (text_config of llama4): MoE every interleave_moe_layer_step-th layer (router, fused experts, shared expert), "
        "dense layers of intermediate_size_mlp, chunked attention on RoPE layers"},
+      {"gemma4_text", "", BuildGemma4Text, AllLinear(),
+       "Gemma 4 text decoder (text_config of gemma4): sliding layers of head_dim / num_key_value_heads and full layers of "
+       "global_head_dim (attention_k_eq_v: num_global_key_value_heads, no v_proj), KV-shared last layers, per-layer "
+       "embeddings, MoE block beside the dense MLP (enable_moe_block)"},
+      // PEFT lists neither gemma4 nor mllama (utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING).
+      {"mllama_text_model", "", BuildMllamaText, AllLinear(),
+       "Llama 3.2 Vision text decoder (text_config of mllama): Llama 3 layers, cross-attention layers "
+       "(cross_attention_layers: q/k/v/o, q/k RMSNorm, two tanh gates) and 8 extra embedding rows"},
       // Other spellings of the same layouts.
       {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
       {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
