@@ -87,13 +87,21 @@ void ApplyDeviceOverheads(const Scenario& scenario, const DeviceTraits& device, 
   const bool has_context = FindTerm(&g.breakdown, "cuda_context") != nullptr;
   const bool has_allocator = FindTerm(&g.breakdown, "allocator_overhead") != nullptr;
   const bool has_comm = FindTerm(&g.breakdown, "comm_buffers") != nullptr;
-  std::vector<Term> ordered;
-  ordered.reserve(BreakdownKeys().size());
-  for (const auto& key : BreakdownKeys()) {
-    Term* t = FindTerm(&g.breakdown, key);
-    ordered.push_back(t != nullptr ? std::move(*t) : Term{key, 0, ""});  // moved: each key is found once
+  const std::vector<std::string>& keys = BreakdownKeys();
+  size_t in_order = 0;  // the training steps report the first keys in the fixed order already
+  while (in_order < g.breakdown.size() && in_order < keys.size() && g.breakdown[in_order].key == keys[in_order]) ++in_order;
+  if (in_order == g.breakdown.size()) {
+    g.breakdown.reserve(keys.size());
+    for (size_t i = in_order; i < keys.size(); ++i) g.breakdown.push_back(Term{keys[i], 0, ""});
+  } else {
+    std::vector<Term> ordered;
+    ordered.reserve(keys.size());
+    for (const auto& key : keys) {
+      Term* t = FindTerm(&g.breakdown, key);
+      ordered.push_back(t != nullptr ? std::move(*t) : Term{key, 0, ""});  // moved: each key is found once
+    }
+    g.breakdown = std::move(ordered);
   }
-  g.breakdown = std::move(ordered);
 
   int64_t allocated = 0;
   for (size_t i = 0; i < g.breakdown.size(); ++i) {

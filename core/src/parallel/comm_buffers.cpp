@@ -23,21 +23,25 @@ struct Adder {
   bool explain;
   CommBuffers out;
 
+  // The explanation's strings are built only when asked for: every rank role of every estimate
+  // (and every inverse-search probe) sizes its communicators.
   void Collective(const char* name, int64_t ranks, int64_t stride) {
     if (ranks < 2) return;
-    Add(name, NcclCollectiveBytes(device), std::to_string(ranks) + " ranks, collective, " +
-                                               std::to_string(device.nvlink ? kNvlinkChannels : kPcieChannels) + " channels x 2 x 10 MiB",
-        IntraNode(stride, ranks, per_node));
+    const int64_t bytes = NcclCollectiveBytes(device);
+    out.bytes = checked::Add(out.bytes, bytes);
+    if (explain) {
+      Explain(name, bytes, std::to_string(ranks) + " ranks, collective, " + std::to_string(device.nvlink ? kNvlinkChannels : kPcieChannels) +
+                               " channels x 2 x 10 MiB", IntraNode(stride, ranks, per_node));
+    }
   }
   void Peers(const char* name, int64_t peers, int64_t size, int64_t stride) {
     if (peers < 1) return;
     const bool intra = IntraNode(stride, size, per_node);
-    Add(name, checked::Mul(peers, NcclPeerBytes(device, intra)), std::to_string(peers) + (peers == 1 ? " peer" : " peers") + " x " +
-                                                                   Gib(NcclPeerBytes(device, intra)) + ", point-to-point", intra);
-  }
-  void Add(const char* name, int64_t bytes, const std::string& how, bool intra) {
+    const int64_t bytes = checked::Mul(peers, NcclPeerBytes(device, intra));
     out.bytes = checked::Add(out.bytes, bytes);
-    if (!explain) return;
+    if (explain) Explain(name, bytes, std::to_string(peers) + (peers == 1 ? " peer" : " peers") + " x " + Gib(NcclPeerBytes(device, intra)) + ", point-to-point", intra);
+  }
+  void Explain(const char* name, int64_t bytes, const std::string& how, bool intra) {
     out.explain += std::string(out.explain.empty() ? "" : " + ") + name + " (" + how + (intra ? ", in a node" : ", across nodes") + ") " + Gib(bytes);
   }
 };

@@ -55,8 +55,8 @@ void SimulateRanks(const Scenario& s, const Topology& topology, const Prepared& 
         continue;
       }
     }
-    if (options.ranks) ranks.push_back(RankResultOf(topology.roles[i], e));
     if (i == 0 && options.explain) r->warnings = e.warnings;
+    if (options.ranks) ranks.push_back(RankResultOf(topology.roles[i], std::move(e)));  // e is not kept
   }
   if (options.explain) {
     Issues warnings = std::move(r->warnings);

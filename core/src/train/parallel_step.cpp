@@ -465,6 +465,23 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
     int64_t below = kept_sum;
     int64_t grads_so_far = 0;
     int64_t chunk_saved = 0;  // a recomputed chunk's layers below the running one hold their saves again
+    // Without a timeline only the backward's highest moment is read. Megatron's moments of this
+    // loop differ only in the three fields set here (no data-parallel view rewrites them), so the
+    // loop keeps the highest (the first on a tie, as MomentLog does) and records that one alone:
+    // the same peaks, without building two moments per layer for every rank role.
+    const bool peak_only = !explain && megatron;
+    int64_t best = -1, best_activation = 0, best_temporary = 0, best_gradient = 0, best_layer = 0;
+    At best_at = At::kMlpBackward;
+    auto consider = [&](At at, int64_t layer, int64_t activation, int64_t temporary, int64_t gradient) {
+      const int64_t variable = activation + temporary + gradient;
+      if (variable <= best) return;
+      best = variable;
+      best_at = at;
+      best_layer = layer;
+      best_activation = activation;
+      best_temporary = temporary;
+      best_gradient = gradient;
+    };
     for (int64_t i = prep.num_layers - 1; i >= 0; --i) {
       const LayerBytes& lb = layers[static_cast<size_t>(i)];
       below -= lb.kept;
@@ -476,6 +493,12 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
         chunk_saved -= lb.saved;
       }
       const int64_t live = in_flight_gpu + embedding_saved + kept_on_gpu(below, 1) + lb.saved + chunk_saved;  // a recomputed layer saves everything again
+      if (peak_only) {
+        consider(At::kMlpBackward, i, live, lb.mlp_temp, accumulating ? 0 : grads_so_far);
+        consider(At::kAttentionBackward, i, live, lb.attention_temp, accumulating ? 0 : grads_so_far + lb.grad_bytes);
+        grads_so_far += lb.grad_bytes;
+        continue;
+      }
       Moment m = step(Phase::kBackward, At::kMlpBackward, i);
       m.activation_bytes = live;
       m.temporary_bytes = lb.mlp_temp;
@@ -487,6 +510,13 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
       if (!accumulating) a.gradient_bytes = grads_so_far + lb.grad_bytes;
       push(a);
       grads_so_far += lb.grad_bytes;
+    }
+    if (peak_only && best >= 0) {
+      Moment m = step(Phase::kBackward, best_at, best_layer);
+      m.activation_bytes = best_activation;
+      m.temporary_bytes = best_temporary;
+      if (!accumulating) m.gradient_bytes = best_gradient;
+      push(m);
     }
   }
   if (stage.embedding && prep.embedding_trainable) {
