@@ -32,7 +32,7 @@ const CSS = `
 :host { display: block; font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1b1d22;
   --bg: #fff; --line: #d9dce3; --muted: #5c6370; --ok: #147536; --ok-bg: #e3f5e8; --bad: #b42318; --bad-bg: #fde8e6; --band0: #f1f3f7;
   --c-weights: #3b6fd8; --c-gradients: #d8893b; --c-optimizer_states: #c0463c; --c-activations: #3aa57a; --c-logits_and_loss: #8f5bd1;
-  --c-kv_cache: #1ea0b7; --c-temporary: #c7a128; --c-cuda_context: #7b8394; --c-allocator_overhead: #b6bcc8; }
+  --c-kv_cache: #1ea0b7; --c-temporary: #c7a128; --c-cuda_context: #7b8394; --c-allocator_overhead: #b6bcc8; --c-comm_buffers: #8e7cc3; }
 @media (prefers-color-scheme: dark) { :host { color: #e6e8ee; --bg: #181b22; --line: #2c313b; --muted: #9aa3b2; --ok: #5fd38a; --ok-bg: #12301e;
   --bad: #ff8b7e; --bad-bg: #3a1714; --band0: #1c2029; --c-allocator_overhead: #5b6272; } }
 .card { border: 1px solid var(--line); border-radius: 10px; padding: .7rem .9rem; background: var(--bg); max-width: 34rem; }

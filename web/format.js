@@ -23,7 +23,7 @@ export function count(n) {
 export const TERM_LABELS = {
   weights: 'Weights', gradients: 'Gradients', optimizer_states: 'Optimizer states', activations: 'Activations',
   logits_and_loss: 'Logits & loss', kv_cache: 'KV cache', temporary: 'Temporary buffers', cuda_context: 'CUDA context',
-  allocator_overhead: 'Allocator overhead',
+  allocator_overhead: 'Allocator overhead', comm_buffers: 'NCCL buffers',
 };
 export const TERM_ORDER = Object.keys(TERM_LABELS);
 export const termLabel = (key) => TERM_LABELS[key] ?? key.replace(/_/g, ' ');

@@ -42,7 +42,7 @@ TEST(DataParallel, FsdpMatchesZero3AndOffloadMovesStatesToHost) {
   EXPECT_EQ(GpuTerm(off, "optimizer_states"), 0);
   EXPECT_EQ(GpuTerm(off, "weights"), 0);
   EXPECT_GT(off.cpu.bytes, z3.gpu.optimizer_state_bytes);
-  EXPECT_GT(GpuTerm(off, "cuda_context"), GpuTerm(RunWith(R"({"gpus":1})"), "cuda_context"));  // NCCL buffers
+  EXPECT_GT(GpuTerm(off, "comm_buffers"), GpuTerm(RunWith(R"({"gpus":1})"), "comm_buffers"));  // NCCL buffers
 }
 
 // FSDP's sharding strategies (torch/distributed/fsdp/api.py ShardingStrategy): NO_SHARD keeps

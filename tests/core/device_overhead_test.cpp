@@ -5,6 +5,7 @@
 // docs/accuracy.md (1% of weights + states, 10% of the rest; 25% with variable shapes; 2% with
 // expandable segments).
 #include "gpu/device_overhead.h"
+#include "parallel/comm_buffers.h"
 #include "parallel/topology.h"
 
 #include <cstdint>
@@ -20,8 +21,11 @@ constexpr int64_t kKiB = 1024, kMiBytes = 1024 * 1024;
 
 // The GPU's catalogue facts are looked up once per estimate (planner/prepared.h); here per call.
 int64_t Cublas(const Scenario& s) { return CublasWorkspaceBytes(s, DeviceTraitsFor(s.gpu.id)); }
-int64_t Context(const Scenario& s) { return CudaContextBytes(s, DeviceTraitsFor(s.gpu.id), TopologyOf(s).communicator); }
-void Apply(const Scenario& s, Result* r, bool explain) { ApplyDeviceOverheads(s, DeviceTraitsFor(s.gpu.id), TopologyOf(s).communicator, r, explain); }
+int64_t Context(const Scenario& s) { return CudaContextBytes(s, DeviceTraitsFor(s.gpu.id)); }
+int64_t Comm(const Scenario& s) { return CommBuffersOf(s, TopologyOf(s), DeviceTraitsFor(s.gpu.id), 0, false).bytes; }
+void Apply(const Scenario& s, Result* r, bool explain) {
+  ApplyDeviceOverheads(s, DeviceTraitsFor(s.gpu.id), CommBuffersOf(s, TopologyOf(s), DeviceTraitsFor(s.gpu.id), 0, explain), r, explain);
+}
 
 Scenario OnGpu(const char* id, int64_t gpus = 1) {
   Scenario s;
@@ -40,21 +44,25 @@ TEST(DeviceOverhead, CublasWorkspaceFollowsTheArchitecture) {
   EXPECT_EQ(Cublas(cpu), 0);
 }
 
-TEST(DeviceOverhead, ContextIsLazyOrEagerPlusNcclWithMoreThanOneGpu) {
+TEST(DeviceOverhead, ContextIsLazyOrEagerAndNcclIsItsOwnTerm) {
   EXPECT_EQ(Context(OnGpu("a100-sxm-80gb")), 500 * kMiBytes);
-  EXPECT_EQ(Context(OnGpu("a100-sxm-80gb", 8)), (500 + 512) * kMiBytes);
+  EXPECT_EQ(Comm(OnGpu("a100-sxm-80gb")), 0);  // one GPU: no communicator
+  EXPECT_EQ(Context(OnGpu("a100-sxm-80gb", 8)), 500 * kMiBytes);
+  // Data parallelism on an NVLink board: one collective communicator, 32 channels x 2 x 10 MiB.
+  EXPECT_EQ(Comm(OnGpu("a100-sxm-80gb", 8)), 640 * kMiBytes);
   Scenario eager = OnGpu("a100-sxm-80gb");
   eager.framework.cuda_lazy_loading = false;
   EXPECT_EQ(Context(eager), 1343 * kMiBytes);
   eager.framework.device = Device::kCpu;
   EXPECT_EQ(Context(eager), 0);
   // transformers' device_map="auto" (inference, tp = 1) is one process: no NCCL communicator;
-  // with tensor parallelism each GPU's process joins one.
+  // with tensor parallelism each GPU's process joins one (inference keeps the flat 512 MiB).
   Scenario split = OnGpu("a100-sxm-80gb", 4);
   split.mode = Mode::kInference;
-  EXPECT_EQ(Context(split), 500 * kMiBytes);
+  EXPECT_EQ(Comm(split), 0);
   split.parallel.tp = 4;
-  EXPECT_EQ(Context(split), (500 + 512) * kMiBytes);
+  EXPECT_EQ(Context(split), 500 * kMiBytes);
+  EXPECT_EQ(Comm(split), 512 * kMiBytes);
 }
 
 TEST(DeviceOverhead, AllocatorReserveFractions) {

@@ -319,12 +319,12 @@ void CheckScenario(const json& scenario, const std::string& where, Tally* tally)
   const json& bd = g["breakdown"];
   int64_t allocated = 0;
   for (auto it = bd.begin(); it != bd.end(); ++it) {
-    if (it.key() != "cuda_context" && it.key() != "allocator_overhead") allocated += it->get<int64_t>();
+    if (it.key() != "cuda_context" && it.key() != "allocator_overhead" && it.key() != "comm_buffers") allocated += it->get<int64_t>();
   }
   const int64_t peak = g["peak_allocated_bytes"], reserved = g["reserved_bytes"], total = g["device_total_bytes"];
   EXPECT_EQ(peak, allocated) << where;
   EXPECT_EQ(reserved, peak + bd["allocator_overhead"].get<int64_t>()) << where;
-  EXPECT_EQ(total, reserved + bd["cuda_context"].get<int64_t>()) << where;
+  EXPECT_EQ(total, reserved + bd["cuda_context"].get<int64_t>() + bd["comm_buffers"].get<int64_t>()) << where;
   EXPECT_GE(reserved, peak) << where;
   EXPECT_GE(total, reserved) << where;
   EXPECT_LE(total, checked::kMaxDeviceBytes) << where;

@@ -226,3 +226,65 @@ TEST(ParallelStep, SingleGpuJobsKeepTheSingleReplicaStep) {
 
 }  // namespace
 }  // namespace vramplan
+
+namespace vramplan {
+namespace {
+
+// Megatron's token dropping (moe_utils.py get_capacity: ceil((tokens x top_k / experts) x factor);
+// token_dispatcher.py MoEAlltoAllTokenDispatcher.preprocess: padded, each local expert computes
+// capacity x etp x ep rows, i.e. experts x etp x capacity on the rank).
+struct CapacityRow {
+  int64_t tokens_per_rank, top_k, experts, etp;
+  double factor;
+  bool pad;
+  int64_t rows;
+};
+
+const CapacityRow kCapacity[] = {
+    {4096, 2, 8, 1, 0.0, false, 8192},    // dropless: Tu x top_k x etp
+    {4096, 2, 8, 2, 0.0, false, 16384},   // ... gathered over the expert-tensor-parallel group
+    {4096, 2, 8, 1, 1.0, false, 8192},    // capacity 1024 per expert = the balanced load: nothing dropped
+    {4096, 2, 8, 1, 1.25, false, 8192},   // capacity above the load: still what was sent
+    {4096, 2, 8, 1, 1.25, true, 10240},   // padded: 8 x ceil(1024 x 1.25) = 8 x 1280
+    {4096, 2, 8, 1, 0.5, false, 4096},    // capacity 512 < 1024: half dropped
+    {4096, 2, 8, 2, 0.5, true, 8192},     // padded, etp 2: 8 x 2 x 512
+    {1000, 6, 64, 1, 1.1, true, 6656},    // ceil((6000 / 64) x 1.1) = ceil(103.125) = 104; 64 x 104
+    {1000, 6, 64, 1, 1.1, false, 6000},
+};
+
+TEST(ParallelStep, MoeCapacityFactorSizesTheRoutedRows) {
+  for (const CapacityRow& row : kCapacity) {
+    RankGeometry g;
+    g.Tu = row.tokens_per_rank;
+    g.etp = row.etp;
+    g.moe_capacity_factor = row.factor;
+    g.moe_pad_to_capacity = row.pad;
+    EXPECT_EQ(RoutedRows(g, row.experts, row.top_k), row.rows) << row.tokens_per_rank << " " << row.factor << " " << row.pad;
+  }
+}
+
+json MixtralEp(const json& extra) {
+  json s = {{"mode", "train"}, {"model", "mistralai/Mixtral-8x7B-v0.1"}, {"gpu", "h100-sxm-80gb"},
+            {"parallel", {{"gpus", 64}, {"tp", 2}, {"pp", 4}, {"ep", 8}, {"sequence_parallel", true}, {"zero", 1}}},
+            {"train", {{"method", "full"}, {"precision", "mixed_bf16"}, {"micro_batch_size", 1}, {"seq_len", 4096},
+                       {"grad_accum_steps", 8}, {"gradient_checkpointing", false}, {"attention", "flash"}}},
+            {"framework", {{"trainer", "megatron"}}}};
+  s["parallel"].update(extra);
+  return s;
+}
+
+TEST(ParallelStep, MoeCapacityFactorChangesOnlyTheRoutedActivations) {
+  const auto saved = [](const json& extra) { return testing_support::EstimateText(MixtralEp(extra).dump()).gpu.saved_activation_bytes; };
+  const int64_t dropless = saved(json::object());
+  EXPECT_EQ(saved({{"moe_capacity_factor", 1.0}}), dropless);  // balanced routing fits capacity 1.0
+  EXPECT_GT(saved({{"moe_capacity_factor", 1.5}, {"moe_pad_expert_input_to_capacity", true}}), dropless);
+  EXPECT_LT(saved({{"moe_capacity_factor", 0.5}}), dropless);
+  // Other trainers route dropless: the factor is accepted and said to have no effect.
+  json titan = MixtralEp({{"moe_capacity_factor", 0.5}, {"pp", 1}, {"zero", 0}, {"fsdp", true}});
+  titan["framework"]["trainer"] = "torchtitan";
+  const Result r = testing_support::EstimateText(titan.dump());
+  EXPECT_TRUE(testing_support::HasWarning(r, "no_effect", "parallel.moe_capacity_factor"));
+}
+
+}  // namespace
+}  // namespace vramplan

@@ -210,7 +210,7 @@ void ExpectConsistent(const json& scenario, const Result& r) {
   int64_t sum = 0;
   for (const auto& t : r.gpu.breakdown) {
     EXPECT_GE(t.bytes, 0) << t.key << " " << what;
-    if (t.key != "cuda_context" && t.key != "allocator_overhead") sum += t.bytes;
+    if (t.key != "cuda_context" && t.key != "allocator_overhead" && t.key != "comm_buffers") sum += t.bytes;
   }
   EXPECT_EQ(sum, r.gpu.peak_allocated_bytes) << what;
 }

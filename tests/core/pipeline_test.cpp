@@ -50,6 +50,36 @@ TEST(Pipeline, StagesSplitTheLayersAndPlaceEmbeddingAndHead) {
   EXPECT_EQ(stages[3].num_layers, 7);
 }
 
+TEST(Pipeline, InterleavedCustomLayoutListsTheVirtualStages) {
+  // Megatron's functional test gpt3_mcore_te_tp1_pp4_vp2_account_for_embedding_loss_in_pipeline_split:
+  // 6 layers + the embedding and the loss as one slot each over 8 virtual stages; virtual stage
+  // v x pp + r is chunk v of rank r.
+  ParallelConfig p;
+  p.pp = 4;
+  p.vpp = 2;
+  p.pp_layers = {0, 1, 1, 1, 1, 1, 1, 0};
+  Issues errors;
+  ValidatePipeline(p, 6, &errors);
+  EXPECT_TRUE(errors.empty()) << (errors.empty() ? "" : errors[0].message);
+  const std::vector<PipelineStage> stages = PipelineStages(p, 6, 4);
+  ASSERT_EQ(stages.size(), 4u);
+  const std::vector<int64_t> expect_layers = {1, 2, 2, 1};  // rank r: virtual stages r and 4 + r
+  for (size_t r = 0; r < 4; ++r) EXPECT_EQ(stages[r].num_layers, expect_layers[r]) << r;
+  EXPECT_EQ(stages[3].chunk_layers, (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(stages[3].chunk_first_layer, (std::vector<int64_t>{2, 6}));
+  EXPECT_EQ(stages[0].chunk_first_layer, (std::vector<int64_t>{0, 3}));
+  // The last rank holds warmup (vpp - 1) x pp + 1 = 5 chunk-forwards: 4 of chunk 0, 1 of chunk 1.
+  EXPECT_EQ(stages[3].in_flight_chunks, 5);
+  EXPECT_EQ(stages[3].chunk_in_flight, (std::vector<int64_t>{4, 1}));
+  // The first rank (16 micro-batches): 2(pp - 1) + (vpp - 1) pp + 1 = 11 forwards, 7 of chunk 0.
+  EXPECT_EQ(PipelineStages(p, 6, 16)[0].chunk_in_flight, (std::vector<int64_t>{7, 4}));
+  // An even interleaved split keeps the old layout: chunk c of rank r starts at (c pp + r) L / (pp vpp).
+  ParallelConfig even;
+  even.pp = 4;
+  even.vpp = 2;
+  EXPECT_EQ(PipelineStages(even, 32, 8)[1].chunk_first_layer, (std::vector<int64_t>{4, 20}));
+}
+
 TEST(Pipeline, ValidationNamesTheField) {
   auto first_field = [](const ParallelConfig& p, int64_t layers) {
     Issues e;

@@ -47,6 +47,15 @@ const BadDegrees kBad[] = {
     {"meta-llama/Llama-3.1-8B", R"({"gpus":8,"zero":3},"framework":{"trainer":"megatron"})", "parallel.zero"},
     {"mistralai/Mixtral-8x7B-v0.1", R"({"gpus":8,"tp":2,"ep":4},"framework":{"trainer":"megatron"})", "parallel.sequence_parallel"},
     {"mistralai/Mixtral-8x7B-v0.1", R"({"gpus":4,"tp":2,"ep":4,"etp":2,"sequence_parallel":true})", "parallel.ep"},  // ep x etp = 8 > 4
+    // MoE capacity: a positive number, on a mixture-of-experts model; padding needs a factor.
+    {"mistralai/Mixtral-8x7B-v0.1", R"({"gpus":8,"ep":8,"moe_capacity_factor":-1},"framework":{"trainer":"megatron"})", "parallel.moe_capacity_factor"},
+    {"mistralai/Mixtral-8x7B-v0.1", R"({"gpus":8,"ep":8,"moe_capacity_factor":"1.0"},"framework":{"trainer":"megatron"})", "parallel.moe_capacity_factor"},
+    {"meta-llama/Llama-3.1-8B", R"({"gpus":8,"moe_capacity_factor":1.25},"framework":{"trainer":"megatron"})", "parallel.moe_capacity_factor"},
+    {"mistralai/Mixtral-8x7B-v0.1", R"({"gpus":8,"ep":8,"moe_pad_expert_input_to_capacity":true},"framework":{"trainer":"megatron"})",
+     "parallel.moe_pad_expert_input_to_capacity"},
+    // Interleaving with a custom split lists the pp x vpp virtual stages.
+    {"meta-llama/Llama-3.1-8B", R"({"gpus":2,"pp":2,"vpp":2,"pp_layers":[16,16]},"framework":{"trainer":"megatron"})", "parallel.pp_layers"},
+    {"meta-llama/Llama-3.1-8B", R"({"gpus":2,"pp":2,"vpp":2,"pp_layers":[8,8,8,7]},"framework":{"trainer":"megatron"})", "parallel.pp_layers"},
 };
 
 TEST(Topology, BadDegreesAreRefusedNamingTheField) {
@@ -63,7 +72,8 @@ TEST(Topology, GoodDegreesAreAccepted) {
   for (const char* parallel : {R"({"gpus":16,"tp":2,"pp":2},"framework":{"trainer":"torchtitan"})",
                                R"({"gpus":64,"tp":4,"pp":4,"vpp":2,"sequence_parallel":true,"zero":1},"framework":{"trainer":"megatron"})",
                                R"({"gpus":8,"pp":2,"pp_layers":[15,17]},"framework":{"trainer":"megatron"})", R"({"gpus":8,"tp":8})", R"({"gpus":8,"cp":2,"zero":3})",
-                               R"({"gpus":16,"gpus_per_node":4,"fsdp":true})", R"({"gpus":1,"gpus_per_node":8})"}) {
+                               R"({"gpus":16,"gpus_per_node":4,"fsdp":true})", R"({"gpus":1,"gpus_per_node":8})",
+                               R"({"gpus":4,"pp":4,"vpp":2,"pp_layers":[3,4,4,4,4,4,4,5]},"framework":{"trainer":"megatron"})"}) {
     const std::string json = std::string(R"({"model":"meta-llama/Llama-3.1-8B","parallel":)") + parallel + "}";
     auto s = ParseScenario(json);
     EXPECT_TRUE(s.ok()) << json << ": " << (s.ok() ? "" : s.errors()[0].message);

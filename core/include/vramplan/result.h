@@ -3,7 +3,8 @@
 //   peak_allocated = weights + gradients + optimizer_states + activations + logits_and_loss
 //                    + kv_cache + temporary
 //   reserved       = peak_allocated + allocator_overhead
-//   device_total   = reserved + cuda_context            (what nvidia-smi shows)
+//   device_total   = reserved + cuda_context + comm_buffers (what nvidia-smi shows; comm_buffers:
+//                    NCCL's communicator buffers, 0 on one GPU)
 #pragma once
 
 #include <cstdint>

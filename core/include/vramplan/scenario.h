@@ -219,6 +219,12 @@ struct ParallelConfig {
   std::optional<int64_t> reduce_bucket_size;  // default 500'000'000
   std::optional<bool> overlap_comm;
   std::optional<bool> contiguous_gradients;   // default true
+  // Megatron-LM MoE token dropping (--moe-expert-capacity-factor, --moe-pad-expert-input-to-capacity):
+  // each expert takes at most ceil(capacity_factor x tokens x top_k / experts) of a rank's tokens
+  // (megatron/core/transformer/moe/moe_utils.py get_capacity); 0 = dropless (Megatron's None).
+  // Padding fills every expert to its capacity.
+  double moe_capacity_factor = 0;
+  bool moe_pad_expert_input_to_capacity = false;
 };
 
 struct GpuChoice {

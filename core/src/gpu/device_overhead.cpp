@@ -6,6 +6,7 @@
 //    (c10/cuda/CUDACachingAllocator.cpp); a fraction of the peak, calibrated in docs/accuracy.md.
 //  * cuda_context: the CUDA context and lazily loaded kernels (CUDA >= 11.7 lazy loading; pytorch#86509
 //    measured 274 MiB bare, more once cuBLAS/attention kernels load), outside the allocator, seen by nvidia-smi.
+//  * comm_buffers: NCCL's communicator buffers, outside the allocator too (parallel/comm_buffers.h).
 // An engine may set cuda_context / allocator_overhead itself (vLLM manages its own pool); they are
 // only filled here when absent.
 #include "gpu/device_overhead.h"
@@ -57,13 +58,10 @@ int64_t CublasWorkspaceBytes(const Scenario& s, const DeviceTraits& device) {
   return device.hopper_or_newer ? 32 * kMiB : 8519680;
 }
 
-int64_t CudaContextBytes(const Scenario& s, const DeviceTraits& device, bool communicator) {
+int64_t CudaContextBytes(const Scenario& s, const DeviceTraits& device) {
   if (s.framework.device != Device::kCuda) return 0;
   if (device.apple) return 0;  // MPS has no separate context reservation
-  // NCCL's communicator buffers are outside PyTorch's allocator too (nccl#964: 544-688 MB per
-  // group on A100 NVLink with one all-reduce group).
-  const int64_t nccl = communicator ? kNcclMiB * kMiB : 0;
-  return (s.framework.cuda_lazy_loading ? kCudaContextMiB : kCudaContextEagerMiB) * kMiB + nccl;
+  return (s.framework.cuda_lazy_loading ? kCudaContextMiB : kCudaContextEagerMiB) * kMiB;
 }
 
 double DynamicReserveFraction(const Scenario& s) {
@@ -79,25 +77,35 @@ int64_t AllocatorOverheadBytes(const Scenario& s, int64_t static_bytes, int64_t 
                                            DynamicReserveFraction(s) * static_cast<double>(dynamic_bytes)));
 }
 
-void ApplyDeviceOverheads(const Scenario& scenario, const DeviceTraits& device, bool communicator, Result* result, bool explain) {
+void ApplyDeviceOverheads(const Scenario& scenario, const DeviceTraits& device, const CommBuffers& comm, Result* result, bool explain) {
   GpuResult& g = result->gpu;
   // Where each key sits once the breakdown is in the fixed order (looked up once, not per call).
   static const size_t kWeights = KeyIndex("weights"), kStates = KeyIndex("optimizer_states"),
-                      kContext = KeyIndex("cuda_context"), kAllocator = KeyIndex("allocator_overhead");
+                      kContext = KeyIndex("cuda_context"), kAllocator = KeyIndex("allocator_overhead"),
+                      kComm = KeyIndex("comm_buffers");
   // Make sure every breakdown key exists, in the fixed order.
   const bool has_context = FindTerm(&g.breakdown, "cuda_context") != nullptr;
   const bool has_allocator = FindTerm(&g.breakdown, "allocator_overhead") != nullptr;
-  std::vector<Term> ordered;
-  ordered.reserve(BreakdownKeys().size());
-  for (const auto& key : BreakdownKeys()) {
-    Term* t = FindTerm(&g.breakdown, key);
-    ordered.push_back(t != nullptr ? std::move(*t) : Term{key, 0, ""});  // moved: each key is found once
+  const bool has_comm = FindTerm(&g.breakdown, "comm_buffers") != nullptr;
+  const std::vector<std::string>& keys = BreakdownKeys();
+  size_t in_order = 0;  // the training steps report the first keys in the fixed order already
+  while (in_order < g.breakdown.size() && in_order < keys.size() && g.breakdown[in_order].key == keys[in_order]) ++in_order;
+  if (in_order == g.breakdown.size()) {
+    g.breakdown.reserve(keys.size());
+    for (size_t i = in_order; i < keys.size(); ++i) g.breakdown.push_back(Term{keys[i], 0, ""});
+  } else {
+    std::vector<Term> ordered;
+    ordered.reserve(keys.size());
+    for (const auto& key : keys) {
+      Term* t = FindTerm(&g.breakdown, key);
+      ordered.push_back(t != nullptr ? std::move(*t) : Term{key, 0, ""});  // moved: each key is found once
+    }
+    g.breakdown = std::move(ordered);
   }
-  g.breakdown = std::move(ordered);
 
   int64_t allocated = 0;
   for (size_t i = 0; i < g.breakdown.size(); ++i) {
-    if (i != kContext && i != kAllocator) allocated = checked::Add(allocated, g.breakdown[i].bytes);
+    if (i != kContext && i != kAllocator && i != kComm) allocated = checked::Add(allocated, g.breakdown[i].bytes);
   }
   g.peak_allocated_bytes = allocated;
   if (!has_allocator) {
@@ -112,10 +120,14 @@ void ApplyDeviceOverheads(const Scenario& scenario, const DeviceTraits& device, 
   }
   if (!has_context) {
     Term* c = &g.breakdown[kContext];
-    c->bytes = CudaContextBytes(scenario, device, communicator);
+    c->bytes = CudaContextBytes(scenario, device);
     if (explain) c->explain = c->bytes == 0 ? "no CUDA context on this device"
-                               : "CUDA context + lazily loaded kernels" + std::string(communicator ? " + NCCL buffers" : "") +
-                                     ", outside the allocator: " + Gib(c->bytes) + " (docs/training.md section 7)";
+                               : "CUDA context + lazily loaded kernels, outside the allocator: " + Gib(c->bytes) + " (docs/training.md section 7)";
+  }
+  if (!has_comm && !has_context && scenario.framework.device == Device::kCuda && !device.apple) {
+    Term* c = &g.breakdown[kComm];
+    c->bytes = comm.bytes;
+    if (explain) c->explain = comm.bytes == 0 ? "no NCCL communicator on one GPU" : comm.explain;
   }
   // Segments reserved while the model loaded stay reserved (nothing calls empty_cache): when the
   // load reserved more than the step needs, it sets the reserve (train/load_phase.h).
@@ -126,7 +138,7 @@ void ApplyDeviceOverheads(const Scenario& scenario, const DeviceTraits& device, 
                                     "; reserved - allocated at the step peak = " + Gib(reserve->bytes);
   }
   g.reserved_bytes = checked::Add(allocated, reserve->bytes);
-  g.device_total_bytes = checked::Add(g.reserved_bytes, g.breakdown[kContext].bytes);
+  g.device_total_bytes = checked::Add(checked::Add(g.reserved_bytes, g.breakdown[kContext].bytes), g.breakdown[kComm].bytes);
   // The totals of an estimate stay within 2^62 B (util/checked_math.h); beyond, it is refused.
   if (g.device_total_bytes > checked::kMaxDeviceBytes) checked::ReportOverflow();
   g.headroom_bytes = g.capacity_bytes - g.device_total_bytes;

@@ -207,7 +207,7 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
                   : "");
   // The CUDA context is in the worker's baseline snapshot, outside the budget; the NCCL buffers are
   // not (created after it, they are in non_torch above), so no communicator here.
-  const int64_t context = CudaContextBytes(s, prepared.device, false);
+  const int64_t context = CudaContextBytes(s, prepared.device);
   SetTerm(r, "cuda_context", context, explain ? "CUDA context + lazily loaded kernels, outside gpu_memory_utilization: " + Gib(context) +
                                                      (tp > 1 ? " (NCCL buffers are in the non-torch memory, inside it)" : "")
                                                : "");

@@ -163,7 +163,7 @@ void WriteParams(JsonWriter& w, const ParamCounts& c, const int64_t* trainable) 
 const std::vector<std::string>& BreakdownKeys() {
   static const std::vector<std::string> keys = {"weights",         "gradients", "optimizer_states", "activations",
                                                 "logits_and_loss", "kv_cache",  "temporary",        "cuda_context",
-                                                "allocator_overhead"};
+                                                "allocator_overhead", "comm_buffers"};
   return keys;
 }
 

@@ -68,13 +68,13 @@ LayerKind ShardLayerKind(const LayerKind& kind, const ModelSplit& split) {
   return k;
 }
 
-std::vector<int64_t> StageLayerIndices(const PipelineStage& stage, int64_t pp, int64_t num_layers) {
+std::vector<int64_t> StageLayerIndices(const PipelineStage& stage) {
   std::vector<int64_t> out;
   out.reserve(static_cast<size_t>(stage.num_layers));
-  if (stage.vpp > 1) {
-    const int64_t chunk = num_layers / (pp * stage.vpp);
-    for (int64_t c = 0; c < stage.vpp; ++c) {
-      for (int64_t i = 0; i < chunk; ++i) out.push_back((c * pp + stage.index) * chunk + i);
+  if (!stage.chunk_layers.empty()) {
+    // Interleaved: chunk v holds the layers of virtual stage v x pp + r (parallel/pipeline.h).
+    for (size_t c = 0; c < stage.chunk_layers.size(); ++c) {
+      for (int64_t i = 0; i < stage.chunk_layers[c]; ++i) out.push_back(stage.chunk_first_layer[c] + i);
     }
   } else {
     for (int64_t i = 0; i < stage.num_layers; ++i) out.push_back(stage.first_layer + i);
@@ -117,7 +117,7 @@ ModelSpec RankLocalModel(const ModelSpec& model, const ModelSplit& split, const 
   if (!stage.head) m.final_norm.dim = 0;
   m.kinds.reserve(model.kinds.size());
   for (const LayerKind& k : model.kinds) m.kinds.push_back(ShardLayerKind(k, split));
-  const std::vector<int64_t> layers = StageLayerIndices(stage, split.pp, model.num_layers);
+  const std::vector<int64_t> layers = StageLayerIndices(stage);
   m.layer_kind.reserve(layers.size());
   for (int64_t i : layers) m.layer_kind.push_back(model.layer_kind[static_cast<size_t>(i)]);
   m.num_layers = static_cast<int64_t>(m.layer_kind.size());

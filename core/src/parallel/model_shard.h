@@ -45,6 +45,6 @@ LayerKind ShardLayerKind(const LayerKind& kind, const ModelSplit& split);
 ModelSpec RankLocalModel(const ModelSpec& model, const ModelSplit& split, const PipelineStage& stage);
 
 // The decoder layers of pipeline rank `stage` (its chunks in order), as indices into the model.
-std::vector<int64_t> StageLayerIndices(const PipelineStage& stage, int64_t pp, int64_t num_layers);
+std::vector<int64_t> StageLayerIndices(const PipelineStage& stage);
 
 }  // namespace vramplan

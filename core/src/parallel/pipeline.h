@@ -1,8 +1,9 @@
 // Pipeline parallelism: which layers each stage runs, and how many micro-batches' activations a
 // stage holds at once.
 //
-// The layer split: parallel.pp_layers when given (uneven splits), else num_layers / pp on every
-// stage (Megatron-LM requires pp to divide the layers unless the first/last stage sizes are given:
+// The layer split: parallel.pp_layers when given (uneven splits; with vpp > 1 it lists the pp x vpp
+// virtual stages in Megatron's order, virtual stage v x pp + r being chunk v of rank r), else
+// num_layers / pp on every stage (Megatron-LM requires pp to divide the layers unless the first/last stage sizes are given:
 // megatron/core/transformer/transformer_block.py get_num_layers_to_build). The first stage also
 // runs the token embedding, the last the final norm, the output layer and the loss.
 //
@@ -38,6 +39,11 @@ struct PipelineStage {
   // stage's layers (vpp = 1: micro-batches of the whole stage).
   int64_t in_flight_chunks = 1;
   int64_t vpp = 1;
+  // Interleaved (vpp > 1): each model chunk's decoder layers and first layer (global index), and
+  // how many of the in-flight chunk-forwards run each chunk (Megatron's forward order: pp
+  // micro-batches through chunk 0, then pp through chunk 1, ...). Chunks may differ in size when
+  // parallel.pp_layers lists the pp x vpp virtual stages.
+  std::vector<int64_t> chunk_layers, chunk_first_layer, chunk_in_flight;
 };
 
 // The schedule a configuration runs (pp_schedule, or its default: interleaved when vpp > 1).

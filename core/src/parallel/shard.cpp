@@ -45,6 +45,21 @@ RankResult RankResultOf(const RankRole& role, const Result& e) {
   return r;
 }
 
+RankResult RankResultOf(const RankRole& role, Result&& e) {
+  RankResult r;
+  r.role = role.name;
+  r.count = role.count;
+  r.breakdown.reserve(e.gpu.breakdown.size());
+  for (Term& t : e.gpu.breakdown) r.breakdown.push_back(Term{std::move(t.key), t.bytes, ""});  // the explain strings stay with gpu
+  r.peak_allocated_bytes = e.gpu.peak_allocated_bytes;
+  r.reserved_bytes = e.gpu.reserved_bytes;
+  r.device_total_bytes = e.gpu.device_total_bytes;
+  r.timeline = std::move(e.timeline);
+  r.phase_peaks = e.gpu.phase_peaks;
+  r.host_bytes = e.cpu.bytes;
+  return r;
+}
+
 const RankResult& WorstRank(const std::vector<RankResult>& ranks) {
   size_t worst = 0;
   for (size_t i = 1; i < ranks.size(); ++i) {

@@ -60,6 +60,8 @@ RankShard ShardFor(const Scenario& s, const Topology& topology, const RankRole& 
 
 // The result of one role, read from the estimate of that role (gpu, cpu, timeline).
 RankResult RankResultOf(const RankRole& role, const Result& estimate);
+// The same from an estimate that is not kept: its breakdown keys and timeline are moved.
+RankResult RankResultOf(const RankRole& role, Result&& estimate);
 // The rank with the largest device_total_bytes (the first on a tie): what `gpu` reports.
 const RankResult& WorstRank(const std::vector<RankResult>& ranks);
 // Host RAM of the fullest host: each of its topology.host_processes_per_node processes holds one

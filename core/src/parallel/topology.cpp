@@ -62,6 +62,15 @@ void ValidateTrainingTopology(const Scenario& s, Issues* errors) {
   bool moe = false;
   for (const auto& kind : s.model.kinds) moe = moe || kind.mlp.num_experts > 0;
   if (!moe && p.ep > 1) AddError(errors, "parallel.ep", "parallel.ep > 1 needs a mixture-of-experts model; this one is dense");
+  if (!moe && p.moe_capacity_factor > 0) {
+    AddError(errors, "parallel.moe_capacity_factor", "parallel.moe_capacity_factor needs a mixture-of-experts model; this one is dense");
+  }
+  // megatron/core/transformer/transformer_config.py __post_init__: padding to capacity needs a
+  // capacity factor ("moe_expert_capacity_factor must be set to use moe_pad_expert_input_to_capacity").
+  if (p.moe_pad_expert_input_to_capacity && p.moe_capacity_factor <= 0) {
+    AddError(errors, "parallel.moe_pad_expert_input_to_capacity",
+             "parallel.moe_pad_expert_input_to_capacity pads each expert to its capacity: it needs parallel.moe_capacity_factor > 0");
+  }
   const int64_t per_stage = p.gpus / std::max<int64_t>(1, p.pp);
   if (p.ep > 1 || etp != p.tp) {
     // Megatron: the expert grid etp x ep x edp covers the ranks of one stage (parallel_state.py

@@ -2,6 +2,7 @@
 
 #include "gpu/device_overhead.h"
 #include "inference/inference.h"
+#include "parallel/comm_buffers.h"
 #include "parallel/shard.h"
 #include "planner/context_limit_check.h"
 #include "parallel/topology.h"
@@ -36,7 +37,7 @@ void SimulateRanks(const Scenario& s, const Topology& topology, const Prepared& 
       prepared_for = explain ? nullptr : &stage;
     }
     EstimateParallelTraining(s, topology, stage, shard, prepared, prep, e, explain);
-    ApplyDeviceOverheads(s, prepared.device, topology.communicator, e, explain);
+    ApplyDeviceOverheads(s, prepared.device, CommBuffersOf(s, topology, prepared.device, role.pipeline_stage, explain), e, explain);
   };
   size_t worst = 0;
   int64_t worst_total = -1;
@@ -54,8 +55,8 @@ void SimulateRanks(const Scenario& s, const Topology& topology, const Prepared& 
         continue;
       }
     }
-    if (options.ranks) ranks.push_back(RankResultOf(topology.roles[i], e));
     if (i == 0 && options.explain) r->warnings = e.warnings;
+    if (options.ranks) ranks.push_back(RankResultOf(topology.roles[i], std::move(e)));  // e is not kept
   }
   if (options.explain) {
     Issues warnings = std::move(r->warnings);
@@ -84,13 +85,13 @@ void SimulateJob(const Scenario& s, const Prepared& prepared, const SimulateOpti
   const RankShard shard = ShardFor(s, topology, role);
   if (s.mode == Mode::kTrain) {
     EstimateTraining(s, shard, prepared, r, options.explain);
-    ApplyDeviceOverheads(s, prepared.device, topology.communicator, r, options.explain);
+    ApplyDeviceOverheads(s, prepared.device, CommBuffersOf(s, topology, prepared.device, role.pipeline_stage, options.explain), r, options.explain);
     // After the overheads: the searches read the estimate's own device total for the scenario
     // itself instead of probing it again.
     if (options.inverse) SolveTrainingCapacity(s, prepared, r);
   } else {
     EstimateInference(s, shard, prepared, r, options.explain || options.warnings, options.inverse);
-    ApplyDeviceOverheads(s, prepared.device, topology.communicator, r, options.explain);
+    ApplyDeviceOverheads(s, prepared.device, CommBuffersOf(s, topology, prepared.device, role.pipeline_stage, options.explain), r, options.explain);
   }
   if (!options.ranks) return;
   r->ranks.push_back(RankResultOf(role, *r));  // gpu == WorstRank(r->ranks): the one role

@@ -320,12 +320,13 @@ std::vector<Field> BuildTable() {
   Int(&t, "parallel.pp", AT(parallel.pp), 1, 65536, "1",
       "pipeline-parallel degree (stages); divides the layers unless `pp_layers` gives the split");
   Int(&t, "parallel.vpp", AT(parallel.vpp), 1, 4096, "1",
-      "virtual pipeline stages (model chunks) per pipeline rank: interleaved 1F1B; divides each stage's layers");
+      "virtual pipeline stages (model chunks) per pipeline rank: interleaved 1F1B; divides each stage's layers unless `pp_layers` lists the virtual stages");
   Enum(&t, "parallel.pp_schedule", AT(parallel.pp_schedule), io::kPipelineScheduleNames, "",
        "pipeline schedule; default `1f1b`, `interleaved_1f1b` when `vpp` > 1 (sets the micro-batches each stage holds)");
   {
     Field& f = Add(&t, "parallel.pp_layers", Type::kIntList, AT(parallel.pp_layers), "",
-                   "layers of each pipeline stage, first to last (uneven splits); default an even split");
+                   "layers of each pipeline stage, first to last (uneven splits); with `vpp` > 1 of each of the pp x vpp virtual stages in "
+                   "Megatron's order (virtual stage v x pp + r = chunk v of rank r); default an even split");
     f.min = 0;
     f.max = 65536;
     f.max_item = 65536;
@@ -361,6 +362,11 @@ std::vector<Field> BuildTable() {
        "DeepSpeed `zero_optimization.overlap_comm`; default true for ZeRO-3, false for ZeRO-1/2");
   Bool(&t, "parallel.contiguous_gradients", AT(parallel.contiguous_gradients), "",
        "DeepSpeed `zero_optimization.contiguous_gradients`; default true");
+  Number(&t, "parallel.moe_capacity_factor", AT(parallel.moe_capacity_factor), 0, 1e6, "0",
+         "Megatron MoE `--moe-expert-capacity-factor`: each expert takes at most ceil(factor x tokens x top_k / experts) of a "
+         "rank's tokens (the rest are dropped); 0 = dropless (Megatron's default)");
+  Bool(&t, "parallel.moe_pad_expert_input_to_capacity", AT(parallel.moe_pad_expert_input_to_capacity), "false",
+       "Megatron `--moe-pad-expert-input-to-capacity`: every expert computes exactly its capacity (needs `moe_capacity_factor`)");
 
   // ------------------------------------------------------------------ gpu (the object form)
   Add(&t, "gpu.name", Type::kString, AT(gpu.name), "\"custom GPU\"", "a custom GPU's name").max = 80;

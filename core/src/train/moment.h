@@ -216,6 +216,7 @@ inline void ReportPeak(const MomentLog& log, const Moment& peak, GpuResult* gpu,
     gpu->models.push_back(Term{"critic", peak.CriticBytes(), ""});
   }
   std::vector<Term>& bd = gpu->breakdown;
+  bd.reserve(BreakdownKeys().size());  // the device overheads append theirs (gpu/device_overhead.h)
   bd.push_back(Term{"weights", peak.weight_bytes + peak.reference_weight_bytes + peak.rollout_weight_bytes + peak.reward_weight_bytes + peak.critic_weight_bytes, ""});
   bd.push_back(Term{"gradients", peak.gradient_bytes + peak.critic_gradient_bytes, ""});
   bd.push_back(Term{"optimizer_states", peak.optimizer_state_bytes + peak.critic_state_bytes, ""});

@@ -1,6 +1,7 @@
 #include "train/parallel_step.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -64,8 +65,8 @@ LayerBytes MegatronLayer(const LayerKind& k, const RankGeometry& g, int64_t a, b
     // Routed tokens on this rank: each of its Tu tokens goes to top_k experts and, with expert
     // tensor parallelism, the etp group gathers its tokens (Megatron requires SP with tp > 1 for
     // MoE); with balanced routing a rank's experts receive as many rows as its tokens send.
-    const int64_t routed = g.Tu * m.experts_per_token * g.etp;
     const int64_t experts_total = m.num_experts * g.ep;
+    const int64_t routed = RoutedRows(g, experts_total, m.experts_per_token);
     mlp += 4 * g.Tu * experts_total * 2;           // router logits and probabilities (fp32)
     mlp += a * routed * g.h;                        // the permuted tokens (fc1's input)
     mlp += a * routed * m.intermediate * (gate_factor + 1);  // fc1 output (the activation's input) + the activation output (fc2's input)
@@ -124,6 +125,18 @@ std::string DescribeAt(At at, int64_t layer) {
 
 }  // namespace
 
+int64_t RoutedRows(const RankGeometry& g, int64_t experts, int64_t top_k) {
+  const int64_t dropless = checked::Mul(g.Tu, top_k, g.etp);
+  if (g.moe_capacity_factor <= 0 || experts <= 0) return dropless;
+  // The same floating-point order as math.ceil((num_tokens / num_experts) * capacity_factor), num_tokens = Tu x top_k.
+  const double per_expert = (static_cast<double>(g.Tu * top_k) / static_cast<double>(experts)) * g.moe_capacity_factor;
+  const int64_t capacity = static_cast<int64_t>(std::ceil(per_expert));
+  const int64_t full = checked::Mul(experts, capacity, g.etp);
+  // Without padding an expert computes what it was sent, at most its capacity: balanced routing
+  // sends Tu x top_k / E, so only a capacity below that (cf < 1) drops tokens.
+  return g.moe_pad_to_capacity ? full : std::min(dropless, full);
+}
+
 bool UsesModelParallelStep(const Scenario& s) {
   const ParallelConfig& p = s.parallel;
   return s.mode == Mode::kTrain && (p.tp > 1 || p.pp > 1 || p.cp > 1 || p.ep > 1 || s.framework.trainer != Trainer::kHf);
@@ -157,6 +170,8 @@ StagePrep PrepareStage(const Scenario& sc, const Topology& topo, const PipelineS
   g.ep = split.ep;
   g.cp = topo.cp;
   g.cp_kind = sc.parallel.cp_kind;
+  g.moe_capacity_factor = megatron ? sc.parallel.moe_capacity_factor : 0;
+  g.moe_pad_to_capacity = sc.parallel.moe_pad_expert_input_to_capacity;
   const bool half = prec.half || prec.autocast;
   const int64_t act = megatron || (titan && half) ? 2 : prec.matmul;  // activation dtype
   const bool flash = train.attention != AttentionImpl::kEager;
@@ -333,6 +348,14 @@ StagePrep PrepareStage(const Scenario& sc, const Topology& topo, const PipelineS
   p.edp = edp;
   p.layers = std::move(layers);
   p.stage_kept = stage_kept;
+  // What each interleaved model chunk keeps per micro-batch (its layers are consecutive in the
+  // rank-local model: parallel/model_shard.h StageLayerIndices).
+  size_t next = 0;
+  for (int64_t n : stage.chunk_layers) {
+    int64_t kept = 0;
+    for (int64_t j = 0; j < n && next < p.layers.size(); ++j) kept += p.layers[next++].kept;
+    p.chunk_kept.push_back(kept);
+  }
   p.embedding_saved = embedding_saved;
   p.head_saved = head_saved;
   p.loss_forward = loss_forward;
@@ -342,7 +365,7 @@ StagePrep PrepareStage(const Scenario& sc, const Topology& topo, const PipelineS
 }
 
 bool SameStageShape(const PipelineStage& a, const PipelineStage& b) {
-  return a.embedding == b.embedding && a.head == b.head && a.num_layers == b.num_layers && a.vpp == b.vpp;
+  return a.embedding == b.embedding && a.head == b.head && a.num_layers == b.num_layers && a.vpp == b.vpp && a.chunk_layers == b.chunk_layers;
 }
 
 void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const PipelineStage& stage, const RankShard& rank,
@@ -360,8 +383,18 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
   const std::string& loss_explain = prep.loss_explain;
   // Micro-batches in flight beyond the one simulated: whole-stage equivalents of the chunk-forwards
   // the schedule holds (parallel/pipeline.h); each keeps its layers' and its embedding's saves.
-  const int64_t in_flight = stage.in_flight_chunks > stage.vpp
-                                ? checked::Mul(stage_kept + embedding_saved, stage.in_flight_chunks - stage.vpp) / stage.vpp : 0;
+  int64_t in_flight = 0;
+  if (!stage.chunk_in_flight.empty()) {
+    // Interleaved: each chunk's forwards in flight keep that chunk's layers (the embedding's saves
+    // go with chunk 0), less the one micro-batch of every chunk the moments below simulate.
+    int64_t held = 0;
+    for (size_t c = 0; c < stage.chunk_in_flight.size() && c < prep.chunk_kept.size(); ++c) {
+      held = checked::Add(held, checked::Mul(stage.chunk_in_flight[c], prep.chunk_kept[c] + (c == 0 ? embedding_saved : 0)));
+    }
+    in_flight = std::max<int64_t>(0, held - stage_kept - embedding_saved);
+  } else if (stage.in_flight_chunks > stage.vpp) {
+    in_flight = checked::Mul(stage_kept + embedding_saved, stage.in_flight_chunks - stage.vpp) / stage.vpp;
+  }
   // ---- the moments
   const int64_t workspace = CublasWorkspaceBytes(sc, prepared.device);
   // Gradients resident through the step: Megatron's main_grad buffer always; otherwise every
@@ -432,6 +465,23 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
     int64_t below = kept_sum;
     int64_t grads_so_far = 0;
     int64_t chunk_saved = 0;  // a recomputed chunk's layers below the running one hold their saves again
+    // Without a timeline only the backward's highest moment is read. Megatron's moments of this
+    // loop differ only in the three fields set here (no data-parallel view rewrites them), so the
+    // loop keeps the highest (the first on a tie, as MomentLog does) and records that one alone:
+    // the same peaks, without building two moments per layer for every rank role.
+    const bool peak_only = !explain && megatron;
+    int64_t best = -1, best_activation = 0, best_temporary = 0, best_gradient = 0, best_layer = 0;
+    At best_at = At::kMlpBackward;
+    auto consider = [&](At at, int64_t layer, int64_t activation, int64_t temporary, int64_t gradient) {
+      const int64_t variable = activation + temporary + gradient;
+      if (variable <= best) return;
+      best = variable;
+      best_at = at;
+      best_layer = layer;
+      best_activation = activation;
+      best_temporary = temporary;
+      best_gradient = gradient;
+    };
     for (int64_t i = prep.num_layers - 1; i >= 0; --i) {
       const LayerBytes& lb = layers[static_cast<size_t>(i)];
       below -= lb.kept;
@@ -443,6 +493,12 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
         chunk_saved -= lb.saved;
       }
       const int64_t live = in_flight_gpu + embedding_saved + kept_on_gpu(below, 1) + lb.saved + chunk_saved;  // a recomputed layer saves everything again
+      if (peak_only) {
+        consider(At::kMlpBackward, i, live, lb.mlp_temp, accumulating ? 0 : grads_so_far);
+        consider(At::kAttentionBackward, i, live, lb.attention_temp, accumulating ? 0 : grads_so_far + lb.grad_bytes);
+        grads_so_far += lb.grad_bytes;
+        continue;
+      }
       Moment m = step(Phase::kBackward, At::kMlpBackward, i);
       m.activation_bytes = live;
       m.temporary_bytes = lb.mlp_temp;
@@ -454,6 +510,13 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
       if (!accumulating) a.gradient_bytes = grads_so_far + lb.grad_bytes;
       push(a);
       grads_so_far += lb.grad_bytes;
+    }
+    if (peak_only && best >= 0) {
+      Moment m = step(Phase::kBackward, best_at, best_layer);
+      m.activation_bytes = best_activation;
+      m.temporary_bytes = best_temporary;
+      if (!accumulating) m.gradient_bytes = best_gradient;
+      push(m);
     }
   }
   if (stage.embedding && prep.embedding_trainable) {
@@ -537,6 +600,10 @@ void EstimateParallelTraining(const Scenario& sc, const Topology& topo, const Pi
         sc.train.gradient_checkpointing != Checkpointing::kFull) {
       r->warnings.push_back(MakeWarning(WarningCode::kNoEffect, "train.recompute_num_layers",
                                         "recompute_method and recompute_num_layers shape full recomputation: they need train.gradient_checkpointing true"));
+    }
+    if (sc.parallel.moe_capacity_factor > 0 && !megatron) {
+      r->warnings.push_back(MakeWarning(WarningCode::kNoEffect, "parallel.moe_capacity_factor",
+                                        "expert capacity (token dropping) is Megatron-LM's (--moe-expert-capacity-factor); this trainer's experts are dropless"));
     }
     if (sc.parallel.sequence_parallel && topo.tp == 1) {
       r->warnings.push_back(MakeWarning(WarningCode::kNoEffect, "parallel.sequence_parallel",

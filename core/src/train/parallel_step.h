@@ -57,7 +57,17 @@ struct RankGeometry {
   int64_t ep = 1;
   int64_t cp = 1;
   ContextParallelKind cp_kind = ContextParallelKind::kRing;
+  double moe_capacity_factor = 0;  // Megatron token dropping; 0 = dropless
+  bool moe_pad_to_capacity = false;
 };
+
+// Rows the experts of one rank compute per micro-batch (Megatron's alltoall token dispatcher).
+// Dropless: the rank's Tu tokens x top_k, gathered over the expert-tensor-parallel group (etp). With
+// a capacity factor cf each expert takes at most ceil(cf x Tu x top_k / E) tokens from each source
+// rank (moe_utils.py get_capacity); padding fills every local expert to capacity x etp x ep rows
+// (token_dispatcher.py MoEAlltoAllTokenDispatcher.preprocess, drop_and_pad), i.e. E x etp x capacity
+// on the rank. `experts` is the model's routed experts (all ranks).
+int64_t RoutedRows(const RankGeometry& g, int64_t experts, int64_t top_k);
 
 // Everything a pipeline stage's ranks hold that does not depend on the micro-batches in flight:
 // stages of the same shape (the middle stages of a uniform model) share one preparation, so a
@@ -73,6 +83,7 @@ struct StagePrep {
   int64_t states_dev = 0, weights_dev = 0, grads_dev = 0, dp = 1, edp = 1;
   RankView view;
   std::vector<LayerBytes> layers;
+  std::vector<int64_t> chunk_kept;  // interleaved: kept per micro-batch by each model chunk
   int64_t stage_kept = 0, embedding_saved = 0, head_saved = 0, loss_forward = 0, loss_backward = 0;
   std::string loss_explain;
 };

@@ -61,17 +61,18 @@ inline std::optional<std::string> BreakdownSumsToPeak(const json& r) {
   return terms + " = " + std::to_string(sum) + " != peak_allocated " + std::to_string(*peak);
 }
 
-// reserved = peak_allocated + allocator_overhead; device_total = reserved + cuda_context.
+// reserved = peak_allocated + allocator_overhead; device_total = reserved + cuda_context + comm_buffers.
 inline std::optional<std::string> OverheadsComposeDeviceTotal(const json& r) {
   auto peak = Gpu(r, "peak_allocated_bytes"), reserved = Gpu(r, "reserved_bytes"), total = Gpu(r, "device_total_bytes");
-  auto alloc = Term(r, "allocator_overhead"), ctx = Term(r, "cuda_context");
-  if (!peak || !reserved || !total || !alloc || !ctx) return Missing("gpu totals or overhead terms");
-  auto r1 = Add(*peak, *alloc), t1 = Add(*reserved, *ctx);
+  auto alloc = Term(r, "allocator_overhead"), ctx = Term(r, "cuda_context"), comm = Term(r, "comm_buffers");
+  if (!peak || !reserved || !total || !alloc || !ctx || !comm) return Missing("gpu totals or overhead terms");
+  auto r1 = Add(*peak, *alloc), t0 = Add(*reserved, *ctx);
+  auto t1 = t0 ? Add(*t0, *comm) : std::nullopt;
   if (!r1 || !t1) return std::string("overhead sums overflow int64");
   if (*r1 == *reserved && *t1 == *total) return std::nullopt;
   return "peak " + std::to_string(*peak) + " + allocator_overhead " + std::to_string(*alloc) + " = " + std::to_string(*r1) +
-         " vs reserved " + std::to_string(*reserved) + "; reserved + cuda_context " + std::to_string(*ctx) + " = " + std::to_string(*t1) +
-         " vs device_total " + std::to_string(*total);
+         " vs reserved " + std::to_string(*reserved) + "; reserved + cuda_context " + std::to_string(*ctx) + " + comm_buffers " +
+         std::to_string(*comm) + " = " + std::to_string(*t1) + " vs device_total " + std::to_string(*total);
 }
 
 inline std::optional<std::string> ReservedAtLeastPeak(const json& r) {
