@@ -219,6 +219,13 @@ struct ParallelConfig {
   std::optional<int64_t> reduce_bucket_size;  // default 500'000'000
   std::optional<bool> overlap_comm;
   std::optional<bool> contiguous_gradients;   // default true
+  // DeepSpeed ZeRO-3 parameter gathering (ds_config zero_optimization keys, elements; defaults from
+  // deepspeed/runtime/zero/config.py DeepSpeedZeroConfig): what stays gathered per rank
+  // (parallel/zero3_gather.h).
+  std::optional<int64_t> stage3_prefetch_bucket_size;         // default 50'000'000
+  std::optional<int64_t> stage3_param_persistence_threshold;  // default 100'000
+  std::optional<int64_t> stage3_max_live_parameters;          // default 1'000'000'000
+  std::optional<int64_t> stage3_max_reuse_distance;           // default 1'000'000'000
 };
 
 struct GpuChoice {

@@ -361,6 +361,16 @@ std::vector<Field> BuildTable() {
        "DeepSpeed `zero_optimization.overlap_comm`; default true for ZeRO-3, false for ZeRO-1/2");
   Bool(&t, "parallel.contiguous_gradients", AT(parallel.contiguous_gradients), "",
        "DeepSpeed `zero_optimization.contiguous_gradients`; default true");
+  Int(&t, "parallel.stage3_prefetch_bucket_size", AT(parallel.stage3_prefetch_bucket_size), 0, int64_t{1} << 40, "",
+      "DeepSpeed ZeRO-3 `zero_optimization.stage3_prefetch_bucket_size` (elements gathered ahead of use); default 50000000");
+  Int(&t, "parallel.stage3_param_persistence_threshold", AT(parallel.stage3_param_persistence_threshold), 0, int64_t{1} << 40, "",
+      "DeepSpeed ZeRO-3 `zero_optimization.stage3_param_persistence_threshold`: parameters of at most this many elements "
+      "(norms, biases) stay gathered on every rank; default 100000");
+  Int(&t, "parallel.stage3_max_live_parameters", AT(parallel.stage3_max_live_parameters), 0, int64_t{1} << 40, "",
+      "DeepSpeed ZeRO-3 `zero_optimization.stage3_max_live_parameters`: no prefetch beyond this many gathered elements; default 1000000000");
+  Int(&t, "parallel.stage3_max_reuse_distance", AT(parallel.stage3_max_reuse_distance), 0, int64_t{1} << 40, "",
+      "DeepSpeed ZeRO-3 `zero_optimization.stage3_max_reuse_distance`: a parameter used again within this many elements "
+      "of other parameters is not released; default 1000000000");
 
   // ------------------------------------------------------------------ gpu (the object form)
   Add(&t, "gpu.name", Type::kString, AT(gpu.name), "\"custom GPU\"", "a custom GPU's name").max = 80;

@@ -16,6 +16,7 @@
 #include "gpu/device_overhead.h"
 #include "parallel/fsdp_mixed_precision.h"
 #include "parallel/shard.h"
+#include "parallel/zero3_gather.h"
 #include "planner/prepared.h"
 #include "train/activations.h"
 #include "train/load_phase.h"
@@ -353,6 +354,15 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     int64_t max_layer_grads = 0;
     for (const auto& li : layers) max_layer_grads = std::max(max_layer_grads, li.grad_bytes);
     view = rank.StatesView(layer_bytes, gathered_root, max_layer_grads, bucket_dtype, prec.grad, grads_total);
+    // DeepSpeed ZeRO-3 gathers leaf modules, keeps the forward's tail for its backward and never
+    // partitions small parameters (parallel/zero3_gather.h); the elements in the weights' dtype.
+    if (dp.shard_params && !dp.fsdp && !dp.keep_gathered) {
+      const std::vector<Zero3Module> modules = Zero3ModulesOf(model);
+      int64_t elements = 0;
+      for (const Zero3Module& m : modules) elements += m.Params();
+      const Zero3Gathered g = Zero3GatheredAtTurn(Zero3KnobsOf(sc.parallel), modules);
+      if (elements > 0) view.gathered_bytes = static_cast<int64_t>(static_cast<double>(g.Total()) * static_cast<double>(weights.bytes) / static_cast<double>(elements));
+    }
   }
   const int64_t weights_dev = view.Weights(weights.bytes), states_dev = view.States(opt.state_bytes);
   // The frozen reference copy: the policy's weights in their dtype, loaded at the trainer's start
