@@ -145,3 +145,31 @@ TEST(DataParallel, OneRankRoleHoldsWhatGpuSays) {
 
 }  // namespace
 }  // namespace vramplan
+
+namespace vramplan {
+namespace {
+
+// accelerate gives every FSDP job of the Hugging Face stack FSDP's MixedPrecision(param_dtype=bf16)
+// (parallel/fsdp_mixed_precision.h): fp32 shards and states, 16-bit compute. With amp_bf16 the
+// stored terms equal the fp32 ones, the saved activations those of a bf16 model (the residual
+// stream is 16-bit), and ZeRO-3 (DeepSpeed's own bf16 handling, not this policy) is unchanged.
+TEST(DataParallel, FsdpMixedPrecisionComputesIn16Bit) {
+  auto run = [](const std::string& precision, const std::string& parallel) {
+    return testing_support::EstimateText(R"({"model":"meta-llama/Llama-3.1-8B","train":{"method":"lora","precision":")" + precision +
+                                         R"(","gradient_checkpointing":true,"micro_batch_size":4,"seq_len":2048,"lora":{"rank":8,"targets":"all-linear","adapter_dtype":"fp32"}},"parallel":)" +
+                                         parallel + "}");
+  };
+  const Result amp_fsdp = run("amp_bf16", R"({"gpus":8,"fsdp":true})");
+  const Result amp_z3 = run("amp_bf16", R"({"gpus":8,"zero":3})");
+  const Result bf16_fsdp = run("bf16", R"({"gpus":8,"fsdp":true})");
+  const Result amp_one = run("amp_bf16", R"({"gpus":1})");
+  EXPECT_EQ(GpuTerm(amp_fsdp, "weights"), GpuTerm(amp_z3, "weights"));  // fp32 shards
+  EXPECT_EQ(amp_fsdp.gpu.optimizer_state_bytes, amp_z3.gpu.optimizer_state_bytes);
+  // Checkpointed layer inputs: bf16 under FSDP mixed precision, fp32 (the residual stream) under plain autocast.
+  EXPECT_LT(amp_fsdp.gpu.saved_activation_bytes, amp_z3.gpu.saved_activation_bytes * 6 / 10);
+  EXPECT_EQ(amp_z3.gpu.saved_activation_bytes, amp_one.gpu.saved_activation_bytes);
+  EXPECT_LE(amp_fsdp.gpu.saved_activation_bytes, bf16_fsdp.gpu.saved_activation_bytes * 11 / 10);
+}
+
+}  // namespace
+}  // namespace vramplan

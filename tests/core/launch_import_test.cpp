@@ -277,6 +277,10 @@ TEST(LaunchImport, DeepSpeedAlone) {
   EXPECT_EQ(out.scenario["parallel"]["zero"], 3);
   EXPECT_EQ(out.scenario["parallel"]["offload_optimizer"], "cpu");
   EXPECT_EQ(out.scenario["parallel"]["offload_params"], "cpu");
+  // ZeRO-3's gathering knobs are read; HF's "auto" ones keep DeepSpeed's defaults.
+  EXPECT_EQ(out.scenario["parallel"]["stage3_max_live_parameters"], 1000000000);
+  EXPECT_EQ(out.scenario["parallel"]["stage3_max_reuse_distance"], 1000000000);
+  EXPECT_FALSE(out.scenario["parallel"].contains("stage3_prefetch_bucket_size"));
   EXPECT_EQ(out.scenario["train"]["optimizer_impl"], "fused");
   EXPECT_FALSE(out.scenario.contains("model"));
   ExpectEstimable(out);  // with a stand-in model: the fields themselves are valid

@@ -110,11 +110,16 @@ TEST(Physics, MoreShardingNeverCostsMemoryExceptZeroBuckets) {
       // The buckets are in the gradients' 16-bit (or fp32) dtype: at most 4 B per element.
       const int64_t persistent_bucket = setting.contiguous ? 4 * setting.bucket_elements : 0;
       const int64_t backward_buckets = setting.contiguous ? (setting.overlap ? 2 : 1) * 4 * setting.bucket_elements : 0;
+      // A model smaller than stage3_max_reuse_distance / 2 stays wholly gathered at the turn from
+      // forward to backward (DeepSpeed keeps each parameter whose reuse comes within the distance,
+      // parallel/zero3_gather.h), beside its partitions: ZeRO-3 may exceed ZeRO-2 by that shard.
+      const int64_t shard = (testing_support::GpuTerm(z2, "weights") + gpus - 1) / gpus;
       if (z3.gpu.peak_allocated_bytes > z2.gpu.peak_allocated_bytes) {
         ++zero3_bucket_truths;
-        EXPECT_TRUE(setting.contiguous) << "without buckets ZeRO-3 must not exceed ZeRO-2: " << what;
-        EXPECT_LE(z3.gpu.peak_allocated_bytes - z2.gpu.peak_allocated_bytes, persistent_bucket) << what;
-        EXPECT_NE(z3.peak_phase, "backward") << "ZeRO-3's bucket only outlasts ZeRO-2's outside the backward: " << what;
+        const int64_t excess = z3.gpu.peak_allocated_bytes - z2.gpu.peak_allocated_bytes;
+        EXPECT_TRUE(setting.contiguous || excess <= shard) << "without buckets ZeRO-3 exceeds ZeRO-2 by at most the parameter shard: " << what;
+        EXPECT_LE(excess, persistent_bucket + shard) << what;
+        if (excess > shard) EXPECT_NE(z3.peak_phase, "backward") << "ZeRO-3's bucket only outlasts ZeRO-2's outside the backward: " << what;
       }
       if (z1.gpu.peak_allocated_bytes > z0.gpu.peak_allocated_bytes) {
         ++zero1_bucket_truths;
@@ -132,8 +137,11 @@ TEST(Physics, MoreShardingNeverCostsMemoryExceptZeroBuckets) {
 // Hand derivation of the ZeRO-3 truth: SmolLM2-135M (269,030,080 B of bf16 weights), full
 // fine-tune on 2 GPUs. At the optimizer step ZeRO-2 holds the whole weights and no bucket (freed
 // after the backward); ZeRO-3 half the weights and its 5e8-element bf16 bucket, kept for the run:
-// + 1,000,000,000 - 269,030,080 / 2 B. That step is ZeRO-3's peak and it tops ZeRO-2's (embedding
-// backward) peak. With contiguous_gradients off there is no kept bucket and ZeRO-3 is below.
+// + 1,000,000,000 - 269,030,080 / 2 B, which tops ZeRO-2's (embedding backward) peak. (ZeRO-3's
+// own peak is now its backward, where the wholly gathered model adds 269 MB, below.) With contiguous_gradients off there is no kept bucket; ZeRO-3 then exceeds
+// ZeRO-2 by at most its weight shard: the 135M-element model is within stage3_max_reuse_distance / 2,
+// so DeepSpeed keeps all of it gathered at the turn from forward to backward beside its partitions
+// (parallel/zero3_gather.h).
 TEST(Physics, ZeroThreeKeepsItsBucketAfterTheBackward) {
   json s = json::parse(R"({"model":"HuggingFaceTB/SmolLM2-135M","gpu":"rtx-4090-24gb","train":{"method":"full","precision":"mixed_bf16",
       "loss":"fused_linear","gradient_checkpointing":true,"micro_batch_size":4,"seq_len":256,"optimizer":"lion"},"parallel":{"gpus":2,"zero":2}})");
@@ -142,12 +150,11 @@ TEST(Physics, ZeroThreeKeepsItsBucketAfterTheBackward) {
   const Result z3 = Simulate(s);
   ASSERT_EQ(testing_support::GpuTerm(z2, "weights"), 269030080);
   EXPECT_EQ(z3.gpu.phase_peaks.optimizer_step - z2.gpu.phase_peaks.optimizer_step, 1000000000 - 269030080 / 2);
-  EXPECT_EQ(z3.peak_at, "optimizer.step");
   EXPECT_GT(z3.gpu.peak_allocated_bytes, z2.gpu.peak_allocated_bytes);
   s["parallel"]["contiguous_gradients"] = false;
   const Result z3_plain = Simulate(s);
   s["parallel"]["zero"] = 2;
-  EXPECT_LT(z3_plain.gpu.peak_allocated_bytes, Simulate(s).gpu.peak_allocated_bytes);
+  EXPECT_LE(z3_plain.gpu.peak_allocated_bytes, Simulate(s).gpu.peak_allocated_bytes + 269030080 / 2);
 }
 
 // Hand derivation of the checkpointing truth: Llama-3.1-8B, last 3 layers trainable (+ lm_head),

@@ -225,6 +225,13 @@ struct ParallelConfig {
   // Padding fills every expert to its capacity.
   double moe_capacity_factor = 0;
   bool moe_pad_expert_input_to_capacity = false;
+  // DeepSpeed ZeRO-3 parameter gathering (ds_config zero_optimization keys, elements; defaults from
+  // deepspeed/runtime/zero/config.py DeepSpeedZeroConfig): what stays gathered per rank
+  // (parallel/zero3_gather.h).
+  std::optional<int64_t> stage3_prefetch_bucket_size;         // default 50'000'000
+  std::optional<int64_t> stage3_param_persistence_threshold;  // default 100'000
+  std::optional<int64_t> stage3_max_live_parameters;          // default 1'000'000'000
+  std::optional<int64_t> stage3_max_reuse_distance;           // default 1'000'000'000
 };
 
 struct GpuChoice {

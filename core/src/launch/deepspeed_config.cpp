@@ -50,8 +50,13 @@ void ReadZero(const io::Json& z, const std::string& prefix, ImportContext* ctx) 
       else if (auto n = ctx->Int(v, k, 0, int64_t{1} << 40)) ctx->Read(k, "parallel.reduce_bucket_size", *n);
     } else if (name == "cpu_offload") {  // the pre-0.5 spelling
       if (auto b = ctx->Bool(v, k)) ctx->Read(k, "parallel.offload_optimizer", *b ? "cpu" : "none");
-    } else if (name == "allgather_bucket_size" || name == "stage3_prefetch_bucket_size" || name == "stage3_param_persistence_threshold" ||
-               name == "stage3_max_live_parameters" || name == "stage3_max_reuse_distance" || name == "sub_group_size" ||
+    } else if (name == "stage3_prefetch_bucket_size" || name == "stage3_param_persistence_threshold" || name == "stage3_max_live_parameters" ||
+               name == "stage3_max_reuse_distance") {
+      // HF fills "auto" for the first two (transformers integrations/deepspeed.py
+      // trainer_config_finalize: 0.9 x hidden_size^2 and 10 x hidden_size).
+      if (IsAuto(v)) ctx->Ignored(k, "\"auto\": HF fills it from hidden_size; the scenario's default is DeepSpeed's");
+      else if (auto n = ctx->Int(v, k, 0, int64_t{1} << 40)) ctx->Read(k, "parallel." + name, *n);
+    } else if (name == "allgather_bucket_size" || name == "sub_group_size" ||
                name == "zero_hpz_partition_size" || name == "zero_quantized_weights" || name == "zero_quantized_gradients" ||
                name == "mics_shard_size") {
       ctx->Unsupported(k, "changes ZeRO's gather/bucket buffers or sharding, which the estimate models with DeepSpeed's defaults");
@@ -185,6 +190,10 @@ OrderedJson DeepSpeedConfigFor(const Scenario& s, bool standalone) {
   if (p.overlap_comm) zero["overlap_comm"] = *p.overlap_comm;
   if (p.contiguous_gradients) zero["contiguous_gradients"] = *p.contiguous_gradients;
   if (p.reduce_bucket_size) zero["reduce_bucket_size"] = *p.reduce_bucket_size;
+  if (p.stage3_prefetch_bucket_size) zero["stage3_prefetch_bucket_size"] = *p.stage3_prefetch_bucket_size;
+  if (p.stage3_param_persistence_threshold) zero["stage3_param_persistence_threshold"] = *p.stage3_param_persistence_threshold;
+  if (p.stage3_max_live_parameters) zero["stage3_max_live_parameters"] = *p.stage3_max_live_parameters;
+  if (p.stage3_max_reuse_distance) zero["stage3_max_reuse_distance"] = *p.stage3_max_reuse_distance;
   ds["zero_optimization"] = zero;
   if (t.activation_offload) ds["activation_checkpointing"] = {{"cpu_checkpointing", true}};
   ds["gradient_clipping"] = standalone ? OrderedJson(1.0) : OrderedJson("auto");  // HF fills it from max_grad_norm

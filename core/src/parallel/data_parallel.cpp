@@ -52,7 +52,9 @@ RankView RankViewFor(const DataParallel& dp, int64_t layer_weight_bytes, int64_t
                      int64_t bucket_dtype_bytes, int64_t grad_dtype_bytes, int64_t all_grad_bytes) {
   RankView v;
   v.dp = dp;
-  if (dp.shard_params) v.gathered_bytes = 2 * layer_weight_bytes + (dp.fsdp ? root_weight_bytes : 0);  // the running unit + the prefetched one (+ FSDP's root unit)
+  // The running unit + the prefetched one (+ FSDP's root unit); DeepSpeed ZeRO-3's own rule replaces it
+  // in the training step (parallel/zero3_gather.h), which knows the model's modules.
+  if (dp.shard_params) v.gathered_bytes = 2 * layer_weight_bytes + (dp.fsdp ? root_weight_bytes : 0);
   // SHARD_GRAD_OP does not reshard after forward: by the end of the forward every unit is gathered.
   if (dp.shard_params && dp.keep_gathered) v.gathered_bytes = layer_weight_bytes * dp.units + root_weight_bytes;
   if (dp.shard_grads && dp.fsdp) v.unit_grad_bytes = max_layer_grad_bytes;

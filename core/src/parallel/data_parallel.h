@@ -2,9 +2,10 @@
 // offload, per GPU:
 //   ZeRO-1: optimizer states (incl. fp32 master weights) / dp      (Rajbhandari et al., ZeRO, 2020)
 //   ZeRO-2: + gradients / dp (each unit's full gradient exists until its reduce-scatter)
-//   ZeRO-3 / FSDP: + parameters / dp; while a unit runs, its full parameters are gathered, plus
-//           the next one prefetched, and FSDP's root unit (embeddings, final norm, lm_head) stays
-//           gathered from forward to backward (torch/distributed/fsdp, root module).
+//   ZeRO-3 / FSDP: + parameters / dp; FSDP: while a unit runs, its full parameters are gathered,
+//           plus the next one prefetched, and the root unit (embeddings, final norm, lm_head) stays
+//           gathered from forward to backward (torch/distributed/fsdp, root module). ZeRO-3: what
+//           DeepSpeed's coordinator keeps gathered (parallel/zero3_gather.h, set by the training step).
 //   offload_optimizer: states and the optimizer step move to host RAM (DeepSpeedCPUAdam).
 //   offload_params: sharded parameters live in host RAM; only gathered units are on the GPU.
 //   DeepSpeed gradient buckets (contiguous_gradients): ZeRO-1/2 allocate reduce_bucket_size

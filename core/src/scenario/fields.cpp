@@ -367,6 +367,16 @@ std::vector<Field> BuildTable() {
          "rank's tokens (the rest are dropped); 0 = dropless (Megatron's default)");
   Bool(&t, "parallel.moe_pad_expert_input_to_capacity", AT(parallel.moe_pad_expert_input_to_capacity), "false",
        "Megatron `--moe-pad-expert-input-to-capacity`: every expert computes exactly its capacity (needs `moe_capacity_factor`)");
+  Int(&t, "parallel.stage3_prefetch_bucket_size", AT(parallel.stage3_prefetch_bucket_size), 0, int64_t{1} << 40, "",
+      "DeepSpeed ZeRO-3 `zero_optimization.stage3_prefetch_bucket_size` (elements gathered ahead of use); default 50000000");
+  Int(&t, "parallel.stage3_param_persistence_threshold", AT(parallel.stage3_param_persistence_threshold), 0, int64_t{1} << 40, "",
+      "DeepSpeed ZeRO-3 `zero_optimization.stage3_param_persistence_threshold`: parameters of at most this many elements "
+      "(norms, biases) stay gathered on every rank; default 100000");
+  Int(&t, "parallel.stage3_max_live_parameters", AT(parallel.stage3_max_live_parameters), 0, int64_t{1} << 40, "",
+      "DeepSpeed ZeRO-3 `zero_optimization.stage3_max_live_parameters`: no prefetch beyond this many gathered elements; default 1000000000");
+  Int(&t, "parallel.stage3_max_reuse_distance", AT(parallel.stage3_max_reuse_distance), 0, int64_t{1} << 40, "",
+      "DeepSpeed ZeRO-3 `zero_optimization.stage3_max_reuse_distance`: a parameter used again within this many elements "
+      "of other parameters is not released; default 1000000000");
 
   // ------------------------------------------------------------------ gpu (the object form)
   Add(&t, "gpu.name", Type::kString, AT(gpu.name), "\"custom GPU\"", "a custom GPU's name").max = 80;

@@ -14,7 +14,9 @@
 #include "diagnostics/warning_codes.h"
 #include "format.h"
 #include "gpu/device_overhead.h"
+#include "parallel/fsdp_mixed_precision.h"
 #include "parallel/shard.h"
+#include "parallel/zero3_gather.h"
 #include "planner/prepared.h"
 #include "train/activations.h"
 #include "train/load_phase.h"
@@ -101,8 +103,13 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   const ModelSpec& model = sc.model;
   const TrainConfig& train = sc.train;
   const FrameworkConfig& fw = sc.framework;
-  const PrecisionModel prec = PrecisionFor(train.precision, train.autocast);
-  const std::shared_ptr<const TrainPlan> plan_for_method = prepared.TrainPlanFor(model, train, prec);
+  // `stored`: the parameters', gradients' and optimizer states' precision; `prec`: what the layers
+  // compute in (the same, except FSDP's 16-bit mixed precision over fp32 parameters:
+  // parallel/fsdp_mixed_precision.h).
+  const PrecisionModel stored = PrecisionFor(train.precision, train.autocast);
+  const PrecisionModel prec = FsdpComputePrecision(sc, stored);
+  const bool fsdp_16bit_units = FsdpComputesIn16Bit(sc);
+  const std::shared_ptr<const TrainPlan> plan_for_method = prepared.TrainPlanFor(model, train, stored);
   const TrainPlan& plan = *plan_for_method;
   const bool legacy = fw.preset == FrameworkPreset::kTorch113Hf444;
   const bool on_cpu = fw.device == Device::kCpu;
@@ -121,7 +128,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   ctx.torchao = train.qlora_backend == QloraBackend::kTorchao;
   ctx.quantize_targets_only = fw.model_load == ModelLoad::kTorchtune01;
   ctx.lora = &train.lora;
-  ctx.adapter_bytes = plan.adapter_bytes_per_param;
+  ctx.adapter_bytes = fsdp_16bit_units ? 2 : plan.adapter_bytes_per_param;  // FSDP casts the adapters with their unit
   ctx.attention_dropout = train.attention == AttentionImpl::kEager ? model.attention_dropout : 0.0;  // fused kernels regenerate it
   ctx.hidden_dropout = model.hidden_dropout;
   ctx.softmax_fp32 = model.softmax_fp32;
@@ -130,8 +137,8 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   ctx.cpu = on_cpu;
 
   // ---- persistent memory
-  const WeightMemory weights = ComputeWeightMemory(model, train, plan, prec, legacy, fw.model_load, &prepared.params, explain);
-  const OptimizerMemory opt = ComputeOptimizerMemory(train, prec, plan.trainable_tensors, legacy, fw.adamw_foreach_denom_copy, fw.device, explain);
+  const WeightMemory weights = ComputeWeightMemory(model, train, plan, stored, legacy, fw.model_load, &prepared.params, explain);
+  const OptimizerMemory opt = ComputeOptimizerMemory(train, stored, plan.trainable_tensors, legacy, fw.adamw_foreach_denom_copy, fw.device, explain);
   const int64_t grads_total = (plan.trainable_params - plan.lora_params) * prec.grad + plan.lora_params * plan.adapter_bytes_per_param;
   const int64_t batch_bytes = fw.batch_on_device ? (fw.attention_mask ? 24 : 16) * T : 0;
   const int64_t workspace = CublasWorkspaceBytes(sc, prepared.device);
@@ -326,7 +333,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     TensorShape t;
     t.rows = elements;
     t.dtype_bytes = dtype_bytes;
-    return ComputeOptimizerMemory(train, prec, {t}, legacy, fw.adamw_foreach_denom_copy, fw.device, false).step_temporary_bytes;
+    return ComputeOptimizerMemory(train, stored, {t}, legacy, fw.adamw_foreach_denom_copy, fw.device, false).step_temporary_bytes;
   };
   const int64_t grads_resident = train.grad_accum_steps > 1 && !in_bwd ? grads_total : 0;
 
@@ -340,10 +347,26 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   {
     const int64_t vh = model.vocab_size * model.hidden_size;
     const int64_t root_bytes = (vh * (model.tied_embeddings ? 1 : 2) + model.final_norm.Params()) * prec.weight;
-    const int64_t layer_bytes = L > 0 ? std::max<int64_t>(0, weights.bytes - root_bytes) / L : 0;
+    int64_t layer_bytes = L > 0 ? std::max<int64_t>(0, weights.bytes - root_bytes) / L : 0;
+    // FSDP mixed precision gathers 16-bit copies of the fp32 units (parallel/fsdp_mixed_precision.h).
+    const int64_t gathered_root = fsdp_16bit_units ? root_bytes / prec.weight * 2 : root_bytes;
+    if (fsdp_16bit_units) layer_bytes = layer_bytes / prec.weight * 2;
     int64_t max_layer_grads = 0;
     for (const auto& li : layers) max_layer_grads = std::max(max_layer_grads, li.grad_bytes);
-    view = rank.StatesView(layer_bytes, root_bytes, max_layer_grads, bucket_dtype, prec.grad, grads_total);
+    view = rank.StatesView(layer_bytes, gathered_root, max_layer_grads, bucket_dtype, prec.grad, grads_total);
+    // DeepSpeed ZeRO-3 gathers leaf modules, keeps the forward's tail for its backward and never
+    // partitions small parameters (parallel/zero3_gather.h); the elements in the weights' dtype.
+    if (dp.shard_params && !dp.fsdp && !dp.keep_gathered) {
+      const std::vector<Zero3Module> modules = Zero3ModulesOf(model);
+      int64_t elements = 0;
+      for (const Zero3Module& m : modules) elements += m.Params();
+      const Zero3Gathered g = Zero3GatheredAtTurn(Zero3KnobsOf(sc.parallel), modules);
+      // Whole bytes per element for 16/32-bit weights (the model's buffers, a few bytes, left out);
+      // the mean for quantized layers (QLoRA: packed 4-bit layers, 16-bit embeddings).
+      const int64_t per_element = elements > 0 ? weights.bytes / elements : 0;
+      if (per_element >= 1) view.gathered_bytes = g.Total() * per_element;
+      else if (elements > 0) view.gathered_bytes = static_cast<int64_t>(static_cast<double>(g.Total()) * static_cast<double>(weights.bytes) / static_cast<double>(elements));
+    }
   }
   const int64_t weights_dev = view.Weights(weights.bytes), states_dev = view.States(opt.state_bytes);
   // The frozen reference copy: the policy's weights in their dtype, loaded at the trainer's start
@@ -386,7 +409,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
       reward_weights = critic.weights;
     }
   }
-  const LoadPhase load = ComputeLoadPhase(sc, plan, prec, weights_dev, explain, &prepared.load_replay);
+  const LoadPhase load = ComputeLoadPhase(sc, plan, stored, weights_dev, explain, &prepared.load_replay);
   r->gpu.load_reserved_bytes = load.reserved_bytes;
   r->gpu.load_explain = load.explain;
 
