@@ -165,8 +165,10 @@ TEST(DataParallel, FsdpMixedPrecisionComputesIn16Bit) {
   const Result amp_one = run("amp_bf16", R"({"gpus":1})");
   EXPECT_EQ(GpuTerm(amp_fsdp, "weights"), GpuTerm(amp_z3, "weights"));  // fp32 shards
   EXPECT_EQ(amp_fsdp.gpu.optimizer_state_bytes, amp_z3.gpu.optimizer_state_bytes);
-  // Checkpointed layer inputs: bf16 under FSDP mixed precision, fp32 (the residual stream) under plain autocast.
-  EXPECT_LT(amp_fsdp.gpu.saved_activation_bytes, amp_z3.gpu.saved_activation_bytes * 6 / 10);
+  // Checkpointed layer inputs: bf16 under FSDP mixed precision, fp32 (the residual stream) under
+  // plain autocast: at least 2 B less per layer, token and hidden unit (32 layers x 4 x 2,048 tokens
+  // x 4,096), worked by hand from Llama-3.1-8B's config; the recomputed layer's saved set shrinks too.
+  EXPECT_GE(amp_z3.gpu.saved_activation_bytes - amp_fsdp.gpu.saved_activation_bytes, int64_t{32} * 4 * 2048 * 4096 * 2);
   EXPECT_EQ(amp_z3.gpu.saved_activation_bytes, amp_one.gpu.saved_activation_bytes);
   EXPECT_LE(amp_fsdp.gpu.saved_activation_bytes, bf16_fsdp.gpu.saved_activation_bytes * 11 / 10);
 }

@@ -440,6 +440,10 @@ TEST(Properties, LoraRankUpNeverLowersPeak) {
   CheckProperty("lora_rank_up_never_lowers_peak", [](const json& s, const json& r) {
     const std::string method = AsString(At(s, {"train", "method"})).value_or("lora");
     if (!IsTrain(s) || (method != "lora" && method != "qlora")) return NotApplicable();
+    // Paged optimizers keep the states of tensors of >= 1e5 elements in managed memory, outside
+    // torch's allocator (bitsandbytes optim/optimizer.py Optimizer8bit.get_state_buffer): a higher
+    // rank can move an adapter's states across that line and lower the device peak.
+    if (AsString(At(s, {"train", "optimizer"})).value_or("").rfind("paged_", 0) == 0) return NotApplicable();
     return NonDecreasingIn(s, r, {"train", "lora", "rank"}, 16, 65536);
   });
 }
