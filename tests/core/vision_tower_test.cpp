@@ -53,6 +53,22 @@ TEST(VisionTower, Qwen25VlTextConfigLayoutReadsTheSame) {
   EXPECT_EQ(CountParams(spec.value()).checkpoint_total, 8292166656);
 }
 
+// Hostile shapes: the merger Linear(h m^2, h m^2) of the largest widths the reader accepts (2^24)
+// is 2^144 parameters. The count saturates (model/tower_count.h) and the config is refused with an
+// error naming vision_config, instead of a wrapped int64 (undefined behaviour, found by the fuzzer).
+TEST(VisionTower, HostileTowerShapesAreRefusedNotWrapped) {
+  json cfg = Qwen25Vl7bText();
+  cfg["model_type"] = "qwen2_5_vl";
+  cfg["vision_config"] = Qwen25VlVision(3584);
+  cfg["vision_config"]["hidden_size"] = int64_t{1} << 24;
+  cfg["vision_config"]["spatial_merge_size"] = int64_t{1} << 24;
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.errors()[0].code, "too_large");
+  EXPECT_EQ(spec.errors()[0].field_path, "model.vision_config");
+}
+
 TEST(VisionTower, Gemma3SiglipAndProjector) {
   json cfg = {{"model_type", "gemma3"},
               {"text_config", {{"model_type", "gemma3_text"}, {"hidden_size", 2560}, {"intermediate_size", 10240},

@@ -1,6 +1,7 @@
 #include "model/gemma4_towers.h"
 
 #include "model/families/config_reader.h"
+#include "model/tower_count.h"
 
 namespace vramplan {
 namespace {
@@ -9,23 +10,23 @@ namespace {
 // four scalar clamp bounds, which the Hub checkpoints do not store: Gemma 4 E2B's and E4B's Hub
 // totals (5,123,178,051 and 7,996,156,490) are matched exactly without them (16 x 7 vision and
 // 12 x 10 audio linears would add 928 to each).
-int64_t Linear(int64_t in, int64_t out) { return in * out; }
+Count Linear(Count in, Count out) { return in * out; }
 
 // Gemma4VisionModel (Gemma4VisionConfig defaults): Gemma4VisionPatchEmbedder input_proj
 // Linear(3 p^2, h) + position_embedding_table [2, position_embedding_size, h]; num_hidden_layers
 // Gemma4VisionEncoderLayer = q/k/v/o projections (heads x head_dim, kv heads), q_norm / k_norm
 // RMSNorm(head_dim) (v_norm has no weight), four RMSNorm(h) and a gated MLP of intermediate_size;
 // with standardize the std_bias / std_scale buffers [h]. The pooler has no weights.
-int64_t Vision(families::ConfigReader& v) {
-  const int64_t h = v.Int({"hidden_size"}).value_or(768);
-  const int64_t inter = v.Int({"intermediate_size"}).value_or(3072);
-  const int64_t layers = v.Int({"num_hidden_layers"}).value_or(16);
-  const int64_t heads = v.Int({"num_attention_heads"}, 1).value_or(12);
-  const int64_t kv = v.Int({"num_key_value_heads"}, 1).value_or(12);
-  const int64_t d = v.Int({"head_dim"}, 1).value_or(64);
-  const int64_t patch = v.Int({"patch_size"}, 1).value_or(16);
-  const int64_t positions = v.Int({"position_embedding_size"}, 1).value_or(10240);
-  const int64_t layer = Linear(h, heads * d) + 2 * Linear(h, kv * d) + Linear(heads * d, h) + 2 * d + 4 * h +
+Count Vision(families::ConfigReader& v) {
+  const Count h = v.Int({"hidden_size"}).value_or(768);
+  const Count inter = v.Int({"intermediate_size"}).value_or(3072);
+  const Count layers = v.Int({"num_hidden_layers"}).value_or(16);
+  const Count heads = v.Int({"num_attention_heads"}, 1).value_or(12);
+  const Count kv = v.Int({"num_key_value_heads"}, 1).value_or(12);
+  const Count d = v.Int({"head_dim"}, 1).value_or(64);
+  const Count patch = v.Int({"patch_size"}, 1).value_or(16);
+  const Count positions = v.Int({"position_embedding_size"}, 1).value_or(10240);
+  const Count layer = Linear(h, heads * d) + 2 * Linear(h, kv * d) + Linear(heads * d, h) + 2 * d + 4 * h +
                         2 * Linear(h, inter) + Linear(inter, h);
   return Linear(3 * patch * patch, h) + 2 * positions * h + layers * layer + (v.Bool("standardize", false) ? 2 * h : 0);
 }
@@ -38,23 +39,34 @@ int64_t Vision(families::ConfigReader& v) {
 // Linear(h, 2h), linear_end Linear(h, h), depthwise Conv1d weight [h, 1, conv_kernel_size], two
 // RMSNorm(h)) and three RMSNorm(h); output_proj Linear(h, output_proj_dims) with bias. The
 // positional encoding's inv_timescales and the softcap are non-persistent buffers.
-int64_t Audio(families::ConfigReader& a, int64_t* out_dims) {
-  const int64_t h = a.Int({"hidden_size"}).value_or(1024);
-  const int64_t layers = a.Int({"num_hidden_layers"}).value_or(12);
-  const int64_t heads = a.Int({"num_attention_heads"}, 1).value_or(8);
-  const int64_t kernel = a.Int({"conv_kernel_size"}, 1).value_or(5);
+Count Audio(families::ConfigReader& a, Count* out_dims) {
+  const Count h = a.Int({"hidden_size"}).value_or(1024);
+  const Count layers = a.Int({"num_hidden_layers"}).value_or(12);
+  const Count heads = a.Int({"num_attention_heads"}, 1).value_or(8);
+  const Count kernel = a.Int({"conv_kernel_size"}, 1).value_or(5);
   *out_dims = a.Int({"output_proj_dims"}, 1).value_or(1536);
-  int64_t c0 = 128, c1 = 32;
+  Count c0 = 128, c1 = 32;
   auto ch = a.raw().find("subsampling_conv_channels");
   if (ch != a.raw().end() && ch->is_array() && ch->size() == 2 && (*ch)[0].is_number_integer() && (*ch)[1].is_number_integer()) {
+    // Widths like any other (families/config_reader.h kMaxDim): out of range is an error.
+    for (size_t i = 0; i < 2; ++i) {
+      const nlohmann::json& x = (*ch)[i];
+      const bool in_range = x.is_number_unsigned() ? x.get<uint64_t>() <= uint64_t{families::kMaxDim}
+                                                   : x.get<int64_t>() >= 1 && x.get<int64_t>() <= families::kMaxDim;
+      if (!in_range) {
+        io::AddError(a.errors(), "out_of_range", a.path() + ".subsampling_conv_channels",
+                     a.path() + ".subsampling_conv_channels must hold two integers from 1 to " + std::to_string(families::kMaxDim));
+        return 0;
+      }
+    }
     c0 = (*ch)[0].get<int64_t>();
     c1 = (*ch)[1].get<int64_t>();
   }
-  const int64_t subsample = c0 * 9 + c0 + c1 * c0 * 9 + c1 + Linear(c0 / 4 * c1, h);
-  const int64_t feed_forward = Linear(h, 4 * h) + Linear(4 * h, h) + 2 * h;
-  const int64_t attention = 5 * Linear(h, h) + h / heads;
-  const int64_t light_conv = Linear(h, 2 * h) + Linear(h, h) + h * kernel + 2 * h;
-  const int64_t layer = 2 * feed_forward + attention + light_conv + 3 * h;
+  const Count subsample = c0 * 9 + c0 + c1 * c0 * 9 + c1 + Linear(c0 / 4 * c1, h);
+  const Count feed_forward = Linear(h, 4 * h) + Linear(4 * h, h) + 2 * h;
+  const Count attention = 5 * Linear(h, h) + h / heads;
+  const Count light_conv = Linear(h, 2 * h) + Linear(h, h) + h * kernel + 2 * h;
+  const Count layer = 2 * feed_forward + attention + light_conv + 3 * h;
   return subsample + layers * layer + Linear(h, *out_dims) + *out_dims;
 }
 
@@ -68,16 +80,18 @@ VisionTowerParams CountGemma4Towers(const nlohmann::json& config, const std::str
   VisionTowerParams p;
   auto vc = config.find("vision_config");
   if (vc != config.end() && vc->is_object()) {
-    families::ConfigReader v(*vc, io::JoinPath(path, "vision_config"), errors);
-    p.vision = Vision(v);
-    p.projector += Linear(v.Int({"hidden_size"}).value_or(768), text_hidden);
+    const std::string vc_path = io::JoinPath(path, "vision_config");
+    families::ConfigReader v(*vc, vc_path, errors);
+    p.vision = TowerParamsOrError(Vision(v), vc_path, errors);
+    p.projector += TowerParamsOrError(Linear(v.Int({"hidden_size"}).value_or(768), text_hidden), vc_path, errors);
   }
   auto ac = config.find("audio_config");
   if (ac != config.end() && ac->is_object()) {
     families::ConfigReader a(*ac, io::JoinPath(path, "audio_config"), errors);
-    int64_t out_dims = 0;
-    p.audio = Audio(a, &out_dims);
-    p.projector += Linear(out_dims, text_hidden);
+    const std::string ac_path = io::JoinPath(path, "audio_config");
+    Count out_dims = 0;
+    p.audio = TowerParamsOrError(Audio(a, &out_dims), ac_path, errors);
+    p.projector += TowerParamsOrError(Linear(out_dims, text_hidden), ac_path, errors);
   }
   return p;
 }

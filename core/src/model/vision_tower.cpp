@@ -2,15 +2,16 @@
 
 #include "model/families/config_reader.h"
 #include "model/gemma4_towers.h"
+#include "model/tower_count.h"
 
 namespace vramplan {
 namespace {
 
-int64_t Linear(int64_t in, int64_t out, bool bias) { return in * out + (bias ? out : 0); }
+Count Linear(Count in, Count out, bool bias) { return in * out + (bias ? out : 0); }
 
 // One encoder layer of the SigLIP / CLIP / Llama 4 vision towers: two LayerNorm(h) with bias,
 // q/k/v/out projections Linear(h, h) with bias, and a two-layer MLP of width `inter` with bias.
-int64_t VitEncoderLayer(int64_t h, int64_t inter) {
+Count VitEncoderLayer(Count h, Count inter) {
   return 2 * (2 * h) + 4 * Linear(h, h, true) + Linear(h, inter, true) + Linear(inter, h, true);
 }
 
@@ -21,21 +22,22 @@ int64_t VitEncoderLayer(int64_t h, int64_t inter) {
 // gate/up/down of intermediate_size; merger Qwen2_5_VLPatchMerger = ln_q Qwen2RMSNorm(hidden) and
 // mlp Linear(hidden * merge^2, hidden * merge^2), GELU, Linear(hidden * merge^2, out_hidden_size),
 // with biases. The rotary inv_freq is a non-persistent buffer. The merger is the projector here.
-VisionTowerParams Qwen25Vl(families::ConfigReader& v) {
-  const int64_t h = v.Required({"hidden_size", "embed_dim"});
-  const int64_t depth = v.Required({"depth"});
-  const int64_t inter = v.Required({"intermediate_size"});
-  const int64_t out = v.Required({"out_hidden_size"});
-  const int64_t channels = v.Int({"in_channels", "in_chans"}).value_or(3);
-  const int64_t patch = v.Int({"patch_size", "spatial_patch_size"}).value_or(14);
-  const int64_t temporal = v.Int({"temporal_patch_size"}).value_or(2);
-  const int64_t merge = v.Int({"spatial_merge_size"}).value_or(2);
-  const int64_t block = 2 * h + Linear(h, 3 * h, true) + Linear(h, h, true) + 2 * Linear(h, inter, true) +
+template <typename Checked>
+VisionTowerParams Qwen25Vl(families::ConfigReader& v, const Checked& checked) {
+  const Count h = v.Required({"hidden_size", "embed_dim"});
+  const Count depth = v.Required({"depth"});
+  const Count inter = v.Required({"intermediate_size"});
+  const Count out = v.Required({"out_hidden_size"});
+  const Count channels = v.Int({"in_channels", "in_chans"}).value_or(3);
+  const Count patch = v.Int({"patch_size", "spatial_patch_size"}).value_or(14);
+  const Count temporal = v.Int({"temporal_patch_size"}).value_or(2);
+  const Count merge = v.Int({"spatial_merge_size"}).value_or(2);
+  const Count block = 2 * h + Linear(h, 3 * h, true) + Linear(h, h, true) + 2 * Linear(h, inter, true) +
                         Linear(inter, h, true);
-  const int64_t merged = h * merge * merge;
+  const Count merged = h * merge * merge;
   VisionTowerParams p;
-  p.vision = channels * temporal * patch * patch * h + depth * block;
-  p.projector = h + Linear(merged, merged, true) + Linear(merged, out, true);
+  p.vision = checked(channels * temporal * patch * patch * h + depth * block);
+  p.projector = checked(h + Linear(merged, merged, true) + Linear(merged, out, true));
   return p;
 }
 
@@ -45,17 +47,17 @@ VisionTowerParams Qwen25Vl(families::ConfigReader& v) {
 // SiglipEncoderLayer = layer_norm1/2 LayerNorm(h), q/k/v/out_proj Linear(h, h) with bias, SiglipMLP
 // fc1/fc2 with bias; post_layernorm; SiglipMultiheadAttentionPoolingHead when vision_use_head
 // (probe, nn.MultiheadAttention in_proj 3h x h + out_proj, layernorm, SiglipMLP).
-int64_t Siglip(families::ConfigReader& v) {
-  const int64_t h = v.Int({"hidden_size"}).value_or(768);
-  const int64_t inter = v.Int({"intermediate_size"}).value_or(3072);
-  const int64_t layers = v.Int({"num_hidden_layers"}).value_or(12);
-  const int64_t channels = v.Int({"num_channels"}).value_or(3);
-  const int64_t image = v.Int({"image_size"}, 1).value_or(224);
-  const int64_t patch = v.Int({"patch_size"}, 1).value_or(16);
+Count Siglip(families::ConfigReader& v) {
+  const Count h = v.Int({"hidden_size"}).value_or(768);
+  const Count inter = v.Int({"intermediate_size"}).value_or(3072);
+  const Count layers = v.Int({"num_hidden_layers"}).value_or(12);
+  const Count channels = v.Int({"num_channels"}).value_or(3);
+  const Count image = v.Int({"image_size"}, 1).value_or(224);
+  const Count patch = v.Int({"patch_size"}, 1).value_or(16);
   const bool head = v.Bool("vision_use_head", true);
-  const int64_t mlp = Linear(h, inter, true) + Linear(inter, h, true);
-  const int64_t side = image / patch;
-  int64_t n = channels * patch * patch * h + h + side * side * h;
+  const Count mlp = Linear(h, inter, true) + Linear(inter, h, true);
+  const Count side = image / patch;
+  Count n = channels * patch * patch * h + h + side * side * h;
   n += layers * VitEncoderLayer(h, inter);
   n += 2 * h;
   if (head) n += h + Linear(h, 3 * h, true) + Linear(h, h, true) + 2 * h + mlp;
@@ -67,12 +69,12 @@ int64_t Siglip(families::ConfigReader& v) {
 // num_hidden_layers PixtralAttentionLayer = attention_norm / ffn_norm RMSNorm(h), q/k/v/o_proj
 // Linear(h, h) and PixtralMLP gate/up/down of intermediate_size, all without bias; the rotary
 // inv_freq is a non-persistent buffer.
-int64_t Pixtral(families::ConfigReader& v) {
-  const int64_t h = v.Int({"hidden_size"}).value_or(1024);
-  const int64_t inter = v.Int({"intermediate_size"}).value_or(4096);
-  const int64_t layers = v.Int({"num_hidden_layers"}).value_or(24);
-  const int64_t channels = v.Int({"num_channels"}).value_or(3);
-  const int64_t patch = v.Int({"patch_size"}, 1).value_or(16);
+Count Pixtral(families::ConfigReader& v) {
+  const Count h = v.Int({"hidden_size"}).value_or(1024);
+  const Count inter = v.Int({"intermediate_size"}).value_or(4096);
+  const Count layers = v.Int({"num_hidden_layers"}).value_or(24);
+  const Count channels = v.Int({"num_channels"}).value_or(3);
+  const Count patch = v.Int({"patch_size"}, 1).value_or(16);
   return channels * patch * patch * h + h + layers * (2 * h + 4 * h * h + 3 * h * inter);
 }
 
@@ -84,17 +86,17 @@ int64_t Pixtral(families::ConfigReader& v) {
 // input_layernorm / post_attention_layernorm LayerNorm(h); vision_adapter
 // Llama4VisionPixelShuffleMLP whose Llama4VisionMLP2 is fc1 Linear(intermediate_size,
 // projector_input_dim) + fc2 Linear(projector_input_dim, projector_output_dim), no biases.
-int64_t Llama4Vision(families::ConfigReader& v) {
-  const int64_t h = v.Int({"hidden_size"}).value_or(768);
-  const int64_t inter = v.Int({"intermediate_size"}).value_or(5632);
-  const int64_t layers = v.Int({"num_hidden_layers"}).value_or(34);
-  const int64_t channels = v.Int({"num_channels"}).value_or(3);
-  const int64_t image = v.Int({"image_size"}, 1).value_or(448);
-  const int64_t patch = v.Int({"patch_size"}, 1).value_or(14);
-  const int64_t proj_in = v.Int({"projector_input_dim"}).value_or(4096);
-  const int64_t proj_out = v.Int({"projector_output_dim"}).value_or(4096);
-  const int64_t side = image / patch;
-  int64_t n = channels * patch * patch * h + h + (side * side + 1) * h + 2 * (2 * h);
+Count Llama4Vision(families::ConfigReader& v) {
+  const Count h = v.Int({"hidden_size"}).value_or(768);
+  const Count inter = v.Int({"intermediate_size"}).value_or(5632);
+  const Count layers = v.Int({"num_hidden_layers"}).value_or(34);
+  const Count channels = v.Int({"num_channels"}).value_or(3);
+  const Count image = v.Int({"image_size"}, 1).value_or(448);
+  const Count patch = v.Int({"patch_size"}, 1).value_or(14);
+  const Count proj_in = v.Int({"projector_input_dim"}).value_or(4096);
+  const Count proj_out = v.Int({"projector_output_dim"}).value_or(4096);
+  const Count side = image / patch;
+  Count n = channels * patch * patch * h + h + (side * side + 1) * h + 2 * (2 * h);
   n += layers * VitEncoderLayer(h, inter);
   n += Linear(inter, proj_in, false) + Linear(proj_in, proj_out, false);
   return n;
@@ -108,24 +110,25 @@ int64_t Llama4Vision(families::ConfigReader& v) {
 // Qwen3VLVisionPatchMerger = norm LayerNorm(h), linear_fc1 Linear(h m^2, h m^2), linear_fc2
 // Linear(h m^2, out_hidden_size), with biases; and one deepstack merger per
 // deepstack_visual_indexes entry, the same but with its norm over h m^2 (use_postshuffle_norm).
-VisionTowerParams Qwen3Vl(families::ConfigReader& v, const nlohmann::json& vision_config) {
-  const int64_t h = v.Int({"hidden_size"}).value_or(1152);
-  const int64_t depth = v.Int({"depth"}).value_or(27);
-  const int64_t inter = v.Int({"intermediate_size"}).value_or(4304);
-  const int64_t out = v.Int({"out_hidden_size"}).value_or(3584);
-  const int64_t channels = v.Int({"in_channels"}).value_or(3);
-  const int64_t patch = v.Int({"patch_size"}, 1).value_or(16);
-  const int64_t temporal = v.Int({"temporal_patch_size"}, 1).value_or(2);
-  const int64_t merge = v.Int({"spatial_merge_size"}, 1).value_or(2);
-  const int64_t positions = v.Int({"num_position_embeddings"}).value_or(2304);
+template <typename Checked>
+VisionTowerParams Qwen3Vl(families::ConfigReader& v, const nlohmann::json& vision_config, const Checked& checked) {
+  const Count h = v.Int({"hidden_size"}).value_or(1152);
+  const Count depth = v.Int({"depth"}).value_or(27);
+  const Count inter = v.Int({"intermediate_size"}).value_or(4304);
+  const Count out = v.Int({"out_hidden_size"}).value_or(3584);
+  const Count channels = v.Int({"in_channels"}).value_or(3);
+  const Count patch = v.Int({"patch_size"}, 1).value_or(16);
+  const Count temporal = v.Int({"temporal_patch_size"}, 1).value_or(2);
+  const Count merge = v.Int({"spatial_merge_size"}, 1).value_or(2);
+  const Count positions = v.Int({"num_position_embeddings"}).value_or(2304);
   auto ds = vision_config.find("deepstack_visual_indexes");
-  const int64_t deepstack = ds != vision_config.end() && ds->is_array() ? static_cast<int64_t>(ds->size()) : 3;
-  const int64_t merged = h * merge * merge;
-  const int64_t block = 2 * (2 * h) + Linear(h, 3 * h, true) + Linear(h, h, true) + Linear(h, inter, true) + Linear(inter, h, true);
-  const int64_t merger_linears = Linear(merged, merged, true) + Linear(merged, out, true);
+  const Count deepstack = ds != vision_config.end() && ds->is_array() ? static_cast<int64_t>(ds->size()) : 3;
+  const Count merged = h * merge * merge;
+  const Count block = 2 * (2 * h) + Linear(h, 3 * h, true) + Linear(h, h, true) + Linear(h, inter, true) + Linear(inter, h, true);
+  const Count merger_linears = Linear(merged, merged, true) + Linear(merged, out, true);
   VisionTowerParams p;
-  p.vision = Linear(channels * temporal * patch * patch, h, true) + positions * h + depth * block;
-  p.projector = 2 * h + merger_linears + deepstack * (2 * merged + merger_linears);
+  p.vision = checked(Linear(channels * temporal * patch * patch, h, true) + positions * h + depth * block);
+  p.projector = checked(2 * h + merger_linears + deepstack * (2 * merged + merger_linears));
   return p;
 }
 
@@ -135,15 +138,15 @@ VisionTowerParams Qwen3Vl(families::ConfigReader& v, const nlohmann::json& visio
 // num_hidden_layers CLIPEncoderLayer = q/k/v/out_proj Linear(h, h) with bias, layer_norm1 / 2,
 // CLIPMLP fc1 / fc2 of intermediate_size with bias; post_layernorm. LLaVA checkpoints store every
 // layer, also those after vision_feature_layer.
-int64_t ClipVision(families::ConfigReader& v) {
-  const int64_t h = v.Int({"hidden_size"}).value_or(768);
-  const int64_t inter = v.Int({"intermediate_size"}).value_or(3072);
-  const int64_t layers = v.Int({"num_hidden_layers"}).value_or(12);
-  const int64_t channels = v.Int({"num_channels"}).value_or(3);
-  const int64_t image = v.Int({"image_size"}, 1).value_or(224);
-  const int64_t patch = v.Int({"patch_size"}, 1).value_or(32);
-  const int64_t side = image / patch;
-  int64_t n = h + channels * patch * patch * h + (side * side + 1) * h + 2 * h;
+Count ClipVision(families::ConfigReader& v) {
+  const Count h = v.Int({"hidden_size"}).value_or(768);
+  const Count inter = v.Int({"intermediate_size"}).value_or(3072);
+  const Count layers = v.Int({"num_hidden_layers"}).value_or(12);
+  const Count channels = v.Int({"num_channels"}).value_or(3);
+  const Count image = v.Int({"image_size"}, 1).value_or(224);
+  const Count patch = v.Int({"patch_size"}, 1).value_or(32);
+  const Count side = image / patch;
+  Count n = h + channels * patch * patch * h + (side * side + 1) * h + 2 * h;
   n += layers * VitEncoderLayer(h, inter);
   return n + 2 * h;
 }
@@ -156,27 +159,27 @@ int64_t ClipVision(families::ConfigReader& v) {
 // gate each), layernorm_pre / layernorm_post, and num_hidden_layers + num_global_layers
 // MllamaVisionEncoderLayer: q/k/v/o Linear(h, h) without bias, fc1 / fc2 with biases, two
 // LayerNorms; the global layers add gate_attn and gate_ffn.
-int64_t MllamaVision(families::ConfigReader& v) {
-  const int64_t h = v.Int({"hidden_size"}).value_or(1280);
-  const int64_t inter = v.Int({"intermediate_size"}).value_or(5120);
-  const int64_t layers = v.Int({"num_hidden_layers"}).value_or(32);
-  const int64_t global = v.Int({"num_global_layers"}).value_or(8);
-  const int64_t channels = v.Int({"num_channels"}).value_or(3);
-  const int64_t image = v.Int({"image_size"}, 1).value_or(448);
-  const int64_t patch = v.Int({"patch_size"}, 1).value_or(14);
+Count MllamaVision(families::ConfigReader& v) {
+  const Count h = v.Int({"hidden_size"}).value_or(1280);
+  const Count inter = v.Int({"intermediate_size"}).value_or(5120);
+  const Count layers = v.Int({"num_hidden_layers"}).value_or(32);
+  const Count global = v.Int({"num_global_layers"}).value_or(8);
+  const Count channels = v.Int({"num_channels"}).value_or(3);
+  const Count image = v.Int({"image_size"}, 1).value_or(448);
+  const Count patch = v.Int({"patch_size"}, 1).value_or(14);
   const int64_t tiles = v.Int({"max_num_tiles"}, 1, 64).value_or(4);
   // MllamaVisionConfig: supported_aspect_ratios defaults to every (w, h) tile grid with w x h <= max_num_tiles.
-  int64_t ratios = 0;
+  Count ratios = 0;
   auto sr = v.raw().find("supported_aspect_ratios");
   if (sr != v.raw().end() && sr->is_array()) {
     ratios = static_cast<int64_t>(sr->size());
   } else {
     for (int64_t w = 1; w <= tiles; ++w) ratios += tiles / w;
   }
-  const int64_t side = image / patch;
-  const int64_t positions = side * side + 1;
-  const int64_t layer = 4 * Linear(h, h, false) + Linear(h, inter, true) + Linear(inter, h, true) + 2 * (2 * h);
-  int64_t n = channels * patch * patch * h + h;
+  const Count side = image / patch;
+  const Count positions = side * side + 1;
+  const Count layer = 4 * Linear(h, h, false) + Linear(h, inter, true) + Linear(inter, h, true) + 2 * (2 * h);
+  Count n = channels * patch * patch * h + h;
   n += 1 + positions * h + (ratios + 1) * tiles * positions * h;
   n += 2 * ((ratios + 1) * tiles * h + 1);
   n += 2 * (2 * h);
@@ -200,14 +203,16 @@ std::optional<VisionTowerParams> CountVisionTower(const std::string& wrapper_typ
                                                   const std::string& path, int64_t text_hidden, Issues* errors) {
   auto vc = config.find("vision_config");
   if (vc == config.end() || !vc->is_object()) return std::nullopt;
-  families::ConfigReader v(*vc, io::JoinPath(path, "vision_config"), errors);
-  if (wrapper_type == "qwen2_5_vl") return Qwen25Vl(v);
+  const std::string vc_path = io::JoinPath(path, "vision_config");
+  families::ConfigReader v(*vc, vc_path, errors);
+  const auto checked = [&](Count c) { return TowerParamsOrError(c, vc_path, errors); };
+  if (wrapper_type == "qwen2_5_vl") return Qwen25Vl(v, checked);
   if (wrapper_type == "gemma4") return CountGemma4Towers(config, path, text_hidden, errors);
   if (wrapper_type == "mllama") {
     // MllamaForConditionalGeneration.multi_modal_projector: Linear(vision_output_dim, text h, bias=True).
     VisionTowerParams p;
-    p.vision = MllamaVision(v);
-    p.projector = Linear(v.Int({"vision_output_dim"}).value_or(7680), text_hidden, true);
+    p.vision = checked(MllamaVision(v));
+    p.projector = checked(Linear(v.Int({"vision_output_dim"}).value_or(7680), text_hidden, true));
     return p;
   }
   if (wrapper_type == "gemma3") {
@@ -215,9 +220,9 @@ std::optional<VisionTowerParams> CountVisionTower(const std::string& wrapper_typ
     // mm_input_projection_weight (vision hidden x text hidden) and mm_soft_emb_norm
     // Gemma3RMSNorm(vision hidden); the AvgPool2d has no weights.
     VisionTowerParams p;
-    p.vision = Siglip(v);
-    const int64_t vh = v.Int({"hidden_size"}).value_or(768);
-    p.projector = vh * text_hidden + vh;
+    p.vision = checked(Siglip(v));
+    const Count vh = v.Int({"hidden_size"}).value_or(768);
+    p.projector = checked(vh * text_hidden + vh);
     return p;
   }
   if (wrapper_type == "mistral3") {
@@ -226,40 +231,40 @@ std::optional<VisionTowerParams> CountVisionTower(const std::string& wrapper_typ
     // Linear(h x feature layers, text h) and linear_2 Linear(text h, text h), with biases when
     // multimodal_projector_bias (Mistral3Config default false).
     VisionTowerParams p;
-    p.vision = Pixtral(v);
+    p.vision = checked(Pixtral(v));
     families::ConfigReader top(config, path, errors);
-    const int64_t vh = v.Int({"hidden_size"}).value_or(1024);
-    const int64_t merge = top.Int({"spatial_merge_size"}, 1).value_or(2);
+    const Count vh = v.Int({"hidden_size"}).value_or(1024);
+    const Count merge = top.Int({"spatial_merge_size"}, 1).value_or(2);
     const bool bias = top.Bool("multimodal_projector_bias", false);
     auto fl = config.find("vision_feature_layer");
-    const int64_t feature_layers = fl != config.end() && fl->is_array() ? static_cast<int64_t>(fl->size()) : 1;
-    p.projector = vh + Linear(vh * merge * merge, vh, false) + Linear(vh * feature_layers, text_hidden, bias) +
-                  Linear(text_hidden, text_hidden, bias);
+    const Count feature_layers = fl != config.end() && fl->is_array() ? static_cast<int64_t>(fl->size()) : 1;
+    p.projector = checked(vh + Linear(vh * merge * merge, vh, false) + Linear(vh * feature_layers, text_hidden, bias) +
+                  Linear(text_hidden, text_hidden, bias));
     return p;
   }
-  if (wrapper_type == "qwen3_vl" || wrapper_type == "qwen3_vl_moe") return Qwen3Vl(v, *vc);
+  if (wrapper_type == "qwen3_vl" || wrapper_type == "qwen3_vl_moe") return Qwen3Vl(v, *vc, checked);
   if (wrapper_type == "llava" || wrapper_type == "llava_next") {
     // transformers models/llava/modeling_llava.py, LlavaMultiModalProjector: linear_1 Linear(vision h
     // x feature layers, text h) + linear_2 Linear(text h, text h), with biases unless
     // multimodal_projector_bias is false; LLaVA-NeXT (modeling_llava_next.py) adds image_newline [text h].
     VisionTowerParams p;
-    p.vision = ClipVision(v);
+    p.vision = checked(ClipVision(v));
     families::ConfigReader top(config, path, errors);
-    const int64_t vh = v.Int({"hidden_size"}).value_or(768);
+    const Count vh = v.Int({"hidden_size"}).value_or(768);
     const bool bias = top.Bool("multimodal_projector_bias", true);
     auto fl = config.find("vision_feature_layer");
-    const int64_t feature_layers = fl != config.end() && fl->is_array() ? static_cast<int64_t>(fl->size()) : 1;
-    p.projector = Linear(vh * feature_layers, text_hidden, bias) + Linear(text_hidden, text_hidden, bias);
-    if (wrapper_type == "llava_next") p.projector += text_hidden;
+    const Count feature_layers = fl != config.end() && fl->is_array() ? static_cast<int64_t>(fl->size()) : 1;
+    p.projector = checked(Linear(vh * feature_layers, text_hidden, bias) + Linear(text_hidden, text_hidden, bias));
+    if (wrapper_type == "llava_next") p.projector = checked(Count(p.projector) + text_hidden);
     return p;
   }
   if (wrapper_type == "llama4") {
     // Llama4MultiModalProjector: linear_1 Linear(vision_output_dim, text hidden), bias only with
     // multi_modal_projector_bias (vision_config; false in the released models).
     VisionTowerParams p;
-    p.vision = Llama4Vision(v);
-    const int64_t out = v.Int({"vision_output_dim"}).value_or(7680);
-    p.projector = Linear(out, text_hidden, v.Bool("multi_modal_projector_bias", false));
+    p.vision = checked(Llama4Vision(v));
+    const Count out = v.Int({"vision_output_dim"}).value_or(7680);
+    p.projector = checked(Linear(out, text_hidden, v.Bool("multi_modal_projector_bias", false)));
     return p;
   }
   return std::nullopt;

@@ -21,6 +21,7 @@
 
 #include "model/families/builders.h"
 #include "model/families/layer_kit.h"
+#include "util/checked_math.h"
 
 namespace vramplan::families {
 namespace {
@@ -122,8 +123,9 @@ Expected<ModelSpec> BuildGemma4Text(ConfigReader& c, ModelSpec spec) {
   if (!c.errors()->empty()) return *c.errors();
   FinishCommon(&spec, g.m, c.Bool("tie_word_embeddings", true), NormKind::kRmsNorm, false);
   if (g.ple > 0) {
-    const int64_t width = g.m.layers * g.ple;
-    spec.extra_embedding_params = g.ple_vocab * width + g.m.h * width + g.ple;
+    // Three config widths multiplied: checked (util/checked_math.h), as pasted configs can be hostile.
+    const int64_t width = checked::Mul(g.m.layers, g.ple);
+    spec.extra_embedding_params = checked::Add(checked::Add(checked::Mul(g.ple_vocab, width), checked::Mul(g.m.h, width)), g.ple);
   }
   int64_t unloaded = 0;
   BuildLayers(&spec, g.m.layers, [&](int64_t i) { return Layer(g, i, &unloaded); });
