@@ -67,6 +67,25 @@ TEST(DataParallel, FsdpShardingStrategies) {
   EXPECT_EQ(grad_op.gpu.phase_peaks.backward - full.gpu.phase_peaks.backward, 30 * ((weights - root) / 32));
 }
 
+// torchtune's custom_sharded_layers ['tok_embeddings', 'output'] (parallel.fsdp_embedding_units):
+// the embedding and the output layer are units of their own, so the root keeps only the final norm
+// and at most the output layer with one prefetched layer is gathered (max(2 layers, output + layer)),
+// instead of two layers + embedding + output + norm: (2L + 2E + n) - (E + L + n) = L + E on Llama-3.1-8B,
+// worked by hand from its config (E = 128,256 x 4,096 x 2 B; L a decoder layer in bf16).
+TEST(DataParallel, FsdpEmbeddingUnitsLeaveTheRoot) {
+  const Result one = RunWith(R"({"gpus":1})");
+  const Result root_unit = RunWith(R"({"gpus":16,"fsdp":true})");
+  const Result own_units = RunWith(R"({"gpus":16,"fsdp":true,"fsdp_embedding_units":true})");
+  const int64_t embedding = int64_t{128256} * 4096 * 2;
+  const int64_t layer = (GpuTerm(one, "weights") - (2 * embedding + 4096 * 2)) / 32;
+  EXPECT_EQ(root_unit.gpu.phase_peaks.backward - own_units.gpu.phase_peaks.backward, layer + embedding);
+  EXPECT_EQ(GpuTerm(own_units, "weights"), GpuTerm(root_unit, "weights"));  // the shards are the same
+  // No effect without FSDP's parameter sharding.
+  const Result grad_op = RunWith(R"({"gpus":16,"fsdp":true,"fsdp_sharding":"shard_grad_op"})");
+  EXPECT_EQ(RunWith(R"({"gpus":16,"fsdp":true,"fsdp_sharding":"shard_grad_op","fsdp_embedding_units":true})").gpu.peak_allocated_bytes,
+            grad_op.gpu.peak_allocated_bytes);
+}
+
 // PyTorch DDP's buckets (torch/csrc/distributed/c10d/reducer.cpp initialize_buckets): without
 // gradient_as_bucket_view, a flat copy of every gradient, allocated when the model is wrapped.
 TEST(DataParallel, DdpBucketsCopyTheGradients) {

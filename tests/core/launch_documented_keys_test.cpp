@@ -40,7 +40,7 @@ const std::map<std::string, std::vector<std::string>>& Scenarios() {
       R"({"model":"meta-llama/Llama-3.1-8B","train":{"method":"full","precision":"mixed_bf16","micro_batch_size":2,"grad_accum_steps":4,"activation_offload":true},"parallel":{"gpus":8,"zero":3,"offload_optimizer":"cpu","offload_params":"cpu","overlap_comm":true,"contiguous_gradients":true,"reduce_bucket_size":200000000,"stage3_prefetch_bucket_size":20000000,"stage3_param_persistence_threshold":50000,"stage3_max_live_parameters":500000000,"stage3_max_reuse_distance":500000000}})",
       R"({"model":"Qwen/Qwen2.5-7B","train":{"method":"full","precision":"mixed_fp16","optimizer":"adamw","optimizer_impl":"fused"},"parallel":{"gpus":2,"zero":2}})",
       R"({"model":"Qwen/Qwen2.5-7B","train":{"method":"freeze","precision":"bf16","autocast":true,"freeze":{"trainable_layers":4,"train_embeddings":true,"train_lm_head":true}}})",
-      R"({"model":"meta-llama/Llama-3.1-8B","train":{"method":"full","precision":"amp_bf16","gradient_checkpointing":true},"parallel":{"gpus":8,"fsdp":true,"offload_params":"cpu","offload_optimizer":"cpu"}})",
+      R"({"model":"meta-llama/Llama-3.1-8B","train":{"method":"full","precision":"amp_bf16","gradient_checkpointing":true},"parallel":{"gpus":8,"fsdp":true,"offload_params":"cpu","offload_optimizer":"cpu","fsdp_embedding_units":true}})",
       R"({"model":"meta-llama/Llama-3.2-1B-Instruct","train":{"method":"lora","precision":"bf16","lora":{"rank":8,"alpha":16,"targets":["q_proj","v_proj"]}},"parallel":{"gpus":4,"fsdp":true,"fsdp_sharding":"shard_grad_op"}})",
   };
   static const std::vector<std::string> vllm = {

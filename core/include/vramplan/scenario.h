@@ -232,6 +232,11 @@ struct ParallelConfig {
   std::optional<int64_t> stage3_param_persistence_threshold;  // default 100'000
   std::optional<int64_t> stage3_max_live_parameters;          // default 1'000'000'000
   std::optional<int64_t> stage3_max_reuse_distance;           // default 1'000'000'000
+  // FSDP: the token embedding and the output layer are units of their own (torchtune
+  // `custom_sharded_layers: ['tok_embeddings', 'output']`: torchtune/training/_distributed.py
+  // get_shard_conditions + shard_model), so they are resharded after use instead of staying gathered
+  // in the root unit from forward to backward (FSDP2 does not reshard the root after forward).
+  bool fsdp_embedding_units = false;
 };
 
 struct GpuChoice {

@@ -217,6 +217,22 @@ void ReadTop(const std::string& key, const io::Json& v, ImportContext* ctx) {
     // The FSDP2 recipes' knob (recipes/full_finetune_distributed.py, lora_finetune_distributed.py):
     // true frees the parameters after forward (FULL_SHARD), false keeps them (SHARD_GRAD_OP).
     ReadFsdpKey(key, v, ctx);
+  } else if (key == "custom_sharded_layers") {
+    // torchtune/training/_distributed.py get_shard_conditions: the named modules become FSDP units
+    // of their own. The estimate models the pair the recipes name (the embedding and the output).
+    bool embedding = false, output = false, other = false;
+    if (v.is_array()) {
+      for (const auto& n : v) {
+        if (n == "tok_embeddings") embedding = true;
+        else if (n == "output") output = true;
+        else other = true;
+      }
+    }
+    if (!v.is_array() || other || embedding != output) {
+      ctx->Unsupported(key, "only ['tok_embeddings', 'output'] (or none) is modeled");
+    } else {
+      ctx->Read(key, "parallel.fsdp_embedding_units", embedding);
+    }
   } else if (key == "optimizer_in_bwd") {
     if (auto b = ctx->Bool(v, key)) ctx->Read(key, "train.optimizer_in_backward", *b);
   } else if (key == "device") {
@@ -228,7 +244,7 @@ void ReadTop(const std::string& key, const io::Json& v, ImportContext* ctx) {
   } else if (key == "output_dir" || key == "checkpointer" || key == "resume_from_checkpoint" || key == "save_adapter_weights_only" ||
              key == "seed" || key == "shuffle" || key == "lr_scheduler" || key == "epochs" || key == "max_steps_per_epoch" ||
              key == "metric_logger" || key == "log_every_n_steps" || key == "log_peak_memory_stats" || key == "profiler" ||
-             key == "clip_grad_norm" || key == "dataset" || key == "custom_sharded_layers" || key == "log_level" || key == "run_val_every_n_steps" ||
+             key == "clip_grad_norm" || key == "dataset" || key == "log_level" || key == "run_val_every_n_steps" ||
              key == "dataset_val" || key == "dataloader" || key == "cudnn_deterministic_mode" || key == "low_cpu_ram" || key == "ac_mode" ||
              key == "ac_option") {
     ctx->Ignored(key);
@@ -446,6 +462,7 @@ ExportText ExportTorchtune(const Scenario& s) {
     // FSDP2 has no sharding-strategy key; no_shard / hybrid_shard ride in the vramplan comment.
     y["fsdp_cpu_offload"] = s.parallel.offload_params != Offload::kNone;
     y["fsdp_reshard_after_forward"] = s.parallel.fsdp_sharding != FsdpSharding::kShardGradOp;
+    if (s.parallel.fsdp_embedding_units) y["custom_sharded_layers"] = io::Json::array({"tok_embeddings", "output"});
   }
   const std::string recipe = std::string(lora ? "lora" : "full") + (s.parallel.gpus > 1 ? "_finetune_distributed" : "_finetune_single_device");
   out.text = "# tune run " + (s.parallel.gpus > 1 ? "--nproc_per_node " + std::to_string(s.parallel.gpus) + " " : std::string()) + recipe +

@@ -22,6 +22,7 @@ DataParallel DataParallelFor(const ParallelConfig& p, int64_t dp, Trainer traine
   const int stage = fsdp ? 3 : p.fsdp ? 0 : p.zero;
   d.fsdp = fsdp;
   d.keep_gathered = fsdp && p.fsdp_sharding == FsdpSharding::kShardGradOp;
+  d.embedding_units = fsdp && p.fsdp_embedding_units;
   d.ddp_gradient_copy = d.dp > 1 && !p.fsdp && p.zero == 0 && !p.ddp_bucket_view && trainer != Trainer::kMegatron;
   // FSDP1 FlatParameter no_sync(): "gradients are accumulated in unsharded form" until the context
   // exits (torch/distributed/fsdp/fully_sharded_data_parallel.py no_sync); accelerate's
@@ -49,12 +50,19 @@ DataParallel DataParallelFor(const ParallelConfig& p, int64_t dp, Trainer traine
 }
 
 RankView RankViewFor(const DataParallel& dp, int64_t layer_weight_bytes, int64_t root_weight_bytes, int64_t max_layer_grad_bytes,
-                     int64_t bucket_dtype_bytes, int64_t grad_dtype_bytes, int64_t all_grad_bytes) {
+                     int64_t bucket_dtype_bytes, int64_t grad_dtype_bytes, int64_t all_grad_bytes, int64_t embedding_unit_bytes,
+                     int64_t root_rest_bytes) {
   RankView v;
   v.dp = dp;
   // The running unit + the prefetched one (+ FSDP's root unit); DeepSpeed ZeRO-3's own rule replaces it
   // in the training step (parallel/zero3_gather.h), which knows the model's modules.
   if (dp.shard_params) v.gathered_bytes = 2 * layer_weight_bytes + (dp.fsdp ? root_weight_bytes : 0);
+  // Embedding and output layer as units of their own: the root keeps the final norm; the most
+  // gathered at once is two decoder layers, or the output layer (at the forward-to-backward turn)
+  // with the last layer prefetched for the backward (FSDP prefetches one unit ahead).
+  if (dp.shard_params && dp.fsdp && dp.embedding_units && !dp.keep_gathered && embedding_unit_bytes > 0) {
+    v.gathered_bytes = std::max(2 * layer_weight_bytes, embedding_unit_bytes + layer_weight_bytes) + root_rest_bytes;
+  }
   // SHARD_GRAD_OP does not reshard after forward: by the end of the forward every unit is gathered.
   if (dp.shard_params && dp.keep_gathered) v.gathered_bytes = layer_weight_bytes * dp.units + root_weight_bytes;
   if (dp.shard_grads && dp.fsdp) v.unit_grad_bytes = max_layer_grad_bytes;

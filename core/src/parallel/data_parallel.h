@@ -63,6 +63,8 @@ struct DataParallel {
   // sharded gradients with the parameters (torch/distributed/fsdp _offload_grad / cpu_offload).
   bool grads_on_host = false;
   bool keep_gathered = false;
+  // FSDP: the embedding and the output layer are units of their own (parallel.fsdp_embedding_units).
+  bool embedding_units = false;
   // PyTorch DDP without gradient_as_bucket_view: the Reducer's buckets hold a flat copy of every
   // gradient (torch/csrc/distributed/c10d/reducer.cpp initialize_buckets: bucket.gradients =
   // at::empty(total_length)), allocated when the model is wrapped.
@@ -109,10 +111,13 @@ struct RankView {
 
 // `layer_weight_bytes`: one decoder layer's parameters (the unit ZeRO-3/FSDP gathers);
 // `root_weight_bytes`: embeddings, final norm and lm_head (FSDP's root unit);
+// `embedding_unit_bytes`: the largest of the embedding and the output layer (gathered alone when
+// they are units of their own); `root_rest_bytes`: what the root keeps then (the final norm);
 // `max_layer_grad_bytes`: the largest layer's gradients; `bucket_dtype_bytes`: the gradient
 // buckets' element size; `grad_dtype_bytes`: the gradients' element size.
 RankView RankViewFor(const DataParallel& dp, int64_t layer_weight_bytes, int64_t root_weight_bytes, int64_t max_layer_grad_bytes,
-                     int64_t bucket_dtype_bytes, int64_t grad_dtype_bytes, int64_t all_grad_bytes = 0);
+                     int64_t bucket_dtype_bytes, int64_t grad_dtype_bytes, int64_t all_grad_bytes = 0, int64_t embedding_unit_bytes = 0,
+                     int64_t root_rest_bytes = 0);
 
 // Inline: it runs once per moment, hundreds of times per estimate.
 inline void RankView::Apply(Moment* moment) const {

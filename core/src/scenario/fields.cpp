@@ -377,6 +377,9 @@ std::vector<Field> BuildTable() {
   Int(&t, "parallel.stage3_max_reuse_distance", AT(parallel.stage3_max_reuse_distance), 0, int64_t{1} << 40, "",
       "DeepSpeed ZeRO-3 `zero_optimization.stage3_max_reuse_distance`: a parameter used again within this many elements "
       "of other parameters is not released; default 1000000000");
+  Bool(&t, "parallel.fsdp_embedding_units", AT(parallel.fsdp_embedding_units), "false",
+       "FSDP: the token embedding and the output layer are units of their own (torchtune `custom_sharded_layers: "
+       "['tok_embeddings', 'output']`), resharded after use; false: they stay gathered in the root unit from forward to backward");
 
   // ------------------------------------------------------------------ gpu (the object form)
   Add(&t, "gpu.name", Type::kString, AT(gpu.name), "\"custom GPU\"", "a custom GPU's name").max = 80;

@@ -353,7 +353,9 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     if (fsdp_16bit_units) layer_bytes = layer_bytes / prec.weight * 2;
     int64_t max_layer_grads = 0;
     for (const auto& li : layers) max_layer_grads = std::max(max_layer_grads, li.grad_bytes);
-    view = rank.StatesView(layer_bytes, gathered_root, max_layer_grads, bucket_dtype, prec.grad, grads_total);
+    const int64_t unit_dtype = fsdp_16bit_units ? 2 : prec.weight;
+    view = rank.StatesView(layer_bytes, gathered_root, max_layer_grads, bucket_dtype, prec.grad, grads_total, vh * unit_dtype,
+                           model.final_norm.Params() * unit_dtype);
     // DeepSpeed ZeRO-3 gathers leaf modules, keeps the forward's tail for its backward and never
     // partitions small parameters (parallel/zero3_gather.h); the elements in the weights' dtype.
     if (dp.shard_params && !dp.fsdp && !dp.keep_gathered) {
