@@ -70,8 +70,10 @@ TEST(UnquantizedModules, Fp8Llama405bKeepsAttentionAndEdgeLayersIn16Bit) {
   const WeightBytes kept = ComputeWeightBytes(spec.value(), WeightFormat::kFp8);
   const WeightBytes all = ComputeWeightBytes(preset->spec, WeightFormat::kFp8);
   const int64_t attention = 2LL * 16384 * 16384 + 2LL * 16384 * 1024, mlp = 3LL * 16384 * 53248;
-  // fp8 stores n + two fp32 per-tensor scales; bf16 stores 2n.
-  EXPECT_EQ(kept.total_bytes - all.total_bytes, 126 * (attention - 4 * 8) + 2 * (mlp - 3 * 8));
+  // The preset's fp8 stores n + two fp32 per-tensor scales; bf16 stores 2n. fbgemm_fp8 keeps one fp32
+  // weight_scale per output row (FbgemmFp8Linear) in the 124 MLPs it quantizes (gate, up: 53,248 rows; down: 16,384).
+  const int64_t fbgemm_scales = 124 * ((53248 + 53248 + 16384) * 4 - 3 * 8);
+  EXPECT_EQ(kept.total_bytes - all.total_bytes, 126 * (attention - 4 * 8) + 2 * (mlp - 3 * 8) + fbgemm_scales);
   EXPECT_EQ(kept.unquantized_params - all.unquantized_params, 126 * attention + 2 * mlp);
   EXPECT_NE(kept.explain.find("modules_to_not_convert"), std::string::npos) << kept.explain;
   // A 16-bit format is unaffected.

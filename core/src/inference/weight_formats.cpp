@@ -96,7 +96,8 @@ struct LinearCost {
 };
 
 // One linear (all its copies), in `format`, sharded by tp. `gguf_type` is used for GGUF formats.
-LinearCost LinearBytes(const LinearSpec& l, WeightFormat f, GgmlType gguf_type, const std::string& model_type) {
+LinearCost LinearBytes(const LinearSpec& l, WeightFormat f, GgmlType gguf_type, const std::string& model_type,
+                       const std::string& quantization_method) {
   const int64_t in = l.in_features, out = l.out_features, n = in * out;
   const int64_t bias = l.bias ? out : 0;
   LinearCost c;
@@ -110,6 +111,10 @@ LinearCost LinearBytes(const LinearSpec& l, WeightFormat f, GgmlType gguf_type, 
       c.quantized = true;
       if (model_type == "deepseek_v3") {
         c.bytes = n + CeilDiv(out, 128) * CeilDiv(in, 128) * 4 + Bytes16(bias);  // weight_scale_inv per 128x128 block
+      } else if (quantization_method == "fbgemm_fp8") {
+        // transformers integrations/fbgemm_fp8.py FbgemmFp8Linear: weight fp8 [out, in] + weight_scale
+        // fp32 [out, 1] (row-wise); input_scale_ub is a non-persistent buffer, not stored.
+        c.bytes = n + out * 4 + Bytes16(bias);
       } else {
         c.bytes = n + 4 + 4 + Bytes16(bias);  // weight_scale + input_scale (per tensor, fp32)
       }
@@ -321,7 +326,7 @@ WeightBytes ComputeWeightBytes(const ModelSpec& spec, WeightFormat f, int64_t tp
         }
         t = GgufTensorType(f, c, i, n, l.in_features, ctx);
       }
-      LinearCost c = LinearBytes(l, f, t, spec.model_type);
+      LinearCost c = LinearBytes(l, f, t, spec.model_type, spec.quantization_method);
       // A module the checkpoint keeps in 16-bit (quantization_config.modules_to_not_convert).
       if (c.quantized && !gguf && keep_list &&
           KeptUnquantized(spec.unquantized_modules, LinearModulePath(static_cast<int64_t>(layer), l))) {
