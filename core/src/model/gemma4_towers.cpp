@@ -87,8 +87,8 @@ VisionTowerParams CountGemma4Towers(const nlohmann::json& config, const std::str
   }
   auto ac = config.find("audio_config");
   if (ac != config.end() && ac->is_object()) {
-    families::ConfigReader a(*ac, io::JoinPath(path, "audio_config"), errors);
     const std::string ac_path = io::JoinPath(path, "audio_config");
+    families::ConfigReader a(*ac, ac_path, errors);
     Count out_dims = 0;
     p.audio = TowerParamsOrError(Audio(a, &out_dims), ac_path, errors);
     p.projector += TowerParamsOrError(Linear(out_dims, text_hidden), ac_path, errors);

@@ -7,6 +7,11 @@
 namespace vramplan {
 namespace {
 
+// A tower and its projector, before TowerParamsOrError turns them into VisionTowerParams.
+struct TowerCounts {
+  Count vision, projector;
+};
+
 Count Linear(Count in, Count out, bool bias) { return in * out + (bias ? out : 0); }
 
 // One encoder layer of the SigLIP / CLIP / Llama 4 vision towers: two LayerNorm(h) with bias,
@@ -22,8 +27,7 @@ Count VitEncoderLayer(Count h, Count inter) {
 // gate/up/down of intermediate_size; merger Qwen2_5_VLPatchMerger = ln_q Qwen2RMSNorm(hidden) and
 // mlp Linear(hidden * merge^2, hidden * merge^2), GELU, Linear(hidden * merge^2, out_hidden_size),
 // with biases. The rotary inv_freq is a non-persistent buffer. The merger is the projector here.
-template <typename Checked>
-VisionTowerParams Qwen25Vl(families::ConfigReader& v, const Checked& checked) {
+TowerCounts Qwen25Vl(families::ConfigReader& v) {
   const Count h = v.Required({"hidden_size", "embed_dim"});
   const Count depth = v.Required({"depth"});
   const Count inter = v.Required({"intermediate_size"});
@@ -35,10 +39,7 @@ VisionTowerParams Qwen25Vl(families::ConfigReader& v, const Checked& checked) {
   const Count block = 2 * h + Linear(h, 3 * h, true) + Linear(h, h, true) + 2 * Linear(h, inter, true) +
                         Linear(inter, h, true);
   const Count merged = h * merge * merge;
-  VisionTowerParams p;
-  p.vision = checked(channels * temporal * patch * patch * h + depth * block);
-  p.projector = checked(h + Linear(merged, merged, true) + Linear(merged, out, true));
-  return p;
+  return {channels * temporal * patch * patch * h + depth * block, h + Linear(merged, merged, true) + Linear(merged, out, true)};
 }
 
 // transformers models/siglip/modeling_siglip.py, SiglipVisionTransformer (defaults of
@@ -110,8 +111,7 @@ Count Llama4Vision(families::ConfigReader& v) {
 // Qwen3VLVisionPatchMerger = norm LayerNorm(h), linear_fc1 Linear(h m^2, h m^2), linear_fc2
 // Linear(h m^2, out_hidden_size), with biases; and one deepstack merger per
 // deepstack_visual_indexes entry, the same but with its norm over h m^2 (use_postshuffle_norm).
-template <typename Checked>
-VisionTowerParams Qwen3Vl(families::ConfigReader& v, const nlohmann::json& vision_config, const Checked& checked) {
+TowerCounts Qwen3Vl(families::ConfigReader& v, const nlohmann::json& vision_config) {
   const Count h = v.Int({"hidden_size"}).value_or(1152);
   const Count depth = v.Int({"depth"}).value_or(27);
   const Count inter = v.Int({"intermediate_size"}).value_or(4304);
@@ -126,10 +126,8 @@ VisionTowerParams Qwen3Vl(families::ConfigReader& v, const nlohmann::json& visio
   const Count merged = h * merge * merge;
   const Count block = 2 * (2 * h) + Linear(h, 3 * h, true) + Linear(h, h, true) + Linear(h, inter, true) + Linear(inter, h, true);
   const Count merger_linears = Linear(merged, merged, true) + Linear(merged, out, true);
-  VisionTowerParams p;
-  p.vision = checked(Linear(channels * temporal * patch * patch, h, true) + positions * h + depth * block);
-  p.projector = checked(2 * h + merger_linears + deepstack * (2 * merged + merger_linears));
-  return p;
+  return {Linear(channels * temporal * patch * patch, h, true) + positions * h + depth * block,
+          2 * h + merger_linears + deepstack * (2 * merged + merger_linears)};
 }
 
 // transformers models/clip/modeling_clip.py, CLIPVisionModel (CLIPVisionConfig defaults): embeddings
@@ -206,7 +204,13 @@ std::optional<VisionTowerParams> CountVisionTower(const std::string& wrapper_typ
   const std::string vc_path = io::JoinPath(path, "vision_config");
   families::ConfigReader v(*vc, vc_path, errors);
   const auto checked = [&](Count c) { return TowerParamsOrError(c, vc_path, errors); };
-  if (wrapper_type == "qwen2_5_vl") return Qwen25Vl(v, checked);
+  const auto params = [&](TowerCounts t) {
+    VisionTowerParams p;
+    p.vision = checked(t.vision);
+    p.projector = checked(t.projector);
+    return p;
+  };
+  if (wrapper_type == "qwen2_5_vl") return params(Qwen25Vl(v));
   if (wrapper_type == "gemma4") return CountGemma4Towers(config, path, text_hidden, errors);
   if (wrapper_type == "mllama") {
     // MllamaForConditionalGeneration.multi_modal_projector: Linear(vision_output_dim, text h, bias=True).
@@ -242,7 +246,7 @@ std::optional<VisionTowerParams> CountVisionTower(const std::string& wrapper_typ
                   Linear(text_hidden, text_hidden, bias));
     return p;
   }
-  if (wrapper_type == "qwen3_vl" || wrapper_type == "qwen3_vl_moe") return Qwen3Vl(v, *vc, checked);
+  if (wrapper_type == "qwen3_vl" || wrapper_type == "qwen3_vl_moe") return params(Qwen3Vl(v, *vc));
   if (wrapper_type == "llava" || wrapper_type == "llava_next") {
     // transformers models/llava/modeling_llava.py, LlavaMultiModalProjector: linear_1 Linear(vision h
     // x feature layers, text h) + linear_2 Linear(text h, text h), with biases unless

@@ -205,10 +205,11 @@ StagePrep PrepareStage(const Scenario& sc, const Topology& topo, const PipelineS
   if (!megatron) {
     // FSDP2 (torchtitan) gathers bf16 copies of the units; FSDP1 / ZeRO-3 the stored dtype.
     const int64_t unit_dtype = titan && half ? 2 : prec.weight;
-    const int64_t root_params = local.vocab_size * local.hidden_size * (local.tied_embeddings ? 1 : 2) + local.final_norm.Params();
+    const int64_t embedding_params = local.vocab_size * local.hidden_size;
+    const int64_t root_params = embedding_params * (local.tied_embeddings ? 1 : 2) + local.final_norm.Params();
     const int64_t layer_params = local.num_layers > 0 ? std::max<int64_t>(0, counts.total - root_params) / local.num_layers : 0;
     view = rank.StatesView(layer_params * unit_dtype, root_params * unit_dtype, layer_params * grad_dtype, prec.grad, prec.grad, grads_total,
-                           local.vocab_size * local.hidden_size * unit_dtype, local.final_norm.Params() * unit_dtype);
+                           embedding_params * unit_dtype, local.final_norm.Params() * unit_dtype);
     states_dev = view.States(opt.state_bytes);
   }
   const int64_t weights_dev = megatron ? weights.bytes : view.Weights(weights.bytes);
