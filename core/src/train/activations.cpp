@@ -80,8 +80,12 @@ struct Walker {
         // weight with get_original_weight: two int64 index tensors (4n B each), two bf16 halves and
         // their scaled copies (n B each), the stacked result (2n B) and the scalers: 14n + n/32 B at
         // the stack (torchao/dtypes/nf4tensor.py, v0.1 through v0.5). Nothing extra is saved.
+        // Under torch.compile the chain is one traced graph of element-wise and indexing ops on
+        // the NF4Tensor's inner tensors (NF4Tensor is a traceable subclass: __tensor_flatten__), which
+        // inductor fuses into one kernel writing the bf16 weight: 2n B (docs/parallel.md, "torchao
+        // NF4 under FSDP and torch.compile"). The only effect of torch.compile modeled.
         const int64_t n = in * l->out_features;
-        out.max_dequant_bytes = std::max(out.max_dequant_bytes, 14 * n + n / 32);
+        out.max_dequant_bytes = std::max(out.max_dequant_bytes, ctx.torchao_compiled ? 2 * n : 14 * n + n / 32);
       } else if (frozen_quantized) {
         out.max_dequant_bytes = std::max(out.max_dequant_bytes, 2 * in * l->out_features);
       }

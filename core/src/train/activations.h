@@ -24,6 +24,7 @@ struct ActivationContext {
   int qlora_bits = 4;
   bool gptq = false;                // the quantized base is a GPTQ QuantLinear (dequantizes in torch)
   bool torchao = false;             // ... a torchao NF4Tensor (dequantizes in torch, get_original_weight)
+  bool torchao_compiled = false;    // ... under torch.compile: inductor fuses the dequantization into one kernel
   bool quantize_targets_only = false;  // torchtune 0.1: only LoRA-wrapped linears are NF4, the rest bf16
   const LoraConfig* lora = nullptr;
   int64_t adapter_bytes = 4;

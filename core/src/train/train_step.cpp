@@ -15,6 +15,7 @@
 #include "format.h"
 #include "gpu/device_overhead.h"
 #include "parallel/fsdp_mixed_precision.h"
+#include "parallel/fsdp_nf4_shard.h"
 #include "parallel/shard.h"
 #include "parallel/zero3_gather.h"
 #include "planner/prepared.h"
@@ -126,6 +127,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   ctx.qlora_bits = train.qlora_bits;
   ctx.gptq = train.qlora_backend == QloraBackend::kGptq;
   ctx.torchao = train.qlora_backend == QloraBackend::kTorchao;
+  ctx.torchao_compiled = ctx.torchao && fw.torch_compile;
   ctx.quantize_targets_only = fw.model_load == ModelLoad::kTorchtune01;
   ctx.lora = &train.lora;
   ctx.adapter_bytes = fsdp_16bit_units ? 2 : plan.adapter_bytes_per_param;  // FSDP casts the adapters with their unit
@@ -137,7 +139,13 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   ctx.cpu = on_cpu;
 
   // ---- persistent memory
-  const WeightMemory weights = ComputeWeightMemory(model, train, plan, stored, legacy, fw.model_load, &prepared.params, explain);
+  WeightMemory weights = ComputeWeightMemory(model, train, plan, stored, legacy, fw.model_load, &prepared.params, explain);
+  if (rank.data.fsdp && rank.data.dp > 1 && train.method == TrainMethod::kQlora && train.qlora_backend == QloraBackend::kTorchao) {
+    // FSDP's shards of torchao NF4 weights keep compact quantization factors (parallel/fsdp_nf4_shard.h).
+    const int64_t saved = TorchaoNf4ShardedSavedBytes(weights.quantized_linear_params);
+    weights.bytes -= saved;
+    if (explain) weights.explain += "; FSDP's NF4 shards hold compact quantization factors (new_zeros): - " + Gib(saved) + " = " + BytesExplained(weights.bytes);
+  }
   const OptimizerMemory opt = ComputeOptimizerMemory(train, stored, plan.trainable_tensors, legacy, fw.adamw_foreach_denom_copy, fw.device, explain);
   const int64_t grads_total = (plan.trainable_params - plan.lora_params) * prec.grad + plan.lora_params * plan.adapter_bytes_per_param;
   const int64_t batch_bytes = fw.batch_on_device ? (fw.attention_mask ? 24 : 16) * T : 0;
@@ -1191,7 +1199,9 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   }
   if (fw.torch_compile) {
     r->warnings.push_back(MakeWarning(WarningCode::kNotModeled, "framework.torch_compile",
-                                      "torch.compile: inductor fuses element-wise chains and its partitioner decides what is saved; this is the eager step's memory"));
+                                      train.qlora_backend == QloraBackend::kTorchao && train.method == TrainMethod::kQlora
+                                          ? "torch.compile: only the fused torchao NF4 dequantization (one kernel writing the bf16 weight) is modeled; inductor's other fusions and its partitioner's saves are the eager step's memory"
+                                          : "torch.compile: inductor fuses element-wise chains and its partitioner decides what is saved; this is the eager step's memory"));
   }
   if (in_bwd && train.grad_accum_steps > 1) {
     r->warnings.push_back(MakeWarning(WarningCode::kUnsupportedCombination, "train.optimizer_in_backward",
