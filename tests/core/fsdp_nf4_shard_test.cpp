@@ -1,8 +1,11 @@
-// torchao NF4 under FSDP (parallel/fsdp_nf4_shard.h) and under torch.compile (train/activations.cpp):
+// torchao NF4 under FSDP (parallel/fsdp_nf4_shard.h) and under torch.compile (train/activations.cpp),
+// bitsandbytes' 4-bit QuantState under FSDP (parallel/fsdp_bnb_quant_state.h):
 // the shards' compact quantization factors and the fused dequantization. Expectations are worked
 // out from torchao's layout (block 64, scaler block 256, one bf16 factor per scaler block once
 // new_zeros has rebuilt the inner tensors), not read off the code's output.
 #include "parallel/fsdp_nf4_shard.h"
+#include "parallel/fsdp_bnb_quant_state.h"
+#include "model/quantized_layouts.h"
 
 #include <gtest/gtest.h>
 
@@ -39,10 +42,18 @@ TEST(FsdpNf4Shard, ShardsHoldTheCompactLayout) {
   const int64_t quantized = 32LL * (4096LL * (4096 + 1024 + 1024 + 4096) + 3LL * 4096 * 14336);
   const int64_t saved = TorchaoNf4ShardedSavedBytes(quantized);
   EXPECT_NEAR(static_cast<double>(w8), static_cast<double>(w1 - saved) / 8.0, 1.0);
-  // bitsandbytes' Params4bit keeps its layout (absmax is not a view).
+}
+
+TEST(FsdpBnbQuantState, StaysWholeOnEveryRank) {
+  // bitsandbytes' Params4bit: FSDP shards the packed data; the QuantState (Nf4Bytes less the packed
+  // half byte per weight) stays whole on each rank (parallel/fsdp_bnb_quant_state.h).
+  int64_t quant_state = 0;
+  for (int64_t n : {4096LL * 4096, 4096LL * 1024, 4096LL * 1024, 4096LL * 4096, 4096LL * 14336, 4096LL * 14336, 14336LL * 4096}) {
+    quant_state += 32 * (Nf4Bytes(n, /*double_quant=*/true) - n / 2);  // the scenario default
+  }
   const int64_t b1 = testing_support::TermBytes(testing_support::EstimateText(QloraJson(1, "bitsandbytes", false)).gpu.breakdown, "weights");
   const int64_t b8 = testing_support::TermBytes(testing_support::EstimateText(QloraJson(8, "bitsandbytes", false)).gpu.breakdown, "weights");
-  EXPECT_NEAR(static_cast<double>(b8), static_cast<double>(b1) / 8.0, 1.0);
+  EXPECT_NEAR(static_cast<double>(b8), static_cast<double>(b1 - quant_state) / 8.0 + static_cast<double>(quant_state), 1.0);
 }
 
 TEST(FsdpNf4Shard, CompileFusesTorchaoDequantization) {

@@ -94,7 +94,15 @@ struct RankView {
   int64_t backward_bucket_bytes = 0;    // ZeRO-1/2 ipg buffers (backward)
   int64_t persistent_bucket_bytes = 0;  // ZeRO-3 ipg buffer, allocated when the engine starts (after the load)
 
-  int64_t Weights(int64_t bytes) const { return dp.shard_params ? (dp.offload_params ? 0 : dp.Shard(bytes)) : bytes; }
+  // FSDP: weight bytes outside the flat parameters, whole on every rank and never offloaded
+  // (bitsandbytes' QuantState: parallel/fsdp_bnb_quant_state.h).
+  int64_t unsharded_weight_bytes = 0;
+
+  int64_t Weights(int64_t bytes) const {
+    if (!dp.shard_params) return bytes;
+    const int64_t kept = std::min(unsharded_weight_bytes, bytes);
+    return dp.offload_params ? kept : dp.Shard(bytes - kept) + kept;
+  }
   int64_t States(int64_t bytes) const { return dp.offload_states ? 0 : dp.shard_states ? dp.Shard(bytes) : bytes; }
   int64_t Gradients(int64_t bytes) const { return dp.grads_on_host ? 0 : dp.shard_grads ? dp.Shard(bytes) : bytes; }
   // Turns moment `m`, built as one device holds it, into what one rank holds.

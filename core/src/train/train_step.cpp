@@ -15,6 +15,7 @@
 #include "format.h"
 #include "gpu/device_overhead.h"
 #include "parallel/fsdp_mixed_precision.h"
+#include "parallel/fsdp_bnb_quant_state.h"
 #include "parallel/fsdp_nf4_shard.h"
 #include "parallel/shard.h"
 #include "parallel/zero3_gather.h"
@@ -355,7 +356,9 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   {
     const int64_t vh = model.vocab_size * model.hidden_size;
     const int64_t root_bytes = (vh * (model.tied_embeddings ? 1 : 2) + model.final_norm.Params()) * prec.weight;
-    int64_t layer_bytes = L > 0 ? std::max<int64_t>(0, weights.bytes - root_bytes) / L : 0;
+    // bitsandbytes' QuantState is not in FSDP's flat parameters: never gathered, whole on the rank.
+    const int64_t unsharded = FsdpUnshardedWeightBytes(dp, train, weights.quant_state_bytes);
+    int64_t layer_bytes = L > 0 ? std::max<int64_t>(0, weights.bytes - unsharded - root_bytes) / L : 0;
     // FSDP mixed precision gathers 16-bit copies of the fp32 units (parallel/fsdp_mixed_precision.h).
     const int64_t gathered_root = fsdp_16bit_units ? root_bytes / prec.weight * 2 : root_bytes;
     if (fsdp_16bit_units) layer_bytes = layer_bytes / prec.weight * 2;
@@ -364,6 +367,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     const int64_t unit_dtype = fsdp_16bit_units ? 2 : prec.weight;
     view = rank.StatesView(layer_bytes, gathered_root, max_layer_grads, bucket_dtype, prec.grad, grads_total, vh * unit_dtype,
                            model.final_norm.Params() * unit_dtype);
+    view.unsharded_weight_bytes = unsharded;
     // DeepSpeed ZeRO-3 gathers leaf modules, keeps the forward's tail for its backward and never
     // partitions small parameters (parallel/zero3_gather.h); the elements in the weights' dtype.
     if (dp.shard_params && !dp.fsdp && !dp.keep_gathered) {
@@ -1116,7 +1120,13 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     if (reference_weights > 0) bd[0].explain += "; + frozen reference copy (TRL ref_model, the policy's dtype) " + Gib(reference_weights);
     else if (ReferencePassRuns(train)) bd[0].explain += "; reference = the base with its adapters disabled (PEFT: no copy)";
     if (dp.shard_params) {
-      bd[0].explain += dp.offload_params ? "; offloaded to host RAM (ZeRO-3 offload_param)" : "; sharded: / " + std::to_string(dp.dp) + " ranks = " + Gib(weights_dev);
+      if (view.unsharded_weight_bytes > 0) {
+        const std::string qs = "bitsandbytes' QuantState " + Gib(view.unsharded_weight_bytes) + " stays whole on every rank (outside FSDP's flat parameters)";
+        bd[0].explain += dp.offload_params ? "; offloaded to host RAM but " + qs
+                                           : "; sharded: / " + std::to_string(dp.dp) + " ranks except " + qs + " = " + Gib(weights_dev);
+      } else {
+        bd[0].explain += dp.offload_params ? "; offloaded to host RAM (ZeRO-3 offload_param)" : "; sharded: / " + std::to_string(dp.dp) + " ranks = " + Gib(weights_dev);
+      }
       bd[0].explain += "; + gathered units " + Gib(view.gathered_bytes) + " while layers run (in temporary)";
     }
     bd[1].explain = WithCommas(plan.trainable_params) + " trainable params (" + method + ")" +

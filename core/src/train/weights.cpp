@@ -59,6 +59,10 @@ WeightMemory ComputeWeightMemory(const ModelSpec& model, const TrainConfig& trai
                         : train.qlora_backend == QloraBackend::kTorchao ? TorchaoNf4Bytes(l.in_features * l.out_features)
                                                                         : QuantizedBytes(l.in_features, l.out_features, train.qlora_bits, train.qlora_double_quant));
         if (train.qlora_backend == QloraBackend::kGptq) shift_tables += uses[k] * l.copies * GptqShiftTableBytes(train.qlora_bits);
+        if (train.qlora_backend == QloraBackend::kBitsandbytes && train.qlora_bits == 4) {
+          const int64_t n1 = l.in_features * l.out_features;
+          w.quant_state_bytes += uses[k] * l.copies * (Nf4Bytes(n1, train.qlora_double_quant) - (n1 + 1) / 2);
+        }
       }
     }
   }

@@ -15,6 +15,9 @@ namespace vramplan {
 struct WeightMemory {
   int64_t bytes = 0;
   int64_t quantized_linear_params = 0;
+  // bitsandbytes 4-bit: the QuantState of every Params4bit (absmax, nested absmax, codes), which
+  // is not part of the parameter's data (parallel/fsdp_bnb_quant_state.h).
+  int64_t quant_state_bytes = 0;
   std::string explain;
 };
 
