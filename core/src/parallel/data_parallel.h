@@ -94,7 +94,7 @@ struct RankView {
   int64_t backward_bucket_bytes = 0;    // ZeRO-1/2 ipg buffers (backward)
   int64_t persistent_bucket_bytes = 0;  // ZeRO-3 ipg buffer, allocated when the engine starts (after the load)
 
-  // FSDP: weight bytes outside the flat parameters, whole on every rank and never offloaded
+  // FSDP / ZeRO-3: weight bytes outside the sharded parameter data, whole on every rank, never offloaded
   // (bitsandbytes' QuantState: parallel/fsdp_bnb_quant_state.h).
   int64_t unsharded_weight_bytes = 0;
 

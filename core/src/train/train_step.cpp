@@ -356,7 +356,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   {
     const int64_t vh = model.vocab_size * model.hidden_size;
     const int64_t root_bytes = (vh * (model.tied_embeddings ? 1 : 2) + model.final_norm.Params()) * prec.weight;
-    // bitsandbytes' QuantState is not in FSDP's flat parameters: never gathered, whole on the rank.
+    // bitsandbytes' QuantState is not in the sharded parameter data: never gathered, whole on the rank.
     const int64_t unsharded = FsdpUnshardedWeightBytes(dp, train, weights.quant_state_bytes);
     int64_t layer_bytes = L > 0 ? std::max<int64_t>(0, weights.bytes - unsharded - root_bytes) / L : 0;
     // FSDP mixed precision gathers 16-bit copies of the fp32 units (parallel/fsdp_mixed_precision.h).
@@ -1121,7 +1121,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     else if (ReferencePassRuns(train)) bd[0].explain += "; reference = the base with its adapters disabled (PEFT: no copy)";
     if (dp.shard_params) {
       if (view.unsharded_weight_bytes > 0) {
-        const std::string qs = "bitsandbytes' QuantState " + Gib(view.unsharded_weight_bytes) + " stays whole on every rank (outside FSDP's flat parameters)";
+        const std::string qs = "bitsandbytes' QuantState " + Gib(view.unsharded_weight_bytes) + " stays whole on every rank (outside the sharded parameter data)";
         bd[0].explain += dp.offload_params ? "; offloaded to host RAM but " + qs
                                            : "; sharded: / " + std::to_string(dp.dp) + " ranks except " + qs + " = " + Gib(weights_dev);
       } else {
