@@ -107,8 +107,9 @@ namespace {
 // Published data-parallel-only multi-GPU runs (tests/fixtures/gpu/training_rows.json rows flagged
 // multi_gpu: torchtune FSDP1/FSDP2, PEFT's DeepSpeed ZeRO-3 and FSDP scripts, Qwen1's DeepSpeed
 // ZeRO-2/3 profiling; docs/accuracy.md, "Data-parallel-only runs"). Regression bars at today's
-// level (the target is median 10%, p90 25%): median within 15%, p90 within 35%, and no run
-// off by 2x or more. Rows on the underspecified list are not run.
+// level (the target is median 10%, p90 25%): median within 15%, p90 within 33% (32.0% today),
+// and every run within 40% (the worst, torchtune's 405B QLoRA, +38.1%). Rows on the underspecified
+// list are not run.
 TEST(GpuAccuracy, PublishedDataParallelOnlyRuns) {
   nlohmann::json doc = testing_support::LoadFixture("gpu/training_rows.json");
   ASSERT_TRUE(doc.is_object());
@@ -121,6 +122,7 @@ TEST(GpuAccuracy, PublishedDataParallelOnlyRuns) {
     const double ratio = PredictedBytes(row, r["gpu"]) / MeasuredBytes(row);
     EXPECT_GT(ratio, 0.5) << id;
     EXPECT_LT(ratio, 2.0) << id;
+    EXPECT_LE(std::abs(ratio - 1.0), 0.40) << id;
     errors.push_back(std::abs(ratio - 1.0));
   }
   ASSERT_GE(errors.size(), 20u);
@@ -129,7 +131,7 @@ TEST(GpuAccuracy, PublishedDataParallelOnlyRuns) {
   const double p90 = errors[static_cast<size_t>(0.9 * static_cast<double>(errors.size() - 1) + 0.5)];
   std::printf("# data-parallel-only runs: %zu, median |error| %.1f%%, p90 %.1f%%\n", errors.size(), median * 100, p90 * 100);
   EXPECT_LE(median, 0.15);
-  EXPECT_LE(p90, 0.35);
+  EXPECT_LE(p90, 0.33);
 }
 
 }  // namespace
