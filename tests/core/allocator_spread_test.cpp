@@ -6,6 +6,7 @@
 
 #include "gpu/allocator_spread.h"
 #include "test_support.h"
+#include "vramplan/estimate.h"
 
 namespace vramplan {
 namespace {
@@ -40,6 +41,28 @@ TEST(AllocatorSpread, EveryReadingCarriesItsSourceAndHowItWasRead) {
       EXPECT_GE(ratio, 0) << id;
     }
   }
+}
+
+// The band against the published nvidia-smi figures (the single-GPU device_total rows of
+// training_rows.json and framework_rows.json): 21 of 29 inside [low, high] (half the reserve either
+// way had 0 of 29); a regression guard at today's level (docs/accuracy.md section 3).
+TEST(AllocatorSpread, TheBandHoldsThePublishedDeviceTotals) {
+  int rows = 0;
+  int inside = 0;
+  for (const char* file : {"gpu/training_rows.json", "gpu/framework_rows.json"}) {
+    const nlohmann::json doc = testing_support::LoadFixture(file);
+    for (const auto& row : doc["rows"]) {
+      if (!row.value("representable", false) || row.value("multi_gpu", false) || row["metric"] != "device_total") continue;
+      const nlohmann::json r = nlohmann::json::parse(EstimateJson(row["scenario"].dump()), nullptr, false);
+      ASSERT_TRUE(r.value("ok", false)) << row["id"];
+      const double measured = row["measured_bytes"].get<double>();
+      const nlohmann::json& band = r["gpu"]["band"];
+      ++rows;
+      if (band["low_bytes"].get<double>() <= measured && measured <= band["high_bytes"].get<double>()) ++inside;
+    }
+  }
+  EXPECT_EQ(rows, 29);
+  EXPECT_GE(inside, 21);
 }
 
 }  // namespace
