@@ -102,6 +102,7 @@ def score(cli, rows, group_keys=()):
             "peak_phase": "load" if row.get("score_phase") == "load" else out.get("peak_phase", ""), "peak_at": out.get("peak_at", ""),
             "peak_allocated_bytes": g["peak_allocated_bytes"], "reserved_bytes": g["reserved_bytes"],
             "device_total_bytes": g["device_total_bytes"],
+            "band": g.get("band", {}),
             "breakdown": dict(g["breakdown"]) if isinstance(g["breakdown"], dict) else {t["key"]: t["bytes"] for t in g["breakdown"]},
         })
         results.append(rec)
@@ -166,6 +167,17 @@ def fmt_grouped(title, grouped):
     return lines
 
 
+def band_coverage(recs):
+    """nvidia-smi rows (metric device_total) whose published figure lies inside gpu.band [low, high]."""
+    rows = [r for r in recs if r.get("metric") == "device_total" and r.get("band") and "error" not in r]
+    if not rows:
+        return []
+    inside = [r for r in rows if r["band"]["low_bytes"] <= r["measured_bytes"] <= r["band"]["high_bytes"]]
+    above = [r for r in rows if r["measured_bytes"] > r["band"]["high_bytes"]]
+    return ["", "Band (gpu.band) coverage of the device_total rows: %d of %d inside [low, high], %d above the high end, %d below the low end."
+            % (len(inside), len(rows), len(above), len(rows) - len(inside) - len(above))]
+
+
 def report(all_scored, extra, group_keys=None, skipped=0):
     scored = [r for r in all_scored if not r.get("multi_gpu")]
     multi = [r for r in all_scored if r.get("multi_gpu")]
@@ -185,6 +197,7 @@ def report(all_scored, extra, group_keys=None, skipped=0):
         out.append(fmt_stats(grp, stats([r for r in scored if r["source_group"] == grp])))
     for m in sorted({r["metric"] for r in scored}):
         out.append(fmt_stats("metric " + m, stats([r for r in scored if r["metric"] == m])))
+    out += band_coverage(scored)
     errors = [r for r in scored if "error" in r]
     if errors:
         out += ["", "%d row(s) failed to run: %s" % (len(errors), ", ".join(r["id"] for r in errors))]

@@ -8,8 +8,9 @@
 
 namespace vramplan {
 
-// The caching allocator's spread: the modeled reserve (reserved - allocated) is a calibrated
-// fraction (gpu/device_overhead.h); the band allows half of it either way.
+// Inference estimates: the modeled reserve (reserved - allocated) is a calibrated fraction or the
+// engine's own pool; the band allows half of it either way. Training estimates use the published
+// spread of the reserve and the CUDA context instead (gpu/allocator_spread.h).
 inline constexpr double kAllocatorSpread = 0.5;
 
 // Fills r->gpu.band and, for training, r->training.batches / typical_*. Runs one more probe (the
