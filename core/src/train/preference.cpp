@@ -109,10 +109,11 @@ PreferenceHead ComputePreferenceHead(const TrainConfig& train, const LossHead& s
   }
   if (train.objective == Objective::kOrpo) {
     // ORPO adds the NLL (cross-entropy) of the chosen rows (trl/experimental/orpo/orpo_trainer.py
-    // concatenated_forward, compute_loss on the first len_chosen rows): the SFT head over the pairs,
-    // counted on top (not measured).
+    // concatenated_forward, cross_entropy_loss on the first len_chosen rows): the SFT head's saved
+    // tensors over the pairs stay alive under the log-prob head's backward, which autograd runs
+    // first (the odds-ratio branch was recorded last); the cross-entropy's own backward peak comes
+    // after the log-prob head's tensors were released (measured: the O rows of measured_cpu_dpo.json).
     h.policy.saved_bytes += sft_head.saved_bytes;
-    h.policy.backward_extra_bytes += sft_head.backward_extra_bytes;
     h.alive_at_reference_bytes += sft_head.saved_bytes;
   }
   if (explain) {
