@@ -64,8 +64,8 @@ TEST(PreferenceStep, MatchesMeasuredDpoSteps) {
 
 // ORPO and KTO steps measured the same way (the O and T rows; docs/post_training.md): the model
 // states exact, the phase peaks within the errors the docs give (KTO: within 8,000 B, 0.1%; ORPO:
-// the backward within 4.2%, the forward, its cross-entropy head beside the log-prob head, within
-// 4.7%: not exact).
+// the forward within 0.2%, the backward within 0.2% but on the AMP + checkpointing row, -4.2%: not
+// exact).
 TEST(PreferenceStep, MatchesMeasuredOrpoAndKtoSteps) {
   const nlohmann::json table = testing_support::LoadFixture("training/measured_cpu_dpo.json");
   int orpo = 0, kto = 0;
@@ -80,8 +80,8 @@ TEST(PreferenceStep, MatchesMeasuredOrpoAndKtoSteps) {
     EXPECT_EQ(GpuTerm(r, "weights"), m["weights"].get<int64_t>() + m["reference_weights"].get<int64_t>()) << name;
     EXPECT_EQ(r.gpu.gradient_bytes, m["gradients"].get<int64_t>()) << name;
     EXPECT_EQ(r.gpu.optimizer_state_bytes, m["optimizer_states"].get<int64_t>()) << name;
-    const double tolerance = objective == "kto" ? 0.001 : 0.047;
     auto near = [&](int64_t predicted, int64_t measured, const char* what) {
+      const double tolerance = objective == "kto" ? 0.001 : std::string(what) == "backward" ? 0.042 : 0.002;
       EXPECT_LE(std::abs(static_cast<double>(predicted - measured)), tolerance * static_cast<double>(measured)) << name << " " << what << ": " << predicted << " vs " << measured;
     };
     near(r.gpu.phase_peaks.forward, std::max(m["peak_forward"].get<int64_t>(), m["peak_loss"].get<int64_t>()), "forward");
