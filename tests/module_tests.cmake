@@ -15,6 +15,7 @@ set(tested_elsewhere
   planner/levers=plan_search
   planner/training_levers=plan_search
   planner/serving_levers=plan_search
+  planner/rollout_time=plan_search
   api/plan_op=plan_search
   planner/context_limit_check=context_limit
   planner/verdict=context_limit

@@ -19,6 +19,7 @@
 #include "planner/levers.h"
 #include "support/scenario_generator.h"
 #include "planner/plan_search.h"
+#include "planner/step_time.h"
 #include "vramplan/api.h"
 #include "vramplan/estimate.h"
 #include "vramplan/plan.h"
@@ -55,6 +56,13 @@ PlanRequest TypedRequest(const json& row) {
     req.levers.context = row["levers"].value("context", false);
     req.levers.lora_rank = row["levers"].value("lora_rank", false);
     req.levers.activation_offload = row["levers"].value("activation_offload", false);
+    // The groups a row switches off (the post-training rows keep their search on the rollout levers).
+    LeverSwitches& o = req.levers;
+    for (auto [key, slot] : {std::pair<const char*, bool*>{"method", &o.method}, {"precision", &o.precision}, {"optimizer", &o.optimizer},
+                             {"kernels", &o.kernels}, {"sharding", &o.sharding}, {"gpus", &o.gpus}, {"rollout", &o.rollout},
+                             {"num_generations", &o.num_generations}}) {
+      *slot = row["levers"].value(key, *slot);
+    }
   }
   return req;
 }
@@ -252,6 +260,92 @@ TEST(Planner, DeclaredMemoryOrdersHoldOnFixturesAndRandomScenarios) {
     CheckOrders(s.value(), "random " + std::to_string(i), &pairs);
   }
   EXPECT_GT(pairs, 300);
+}
+
+}  // namespace
+}  // namespace vramplan
+
+namespace vramplan {
+namespace {
+
+json RowById(const std::string& id) {
+  for (const json& row : LoadRows()) {
+    if (row["id"] == id) return row;
+  }
+  return json();
+}
+
+// GRPO's levers (docs/planner.md, "Levers"): a server plan says it needs more GPUs and counts them
+// in its cost; fewer generations keep the prompts per step (the global batch in completions shrinks
+// by the same factor and the plan says so); sleep and a smaller vLLM claim give up nothing.
+TEST(Planner, OnlineRlLeversKeepTheirSemantics) {
+  const json row = RowById("grpo_lora_7b_h100_vllm_awake_budget2");
+  ASSERT_FALSE(row.is_null());
+  json req = RequestOf(row);
+  req["max_plans"] = 0;
+  const json reply = Plan(req);
+  ASSERT_TRUE(reply["ok"].get<bool>()) << reply.dump();
+  EXPECT_GT(reply["step_time"]["rollout_s"].get<double>(), 0.0);
+  const json& u = row["scenario"]["train"];
+  const int64_t user_completions = u["micro_batch_size"].get<int64_t>();  // one GPU, no accumulation
+  bool sleep_seen = false;
+  for (const json& p : reply["plans"]) {
+    const json& r = p["scenario"]["train"]["rollout"];
+    const json& t = p["scenario"]["train"];
+    if (r.value("vllm_mode", "colocate") == "server") {
+      bool said = false;
+      for (const json& l : p["levers"]) said = said || l.get<std::string>().find("more GPU") != std::string::npos;
+      EXPECT_TRUE(said) << p.dump();
+      EXPECT_EQ(p["step_time"]["gpus"].get<int64_t>(), p["scenario"]["parallel"].value("gpus", int64_t{1}) + r["vllm_tensor_parallel_size"].get<int64_t>());
+      EXPECT_LE(p["step_time"]["gpus"].get<int64_t>(), 2);
+    }
+    if (r.value("vllm_sleep_level", int64_t{0}) > 0) {
+      sleep_seen = true;
+    }
+    const int64_t g = r.value("num_generations", int64_t{8});
+    const int64_t gpus = p["scenario"]["parallel"].value("gpus", int64_t{1});
+    const int64_t completions = t["micro_batch_size"].get<int64_t>() * t.value("grad_accum_steps", int64_t{1}) * gpus;
+    EXPECT_EQ(completions * 8, user_completions * g) << "the prompts per step are kept: " << p.dump();
+    if (g != 8) EXPECT_NE(p["gave_up"].dump().find("global batch"), std::string::npos) << p.dump();
+  }
+  EXPECT_TRUE(sleep_seen) << reply["plans"].dump();
+
+  // The server option: its label says it needs more GPUs, it refuses a training layout that would
+  // leave the server no room in the budget, and its GPUs count in the step's GPU-seconds.
+  Expected<Scenario> s = ParseScenario(row["scenario"].dump());
+  ASSERT_TRUE(s.ok());
+  PlanBudget budget;
+  budget.max_gpus = 2;
+  const LeverSpace space = TrainingLevers(s.value(), LeverSwitches{}, budget, FindGpu(s.value().gpu.id));
+  const LeverOption* server = nullptr;
+  const LeverOption* fewer = nullptr;
+  const LeverOption* two_gpus = nullptr;
+  for (const LeverDim& d : space.dims) {
+    for (const LeverOption& o : d.options) {
+      if (d.name == "vllm_mode" && !o.sets.empty()) server = &o;
+      if (d.name == "num_generations" && !o.sets.empty() && fewer == nullptr) fewer = &o;
+      if (d.name == "gpus" && !o.sets.empty()) two_gpus = &o;
+    }
+  }
+  ASSERT_NE(server, nullptr);
+  ASSERT_NE(fewer, nullptr);
+  ASSERT_NE(two_gpus, nullptr);
+  EXPECT_NE(server->label.find("1 more GPU"), std::string::npos) << server->label;
+  Scenario v = s.value();
+  ASSERT_TRUE(server->Apply(&v));
+  EXPECT_EQ(v.train.rollout.vllm_mode, VllmMode::kServer);
+  const ParamCounts params = CountParams(v.model);
+  const HardwareRates rates = RatesFor(FindGpu(v.gpu.id));
+  EXPECT_EQ(TrainingStepTime(v, v.model, params, rates).gpus, 2);
+  Scenario both = s.value();
+  ASSERT_TRUE(two_gpus->Apply(&both));
+  EXPECT_FALSE(server->Apply(&both));  // 2 training GPUs + 1 server GPU > the budget's 2
+  // Fewer generations: 4 per prompt keeps the 1 prompt of the step, so 4 completions, not 8.
+  Scenario g = s.value();
+  ASSERT_TRUE(fewer->Apply(&g));
+  EXPECT_EQ(g.train.rollout.num_generations, 4);
+  EXPECT_EQ(InnerChainFor(space, g, g.model).replica_batch, 4);
+  EXPECT_EQ(InnerChainFor(space, s.value(), s.value().model).replica_batch, 8);
 }
 
 }  // namespace

@@ -75,7 +75,7 @@ bool ReadRequest(std::string_view text, PlanRequest* req, Issues* errors) {
         {"method", &o.method}, {"precision", &o.precision}, {"optimizer", &o.optimizer}, {"kernels", &o.kernels},
         {"checkpointing", &o.checkpointing}, {"micro_batch", &o.micro_batch}, {"sharding", &o.sharding}, {"gpus", &o.gpus},
         {"seq_len", &o.seq_len}, {"lora_rank", &o.lora_rank}, {"activation_offload", &o.activation_offload}, {"weights", &o.weights}, {"kv_cache", &o.kv_cache}, {"engine_knobs", &o.engine_knobs},
-        {"concurrency", &o.concurrency}, {"context", &o.context}};
+        {"concurrency", &o.concurrency}, {"context", &o.context}, {"rollout", &o.rollout}, {"num_generations", &o.num_generations}};
     for (const auto& [key, slot] : switches) lr.Bool(key, slot);
     lr.RejectUnknownKeys();
   }
@@ -179,6 +179,7 @@ void WriteStepTime(JsonWriter& w, const StepTime& t) {
       .Field("optimizer_s", t.optimizer_s)
       .Field("communication_s", t.communication_s)
       .Field("offload_s", t.offload_s)
+      .Field("rollout_s", t.rollout_s)
       .Field("gpus", t.gpus)
       .EndObject();
 }

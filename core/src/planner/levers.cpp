@@ -100,6 +100,30 @@ bool ApplyAssign(const Assign& a, Scenario* s) {
     case Knob::kActivationOffload: t.activation_offload = a.value != 0; return true;
     case Knob::kOptimizerInBackward: t.optimizer_in_backward = a.value != 0; return true;
     case Knob::kPrecomputeRefLogProbs: t.precompute_ref_log_probs = a.value != 0; return true;
+    case Knob::kNumGenerations: t.rollout.num_generations = a.value; return true;
+    case Knob::kCompletionLength:
+      // The prompt is kept: seq_len is prompt + completion (docs/post_training.md, "Online RL").
+      t.seq_len = t.seq_len - t.rollout.max_completion_length + a.value;
+      t.rollout.max_completion_length = a.value;
+      return true;
+    case Knob::kVllmSleepLevel:
+      // Sleep applies to a colocated engine only (the server keeps its memory).
+      if (t.rollout.vllm_mode != VllmMode::kColocate) return false;
+      t.rollout.vllm_sleep_level = a.value;
+      return true;
+    case Knob::kVllmGpuMemoryUtilizationHundredths:
+      if (t.rollout.vllm_mode != VllmMode::kColocate) return false;
+      t.rollout.vllm_gpu_memory_utilization = static_cast<double>(a.value) / 100.0;
+      return true;
+    case Knob::kVllmServer:
+      // trl vllm-serve on GPUs of its own: its gpu_memory_utilization default is 0.9
+      // (trl/scripts/vllm_serve.py ScriptArguments), sleep does not apply.
+      t.rollout.vllm_mode = VllmMode::kServer;
+      t.rollout.vllm_tensor_parallel_size = a.value;
+      t.rollout.vllm_gpu_memory_utilization = 0.9;
+      t.rollout.vllm_sleep_level = 0;
+      return true;
+    case Knob::kTrainingGpusAtMost: return p.gpus <= a.value;  // the server's GPUs come out of the budget
     case Knob::kWeights: inf.weights = static_cast<WeightFormat>(a.value); return true;
     case Knob::kKvCache:
       inf.kv_cache = static_cast<KvDtype>(a.value);
@@ -149,7 +173,12 @@ InnerChain InnerChainFor(const LeverSpace& space, const Scenario& s, const Model
     case Knob::kMicroBatch: {
       c.name = "micro_batch_size";
       const int64_t dp = DataParallelDegree(s.parallel);
-      c.replica_batch = std::max<int64_t>(1, (space.global_batch + dp - 1) / dp);
+      int64_t global = space.global_batch;
+      // GRPO with fewer completions per prompt: the same prompts, fewer completions per step.
+      if (space.user_num_generations > 0 && s.train.rollout.num_generations != space.user_num_generations) {
+        global = global / space.user_num_generations * s.train.rollout.num_generations;
+      }
+      c.replica_batch = std::max<int64_t>(1, (global + dp - 1) / dp);
       c.values = space.inner_free ? Divisors(c.replica_batch) : std::vector<int64_t>{std::min(space.user_micro_batch, c.replica_batch)};
       // torchtune refuses optimizer_in_bwd with gradient accumulation (the step needs the
       // accumulated gradient): the whole per-replica batch in one micro-batch.

@@ -29,6 +29,8 @@ struct LeverSwitches {
   bool seq_len = false;        // a shorter training sequence (changes the job: off unless asked)
   bool lora_rank = false;      // smaller LoRA ranks (adapters are ~0.5% of the weights: rarely a memory lever; off unless asked)
   bool activation_offload = false;  // saved activations to host RAM (doubles the training search: off unless asked)
+  bool rollout = true;         // GRPO / PPO with vLLM: sleep level, gpu_memory_utilization, colocate vs server
+  bool num_generations = true; // GRPO: fewer completions per prompt (the same prompts per step: a smaller global batch)
   // serving
   bool weights = true;         // weight format
   bool kv_cache = true;        // KV cache dtype
@@ -51,6 +53,7 @@ enum class Knob : uint8_t {
   kMethod, kPrecision, kOptimizer, kFusedAdamW, kTrainAttention, kLoss, kDropOutputs, kZero, kFsdp,
   kOffloadOptimizer, kOffloadParams, kGpus, kTp, kPp, kSeqLen, kCheckpointing, kMicroBatch, kQloraBits,
   kFreezeLayers, kLoraRank, kActivationOffload, kOptimizerInBackward, kPrecomputeRefLogProbs,
+  kNumGenerations, kCompletionLength, kVllmSleepLevel, kVllmGpuMemoryUtilizationHundredths, kVllmServer, kTrainingGpusAtMost,
   // serving
   kWeights, kKvCache, kFlashAttn, kUbatch, kGpuMemoryUtilization95, kNoCudaGraphs, kMaxBatchedTokens,
   kServeAttention, kServeGpus, kContextDivisor, kBatch, kGpuLayers, kMaxNumSeqs,
@@ -109,6 +112,9 @@ struct LeverSpace {
   bool inner_free = true;           // the chain may move (else: the user's value only)
   int64_t global_batch = 0;         // training: samples per optimizer step, kept
   int64_t user_micro_batch = 1;
+  // GRPO: the user's completions per prompt; a plan with fewer keeps the prompts per step, so its
+  // global batch (completions) is global_batch x its num_generations / this.
+  int64_t user_num_generations = 0;
   std::vector<std::string> notes;   // what the space leaves out, said in the reply
 };
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "parallel/topology.h"
+#include "planner/rollout_time.h"
 #include "train/preference.h"
 
 namespace vramplan {
@@ -310,7 +311,13 @@ StepTime TrainingStepTime(const Scenario& s, const ModelSpec& model, const Param
     exposed += micro_batches * (moe_layers / pp) * 4.0 * per_layer / dp_link;
   }
   st.communication_s = exposed;
-  st.total_s = st.compute_s + st.recompute_s + st.pipeline_bubble_s + st.launch_s + st.dequant_s + st.optimizer_s + st.communication_s + st.offload_s;
+  // Online RL: the rollout and the no-grad log-prob passes run before the step (a vLLM server's
+  // GPUs join the job's GPU-seconds).
+  const RolloutTime rollout = RolloutStepTime(s, model, params, rates);
+  st.rollout_s = rollout.seconds;
+  st.gpus += rollout.extra_gpus;
+  st.total_s = st.compute_s + st.recompute_s + st.pipeline_bubble_s + st.launch_s + st.dequant_s + st.optimizer_s + st.communication_s + st.offload_s +
+               st.rollout_s;
   return st;
 }
 

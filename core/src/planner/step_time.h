@@ -39,6 +39,7 @@ struct StepTime {
   double optimizer_s = 0;      // the optimizer step on the GPU
   double communication_s = 0;  // what compute does not hide (data, tensor, expert parallel)
   double offload_s = 0;        // PCIe / host / NVMe traffic of offloaded states and layers
+  double rollout_s = 0;        // online RL: generation, the no-grad log-prob passes, weight sync, sleep (rollout_time.h)
   double total_s = 0;
   double tokens = 0;           // tokens the whole job processes in the step (serving: generated)
   int64_t gpus = 1;

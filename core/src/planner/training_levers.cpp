@@ -1,10 +1,12 @@
 // The training levers (docs/planner.md, "Levers"): what each option sets, what fidelity it gives
 // up, and the memory orders the search may rely on.
 #include <algorithm>
+#include <cstdio>
 #include <string>
 
 #include "parallel/topology.h"
 #include "planner/levers.h"
+#include "train/online_rl.h"
 #include "train/preference.h"
 
 namespace vramplan {
@@ -319,7 +321,24 @@ LeverDim GpusDim(const Scenario& user, int64_t max_gpus, int64_t global_batch) {
   return d;
 }
 
+// Online RL: the completion is what grows (the prompt is the dataset's), so the sequence lever
+// shortens the completion and keeps the prompt (TRL max_completion_length truncates generations).
+LeverDim CompletionLengthDim(const Scenario& user) {
+  LeverDim d{"max_completion_length", {User()}, {}};
+  int loss = 0;
+  const int64_t completion = CompletionTokens(user.train);
+  if (completion != user.train.rollout.max_completion_length) return d;  // capped by seq_len: left as is
+  for (int64_t len = completion / 2; len >= 64 && loss < 30; len /= 2) {
+    loss += 10;
+    d.options.push_back({"max_completion_length " + std::to_string(len), loss, "completions truncated at " + std::to_string(len) + " tokens",
+                         {{Knob::kCompletionLength, len}}});
+  }
+  ChainOrder(&d);
+  return d;
+}
+
 LeverDim SeqLenDim(const Scenario& user) {
+  if (IsOnlineRl(user.train.objective)) return CompletionLengthDim(user);
   LeverDim d{"seq_len", {User()}, {}};
   int loss = 0;
   for (int64_t len = user.train.seq_len / 2; len >= 256 && loss < 30; len /= 2) {
@@ -327,6 +346,81 @@ LeverDim SeqLenDim(const Scenario& user) {
     d.options.push_back({"sequence length " + std::to_string(len), loss, "shorter training sequences", {{Knob::kSeqLen, len}}});
   }
   ChainOrder(&d);
+  return d;
+}
+
+// GRPO: fewer completions per prompt, down to 2 (TRL GRPOConfig requires num_generations >= 2).
+// The prompts per step are kept, so the step's completions (the global batch) shrink with it
+// (InnerChainFor): the plan says so. Not memory-ordered (the micro-batch chain moves with it).
+LeverDim NumGenerationsDim(const Scenario& user, int64_t global_batch) {
+  LeverDim d{"num_generations", {User()}, {}};
+  const int64_t g = user.train.rollout.num_generations;
+  if (user.train.objective != Objective::kGrpo || g < 4 || global_batch % g != 0) return d;
+  const int64_t prompts = global_batch / g;
+  int loss = 0;
+  for (int64_t n = g / 2; n >= 2; n /= 2) {
+    if (g % n != 0) break;
+    loss += 5;
+    d.options.push_back({"num_generations " + std::to_string(n) + " (" + std::to_string(prompts) + " prompts x " + std::to_string(n) +
+                             " completions per step)",
+                         loss, "fewer completions per prompt (a noisier group baseline) and a smaller global batch",
+                         {{Knob::kNumGenerations, n}}});
+  }
+  Incomparable(&d);
+  return d;
+}
+
+// A colocated vLLM's sleep level while the trainer runs (vLLM docs/features/sleep_mode.md: level 1
+// offloads the weights to host RAM and discards the KV cache, level 2 discards both; TRL
+// vllm_enable_sleep_mode sleeps at level 2 and reloads the weights with its weight sync). The same
+// outputs; a higher level never keeps more on the GPU.
+LeverDim SleepLevelDim(const Scenario& user) {
+  LeverDim d{"vllm_sleep_level", {User()}, {}};
+  const RolloutConfig& ro = user.train.rollout;
+  if (!ro.use_vllm || ro.vllm_mode != VllmMode::kColocate) return d;
+  for (int64_t level = ro.vllm_sleep_level + 1; level <= 2; ++level) {
+    d.options.push_back({level == 1 ? "vLLM sleeps at level 1 while training (weights to CPU RAM, KV cache freed)"
+                                    : "vLLM sleeps at level 2 while training (weights and KV cache freed; TRL vllm_enable_sleep_mode)",
+                         0, "", {{Knob::kVllmSleepLevel, level}}});
+  }
+  ChainOrder(&d);
+  return d;
+}
+
+// A smaller vLLM claim (gpu_memory_utilization): a smaller KV pool, the same outputs as long as
+// every rollout still fits it at once (a plan that makes rollouts queue adds a would_queue warning
+// and is no plan). Lower values never claim more.
+LeverDim GpuMemoryUtilizationDim(const Scenario& user) {
+  LeverDim d{"vllm_gpu_memory_utilization", {User()}, {}};
+  const RolloutConfig& ro = user.train.rollout;
+  if (!ro.use_vllm || ro.vllm_mode != VllmMode::kColocate) return d;
+  const int64_t user_hundredths = static_cast<int64_t>(ro.vllm_gpu_memory_utilization * 100.0 + 0.5);
+  for (int64_t h : {50, 30, 20, 10}) {
+    if (h >= user_hundredths) continue;
+    char value[8];
+    std::snprintf(value, sizeof value, "%.2f", static_cast<double>(h) / 100.0);
+    d.options.push_back({std::string("vLLM gpu_memory_utilization ") + value, 0, "", {{Knob::kVllmGpuMemoryUtilizationHundredths, h}}});
+  }
+  ChainOrder(&d);
+  return d;
+}
+
+// Colocated vLLM -> trl vllm-serve on GPUs of its own (vllm_mode "server"): nothing of the engine
+// stays on the training GPUs, but the job needs more GPUs (the smallest tensor-parallel size whose
+// share of the 16-bit weights leaves room for the KV pool: half of a GPU at most), counted against
+// the budget's max_gpus and in the plan's cost (GPU-seconds).
+LeverDim VllmServerDim(const Scenario& user, int64_t max_gpus) {
+  LeverDim d{"vllm_mode", {User()}, {}};
+  const RolloutConfig& ro = user.train.rollout;
+  if (!ro.use_vllm || ro.vllm_mode != VllmMode::kColocate || user.gpu.memory_bytes <= 0) return d;
+  const double weights = 2.0 * static_cast<double>(CountParams(user.model).total);
+  int64_t tp = 1;
+  while (tp < 8 && weights / static_cast<double>(tp) > 0.5 * static_cast<double>(user.gpu.memory_bytes)) tp *= 2;
+  if (user.parallel.gpus + tp > max_gpus) return d;
+  d.options.push_back({"vLLM in server mode (trl vllm-serve) on " + std::to_string(tp) + " more GPU" + (tp > 1 ? "s" : "") +
+                           " (tensor parallel " + std::to_string(tp) + "): the rollout engine leaves the training GPUs",
+                       0, "", {{Knob::kVllmServer, tp}, {Knob::kTrainingGpusAtMost, max_gpus - tp}}});
+  Incomparable(&d);
   return d;
 }
 
@@ -371,6 +465,13 @@ LeverSpace TrainingLevers(const Scenario& user, const LeverSwitches& on, const P
     if (on.optimizer) space.dims.push_back(OptimizerInBackwardDim(user));
     if (on.method) space.dims.push_back(PrecomputeReferenceDim(user));
   }
+  // Post-training levers (online RL; docs/planner.md, "Levers"): appended, as above.
+  if (on.num_generations) space.dims.push_back(NumGenerationsDim(user, global_batch));
+  if (on.rollout) {
+    space.dims.push_back(VllmServerDim(user, max_gpus));
+    space.dims.push_back(SleepLevelDim(user));
+    space.dims.push_back(GpuMemoryUtilizationDim(user));
+  }
   // Drop levers left with the user's value only.
   space.dims.erase(std::remove_if(space.dims.begin(), space.dims.end(), [](const LeverDim& d) { return d.options.size() < 2; }),
                    space.dims.end());
@@ -386,6 +487,7 @@ LeverSpace TrainingLevers(const Scenario& user, const LeverSwitches& on, const P
   space.inner_free = on.micro_batch;
   space.global_batch = global_batch;
   space.user_micro_batch = user.train.micro_batch_size;
+  if (user.train.objective == Objective::kGrpo) space.user_num_generations = user.train.rollout.num_generations;
   return space;
 }
 

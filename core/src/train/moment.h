@@ -42,7 +42,8 @@ enum class At {
   kModelLoadPeak, kModelLoaded, kStepStart, kLayerForward, kAttentionScores, kCheckpointedScores, kCrossEntropy,
   kCrossEntropyBackward, kFinalNormBackward, kRecompute, kMlpBackward, kMlpNormBackward, kAttentionBackward, kQkvBackward, kEmbeddingBackward, kOptimizerStep, kZeroGrad,
   kPolicyLogProbs, kReferenceLayer, kReferenceLogProbs, kPolicyLogProbsBackward,
-  kRolloutGenerate, kTrainerWithEngine, kOldPolicyLogProbs, kRefPolicyLogProbs, kScoringPass, kCriticBackward
+  kRolloutGenerate, kTrainerWithEngine, kOldPolicyLogProbs, kRefPolicyLogProbs, kScoringPass, kCriticBackward,
+  kKtoEntropyMetric
 };
 
 // What runs at a moment, as peak_at and the timeline's step labels name it.
@@ -75,6 +76,7 @@ inline std::string MomentLabel(At at, int64_t layer) {
     case At::kRefPolicyLogProbs: return "reference log-probs (no_grad, one chunk)";
     case At::kScoringPass: return "reward / value forward (no_grad, one chunk)";
     case At::kCriticBackward: return "critic backward";
+    case At::kKtoEntropyMetric: return "KTO entropy metric (entropy_from_logits, no_grad)";
   }
   return "";
 }

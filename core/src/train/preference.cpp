@@ -109,11 +109,30 @@ PreferenceHead ComputePreferenceHead(const TrainConfig& train, const LossHead& s
   }
   if (train.objective == Objective::kOrpo) {
     // ORPO adds the NLL (cross-entropy) of the chosen rows (trl/experimental/orpo/orpo_trainer.py
-    // concatenated_forward, compute_loss on the first len_chosen rows): the SFT head over the pairs,
-    // counted on top (not measured).
-    h.policy.saved_bytes += sft_head.saved_bytes;
-    h.policy.backward_extra_bytes += sft_head.backward_extra_bytes;
-    h.alive_at_reference_bytes += sft_head.saved_bytes;
+    // concatenated_forward, cross_entropy_loss on the first len_chosen rows): the SFT head's saved
+    // tensors over the pairs stay alive under the log-prob head's backward, which autograd runs
+    // first (the odds-ratio branch was recorded last); the cross-entropy's own backward peak comes
+    // after the log-prob head's tensors were released (measured: the O rows of measured_cpu_dpo.json).
+    // TRL calls nn.CrossEntropyLoss on the logits as they are (no upcast, unlike transformers' own
+    // loss): without autocast, log_softmax's output, saved, is in the logits' dtype, not the SFT
+    // head's fp32 upcast; autocast (CPU and CUDA: cross_entropy on its fp32 list) casts the 16-bit
+    // logits to fp32 first, as the SFT head under autocast.
+    const int64_t pairs_row = pairs * row;
+    const bool upcast = fp32_path || autocast;
+    const int64_t ce_saved = upcast ? sft_head.saved_bytes : sft_head.saved_bytes - (4 - ld) * pairs_row;
+    h.policy.saved_bytes += ce_saved;
+    h.alive_at_reference_bytes += ce_saved;
+    // At the backward peak a (pairs, s-1, V) tensor in the logits' dtype more is alive for 16-bit
+    // logits without autocast (measured: O02; not traced): the backward total stays the one the
+    // SFT head's saved bytes gave.
+    h.policy.backward_extra_bytes += sft_head.saved_bytes - ce_saved;
+    // The cross-entropy runs first, on `logits[:len_chosen][..., :-1, :].contiguous()`: a copy for
+    // more than one pair (one pair's slice is contiguous, a view), alive in cross_entropy_loss's
+    // frame beside the whole logits and log_softmax's output (and autocast's fp32 cast of its
+    // input) at nll_loss (measured: the forward peaks of O02-O04, live blocks at aten::nll_loss_forward).
+    const int64_t copy = pairs > 1 ? ld * pairs_row : 0;
+    const int64_t at_nll = ld * R * s * V + copy + (upcast ? 4 : ld) * pairs_row + (upcast && !fp32_path ? 4 * pairs_row : 0);
+    h.policy.forward_extra_bytes = std::max(h.policy.forward_extra_bytes, at_nll - h.policy.saved_bytes);
   }
   if (explain) {
     h.policy.explain = std::string("policy log-probs (TRL selective_log_softmax) over ") + std::to_string(R) + " rows (" +

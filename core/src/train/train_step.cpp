@@ -149,7 +149,11 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   }
   const OptimizerMemory opt = ComputeOptimizerMemory(train, stored, plan.trainable_tensors, legacy, fw.adamw_foreach_denom_copy, fw.device, explain);
   const int64_t grads_total = (plan.trainable_params - plan.lora_params) * prec.grad + plan.lora_params * plan.adapter_bytes_per_param;
-  const int64_t batch_bytes = fw.batch_on_device ? (fw.attention_mask ? 24 : 16) * T : 0;
+  int64_t batch_bytes = fw.batch_on_device ? (fw.attention_mask ? 24 : 16) * T : 0;
+  // KTO's collator adds the KL batch (KL_input_ids, KL_attention_mask, KL_completion_mask: each
+  // completion paired with another row's prompt, the same shape) and a bool label per completion
+  // (trl/trainer/kto_trainer.py, _compute_kl_logps; measured: the T rows of measured_cpu_dpo.json).
+  if (fw.batch_on_device && train.objective == Objective::kKto) batch_bytes += 24 * T + b;
   const int64_t workspace = CublasWorkspaceBytes(sc, prepared.device);
   r->trainable_params = plan.trainable_params;
   r->gpu.gradient_bytes = grads_total;
@@ -796,6 +800,23 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     m.at = At::kReferenceLogProbs;
     m.layer = -1;
     m.reference_pass_bytes = pref.reference_pass_bytes;
+    push(m);
+  }
+  // -- KTO's metrics after the loss (KTOTrainer._compute_loss, still inside it): entropy_from_logits
+  // on shift_logits.detach() reshapes the non-contiguous slice to (R·(s-1), V), a copy, then
+  // log_softmax, exp and their product over 128-row chunks; the policy's logits (16-bit: alive in
+  // `outputs`) and the reference's (`ref_outputs`, a local too) are alive beneath it (measured: the
+  // T rows of measured_cpu_dpo.json, the "loss" window's peak at the chunk's product).
+  if (train.objective == Objective::kKto && L > 0) {
+    Moment m = step(Phase::kForward, At::kKtoEntropyMetric);
+    m.gradient_bytes = grads_resident;
+    m.activation_bytes = saved_total - loss.saved_bytes;
+    const int64_t row = (s - 1) * V;
+    const int64_t chunk_rows = std::min<int64_t>(128, b * (s - 1));
+    const int64_t policy_logits = prec.matmul == 4 ? 0 : prec.matmul * b * s * V;  // fp32: kept by the saved views
+    const int64_t reference_logits = ReferencePassRuns(train) ? prec.matmul * b * s * V : 0;
+    m.logits_and_loss_bytes = loss.saved_bytes + policy_logits + reference_logits + prec.matmul * b * row + 3 * chunk_rows * V * prec.matmul;
+    m.temporary_bytes = head_temporaries;
     push(m);
   }
   // -- CPU host quirk: oneDNN's bf16 matmul allocates an fp32 output buffer at the lm_head, in the
