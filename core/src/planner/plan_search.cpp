@@ -433,13 +433,16 @@ class Searcher {
       Scenario w = v;
       if (levels[li] != nullptr) levels[li]->Apply(&w);
       const InnerChain chain = InnerChainFor(space_, w, base_.model);
+      // `x`: this level's variant at one chain value. chain.Apply sets every field the chain
+      // moves, whatever it held, and estimates leave `x` as they found it (Lend), so `x` is
+      // copied from `w` once per level, not once per chain value.
+      x = w;
       // Chain values dearer than the bound (or than this combination's best so far) cannot make
       // a front point: costs fall along the chain, so only a suffix of it is searched.
       const double limit = std::min(bound, best ? best->cost : std::numeric_limits<double>::infinity());
       int64_t first = 0;
       const int64_t last = static_cast<int64_t>(chain.values.size()) - 1;
       while (first <= last) {
-        x = w;
         chain.Apply(&x, chain.values[static_cast<size_t>(first)]);
         if (CostOf(x, nullptr) <= limit + kCostEpsilon) break;
         ++first;
@@ -457,7 +460,6 @@ class Searcher {
         }
         const int64_t value = chain.values[static_cast<size_t>(i)];
         if (FailedBefore(c, key, li, value)) return false;
-        x = w;
         chain.Apply(&x, value);
         Check r = Estimate(&x);
         if (!r.memory_fits) {
