@@ -25,7 +25,9 @@
 // moment's terms) and own files +52 B (the NCCL-buffers label and colour, the vLLM version field):
 // 336,855 B, budget 337,400 B; then vramplan.wasm 284,383 -> 286,412 B (+2,029: FBGEMM FP8 per-row
 // scales, checked vision / audio tower counts, parallel.fsdp_embedding_units and its torchtune key):
-// 338,884 B, budget 339,400 B.
+// 338,884 B, budget 339,400 B; then the planner-speed changes to the estimate's shared code (the ZeRO-3
+// gathered count cached per preparation, inline module groups in the activation walk): vramplan.wasm
+// +505 B gzipped (284,149 -> 284,654 B built locally before and after), budget 339,905 B.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -33,7 +35,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { startServer, startBrowser, openPage, SITE } from './harness.mjs';
 
-export const PAGE_WEIGHT_BUDGET_BYTES = 339_400;
+export const PAGE_WEIGHT_BUDGET_BYTES = 339_905;
 export const PAGE_OWN_BUDGET_BYTES = 40 * 1024 + 169 + 1143 + 356 + 240 + 535 + 497 + 52;
 
 let server; let chrome;

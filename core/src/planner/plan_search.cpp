@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <optional>
 #include <queue>
@@ -20,6 +21,7 @@
 #include "inference/engines.h"
 #include "io/scenario_json.h"
 #include "model/catalog.h"
+#include "parallel/topology.h"
 #include "planner/prepared.h"
 #include "planner/simulate.h"
 
@@ -135,7 +137,7 @@ class Searcher {
   double FloorOf(Scenario* variant) {
     auto at = [this](const LeverOption* level, Scenario* w) {
       if (level != nullptr) level->Apply(w);
-      const InnerChain chain = InnerChainFor(space_, *w, base_.model);
+      const InnerChain& chain = ChainOf(*w);
       if (!chain.values.empty()) chain.Apply(w, chain.values.back());
       return CostOf(*w, nullptr);
     };
@@ -294,6 +296,24 @@ class Searcher {
     return out;
   }
 
+  // InnerChainFor(space_, s, model), kept per value of what it reads from the variant (the
+  // micro-batch chain: the data-parallel degree and optimizer-in-backward; the serving chains: the
+  // user's layers on the GPU or batch size): the search asked for it ~900 times per 8B search and
+  // each time built its list of values anew. References stay valid (a deque).
+  const InnerChain& ChainOf(const Scenario& s) {
+    std::pair<int64_t, int64_t> key;
+    switch (space_.inner) {
+      case Knob::kMicroBatch: key = {DataParallelDegree(s.parallel), s.train.optimizer_in_backward ? 1 : 0}; break;
+      case Knob::kGpuLayers: key = {s.inference.n_gpu_layers, 0}; break;
+      default: key = {s.inference.batch_size, 0}; break;
+    }
+    for (const auto& [k, chain] : chains_) {
+      if (k == key) return chain;
+    }
+    chains_.emplace_back(key, InnerChainFor(space_, s, base_.model));
+    return chains_.back().second;
+  }
+
   // The inner chain's value in words when it differs from the user's.
   std::string ChainLabel(const std::string& name, const Scenario& p) const {
     if (name == "micro_batch_size" && (p.train.micro_batch_size != base_.train.micro_batch_size || p.train.grad_accum_steps != base_.train.grad_accum_steps)) {
@@ -414,7 +434,7 @@ class Searcher {
     bool smallest_known = false;
     {
       if (levels.back() != nullptr) levels.back()->Apply(&smallest_s);
-      const InnerChain chain = InnerChainFor(space_, smallest_s, base_.model);
+      const InnerChain& chain = ChainOf(smallest_s);
       if (chain.values.empty()) return std::nullopt;
       chain.Apply(&smallest_s, chain.values.front());
       if (CostOf(smallest_s, nullptr) <= bound + kCostEpsilon) {
@@ -432,14 +452,17 @@ class Searcher {
     for (size_t li = 0; li < levels.size(); ++li) {
       Scenario w = v;
       if (levels[li] != nullptr) levels[li]->Apply(&w);
-      const InnerChain chain = InnerChainFor(space_, w, base_.model);
+      const InnerChain& chain = ChainOf(w);
+      // `x`: this level's variant at one chain value. chain.Apply sets every field the chain
+      // moves, whatever it held, and estimates leave `x` as they found it (Lend), so `x` is
+      // copied from `w` once per level, not once per chain value.
+      x = w;
       // Chain values dearer than the bound (or than this combination's best so far) cannot make
       // a front point: costs fall along the chain, so only a suffix of it is searched.
       const double limit = std::min(bound, best ? best->cost : std::numeric_limits<double>::infinity());
       int64_t first = 0;
       const int64_t last = static_cast<int64_t>(chain.values.size()) - 1;
       while (first <= last) {
-        x = w;
         chain.Apply(&x, chain.values[static_cast<size_t>(first)]);
         if (CostOf(x, nullptr) <= limit + kCostEpsilon) break;
         ++first;
@@ -457,7 +480,6 @@ class Searcher {
         }
         const int64_t value = chain.values[static_cast<size_t>(i)];
         if (FailedBefore(c, key, li, value)) return false;
-        x = w;
         chain.Apply(&x, value);
         Check r = Estimate(&x);
         if (!r.memory_fits) {
@@ -518,6 +540,7 @@ class Searcher {
   std::vector<std::pair<std::string, std::string>> base_warnings_;
   std::vector<Combo> combos_;
   std::vector<const LeverOption*> levels_;  // Levels(), for the enumeration
+  std::deque<std::pair<std::pair<int64_t, int64_t>, InnerChain>> chains_;  // ChainOf
   Scenario floor_scratch_;
   ModelSpec model_;            // the user's model, lent to light variants (Lend)
   std::vector<bool> ordered_;  // per lever: whether any option is declared no larger than another

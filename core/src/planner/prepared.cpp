@@ -76,6 +76,26 @@ std::shared_ptr<const TrainPlan> Prepared::TrainPlanFor(const ModelSpec& model, 
   return plans_.front().plan;
 }
 
+Prepared::Zero3Count Prepared::Zero3CountFor(const ModelSpec& model, const Zero3Knobs& knobs) const {
+  for (const Zero3Entry& e : zero3_counts_) {
+    const Zero3Knobs& k = e.knobs;
+    if (k.prefetch_bucket == knobs.prefetch_bucket && k.persistence_threshold == knobs.persistence_threshold && k.max_live == knobs.max_live &&
+        k.max_reuse_distance == knobs.max_reuse_distance) {
+      return e.count;
+    }
+  }
+  if (!zero3_modules_made_) {
+    zero3_modules_ = Zero3ModulesOf(model);
+    zero3_modules_made_ = true;
+  }
+  Zero3Count c;
+  for (const Zero3Module& m : zero3_modules_) c.elements += m.Params();
+  c.gathered = Zero3GatheredAtTurn(knobs, zero3_modules_);
+  if (zero3_counts_.size() == kZero3Counts) zero3_counts_.pop_front();
+  zero3_counts_.push_back(Zero3Entry{knobs, c});
+  return c;
+}
+
 Prepared PrepareModel(const Scenario& scenario) {
   Prepared p;
   p.gpu_id = scenario.gpu.id;

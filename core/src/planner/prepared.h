@@ -18,6 +18,7 @@
 
 #include "gpu/device_overhead.h"
 #include "inference/weight_formats.h"
+#include "parallel/zero3_gather.h"
 #include "train/load_phase.h"
 #include "train/precision.h"
 #include "train/train_plan.h"
@@ -54,7 +55,26 @@ struct Prepared {
   // handful of methods and precisions: kTrainPlans of them are kept).
   std::shared_ptr<const TrainPlan> TrainPlanFor(const ModelSpec& model, const TrainConfig& train, const PrecisionModel& prec) const;
 
+  // DeepSpeed ZeRO-3 (parallel/zero3_gather.h): the parameter elements over the model's leaf
+  // modules and those gathered at the turn. The module list depends on the model only, the
+  // gathered count on the stage-3 knobs too: both computed on first use (a ZeRO-3 estimate built
+  // and walked the list of every module each time; the planner's ZeRO-3 variants ask hundreds of
+  // times for the same knobs).
+  struct Zero3Count {
+    int64_t elements = 0;
+    Zero3Gathered gathered;
+  };
+  Zero3Count Zero3CountFor(const ModelSpec& model, const Zero3Knobs& knobs) const;
+
  private:
+  mutable std::vector<Zero3Module> zero3_modules_;
+  mutable bool zero3_modules_made_ = false;
+  struct Zero3Entry {
+    Zero3Knobs knobs;
+    Zero3Count count;
+  };
+  static constexpr size_t kZero3Counts = 8;
+  mutable std::deque<Zero3Entry> zero3_counts_;  // most recent last
   struct WeightEntry {
     WeightFormat format;
     int64_t tp;

@@ -1,6 +1,8 @@
 #include "train/activations.h"
 
 #include <algorithm>
+#include <array>
+#include <cstddef>
 #include <string_view>
 #include <vector>
 
@@ -10,6 +12,35 @@ namespace vramplan {
 namespace {
 
 int64_t CeilDivBytes(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// A layer's modules split by what they read: a few pointers per group, kept inline (ten
+// std::vectors here allocated on every layer kind of every estimate, the planner's searches run
+// hundreds; docs/planner.md, "Speed"). Past kInline entries it spills to the heap.
+template <typename T>
+class PtrList {
+ public:
+  void push_back(const T* p) {
+    if (spill_.empty() && size_ < kInline) {
+      inline_[size_++] = p;
+      return;
+    }
+    if (spill_.empty()) spill_.assign(inline_.begin(), inline_.begin() + static_cast<std::ptrdiff_t>(size_));
+    spill_.push_back(p);
+    ++size_;
+  }
+  const T* const* begin() const { return spill_.empty() ? inline_.data() : spill_.data(); }
+  const T* const* end() const { return begin() + size_; }
+  bool empty() const { return size_ == 0; }
+  const T* front() const { return *begin(); }
+  const T* operator[](size_t i) const { return begin()[i]; }
+
+ private:
+  static constexpr size_t kInline = 16;
+  std::array<const T*, kInline> inline_{};
+  size_t size_ = 0;
+  std::vector<const T*> spill_;
+};
+using LinearGroup = PtrList<LinearSpec>;
 
 // Accumulates the saved bytes of one layer, with per-group dedup of shared input storages.
 struct Walker {
@@ -28,7 +59,7 @@ struct Walker {
 
   // A group of linears that read the same input X (elements per token `in`, element bytes xb).
   // Returns whether any output needs grad.
-  bool Linears(const std::vector<const LinearSpec*>& group, bool x_req, int64_t xb, int64_t tokens_per_copy = -1) {
+  bool Linears(const LinearGroup& group, bool x_req, int64_t xb, int64_t tokens_per_copy = -1) {
     if (group.empty()) return x_req;
     const PrecisionModel& p = ctx.prec;
     const int64_t rows = tokens_per_copy < 0 ? T : tokens_per_copy;
@@ -208,7 +239,7 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
   const NormKind nk = ctx.norm_kind;
 
   // Split the layer's modules by what they read.
-  std::vector<const LinearSpec*> attn_in, attn_second, attn_out, mlp_in, mlp_down, router, experts_in, experts_down,
+  LinearGroup attn_in, attn_second, attn_out, mlp_in, mlp_down, router, experts_in, experts_down,
       shared_in, shared_down;
   for (const auto& l : kind.linears) {
     if (l.role == ModuleRole::kAttention) {
@@ -228,7 +259,7 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
   // Norm roles: pre-attention, pre-MLP, and "sandwich" norms on block outputs (Gemma 2/3, OLMo 2).
   const NormSpec* pre_attn = nullptr;
   const NormSpec* pre_mlp = nullptr;
-  std::vector<const NormSpec*> other_norms, sandwich;
+  PtrList<NormSpec> other_norms, sandwich;
   for (const auto& n : kind.norms) {
     switch (n.slot) {
       case NormSlot::kPreAttention: pre_attn = &n; break;
@@ -360,7 +391,7 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
     n2_req = w.Norm(*pre_mlp, nk, h_req, T);
   }
   for (const NormSpec* n : sandwich) w.Norm(*n, NormKind::kRmsNorm, attn_out_req, T);
-  auto mlp = [&](const std::vector<const LinearSpec*>& in_group, const std::vector<const LinearSpec*>& down_group,
+  auto mlp = [&](const LinearGroup& in_group, const LinearGroup& down_group,
                  bool in_req, int64_t rows, int64_t width) {
     bool up_req = w.Linears(in_group, in_req, kind.parallel_residual ? p.residual : p.residual, rows == T ? -1 : rows);
     if (!up_req) return false;

@@ -375,10 +375,9 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     // DeepSpeed ZeRO-3 gathers leaf modules, keeps the forward's tail for its backward and never
     // partitions small parameters (parallel/zero3_gather.h); the elements in the weights' dtype.
     if (dp.shard_params && !dp.fsdp && !dp.keep_gathered) {
-      const std::vector<Zero3Module> modules = Zero3ModulesOf(model);
-      int64_t elements = 0;
-      for (const Zero3Module& m : modules) elements += m.Params();
-      const Zero3Gathered g = Zero3GatheredAtTurn(Zero3KnobsOf(sc.parallel), modules);
+      const Prepared::Zero3Count z = prepared.Zero3CountFor(model, Zero3KnobsOf(sc.parallel));
+      const int64_t elements = z.elements;
+      const Zero3Gathered& g = z.gathered;
       // Whole bytes per element for 16/32-bit weights (the model's buffers, a few bytes, left out);
       // the mean for quantized layers (QLoRA: packed 4-bit layers, 16-bit embeddings).
       const int64_t per_element = elements > 0 ? weights.bytes / elements : 0;
