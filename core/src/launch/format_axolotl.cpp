@@ -223,6 +223,16 @@ ExportText ExportAxolotl(const Scenario& s) {
   } else if (t.loss == LossImpl::kChunked) {
     y["chunked_cross_entropy"] = true;
   }
+  if (t.kernels == LayerKernels::kLiger) {
+    y["plugins"] = OrderedJson::array({"axolotl.integrations.liger.LigerPlugin"});
+    y["liger_rope"] = true;
+    y["liger_rms_norm"] = true;
+    y["liger_glu_activation"] = true;
+  } else if (t.kernels == LayerKernels::kUnsloth) {
+    y["unsloth_lora_mlp"] = true;
+    y["unsloth_lora_qkv"] = true;
+    y["unsloth_lora_o"] = true;
+  }
   if (UsesDeepSpeed(s)) y["deepspeed"] = DeepSpeedConfigFor(s, false);
   if (s.parallel.fsdp) {
     // The sharding strategy is an option of the `fsdp` list, which axolotl hands to
