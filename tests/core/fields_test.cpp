@@ -228,9 +228,10 @@ TEST(Fields, EnumsAreTheEnumSpellings) {
   ExpectEnum("model_reading", io::kModelReadingNames);
   ExpectEnum("train.objective", io::kObjectiveNames);
   ExpectEnum("train.rollout.vllm_mode", io::kVllmModeNames);
+  ExpectEnum("train.kernels", io::kLayerKernelsNames);
   size_t enums = 0;
   for (const auto& f : fields::Fields()) enums += f.type == fields::Type::kEnum || f.type == fields::Type::kBoolOrEnum;
-  EXPECT_EQ(enums, 29u) << "a new enum field: add it above";
+  EXPECT_EQ(enums, 30u) << "a new enum field: add it above";
 }
 
 // Every leaf of the generated JSON Schema, walked with its path.

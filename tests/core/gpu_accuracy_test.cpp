@@ -144,7 +144,10 @@ namespace {
 // docs/accuracy.md section 2c): unsloth (offloaded checkpointing, its loss heads) and the Hugging
 // Face + FA2 baselines beside them. Regression bars at today's level, not the target
 // (median 5%, no framework above 10%), which the unsloth rows miss for reasons the doc gives:
-// every row runs and stays within 35%, the transformers rows' median within 10%, unsloth's within 25%.
+// every row runs and stays within 45% (35% before train.kernels "unsloth": its smaller saved set
+// moved the 2024 unsloth rows, which miss a term of their own, further under), the transformers rows'
+// median within 10%, unsloth's within 20% (was 25%), and unsloth's Llama-3.1-8B max-context column,
+// where the kernels' saved set decides the slope, within 15% on every card (was up to +29%).
 TEST(GpuAccuracy, PublishedFrameworkRows) {
   nlohmann::json doc = testing_support::LoadFixture("gpu/framework_rows.json");
   ASSERT_TRUE(doc.is_object());
@@ -157,7 +160,8 @@ TEST(GpuAccuracy, PublishedFrameworkRows) {
     const double predicted = PredictedBytes(row, r["gpu"]);
     const double measured = MeasuredBytes(row);
     const double err = std::abs(predicted - measured) / measured;
-    EXPECT_LE(err, 0.35) << id << " predicted " << predicted << " measured " << measured;
+    EXPECT_LE(err, 0.45) << id << " predicted " << predicted << " measured " << measured;
+    if (id.rfind("unsloth-bench-llama3.1-8b", 0) == 0) EXPECT_LE(err, 0.15) << id;
     per_framework[row["framework"].get<std::string>()].push_back(err);
   }
   ASSERT_GE(per_framework["unsloth"].size(), 20u);
@@ -167,7 +171,7 @@ TEST(GpuAccuracy, PublishedFrameworkRows) {
     const double median = errors.size() % 2 ? errors[errors.size() / 2]
                                             : (errors[errors.size() / 2 - 1] + errors[errors.size() / 2]) / 2;
     std::printf("# framework rows, %s: %zu, median |error| %.1f%%\n", framework.c_str(), errors.size(), median * 100);
-    EXPECT_LE(median, framework == "unsloth" ? 0.25 : 0.10) << framework;
+    EXPECT_LE(median, framework == "unsloth" ? 0.20 : 0.10) << framework;
   }
 }
 

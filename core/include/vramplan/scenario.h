@@ -31,6 +31,9 @@ enum class OptimizerImpl { kForeach, kFused, kForLoop };
 enum class Checkpointing { kNone, kFull, kSelective };
 enum class AttentionImpl { kEager, kSdpa, kFlash };
 enum class LossImpl { kStandard, kChunked, kFusedLinear, kUnsloth };
+// The decoder layer's kernels (docs/frameworks.md "Layer kernels"): PyTorch modules (HF + PEFT), unsloth's
+// autograd Functions (fast RMSNorm, RoPE, LoRA MLP / QKV / O) or Liger's (RMSNorm, SwiGLU, RoPE).
+enum class LayerKernels { kPytorch, kUnsloth, kLiger };
 enum class AdapterDtype { kFp32, kBase };
 enum class QloraBackend { kBitsandbytes, kGptq, kTorchao };
 // The training objective (TRL's trainers; docs/post_training.md): supervised fine-tuning, or a
@@ -137,6 +140,7 @@ struct TrainConfig {
   RecomputeMethod recompute_method = RecomputeMethod::kUniform;
   int64_t recompute_num_layers = 0;  // 0: uniform = 1 layer per chunk, block = every layer of the stage
   LossImpl loss = LossImpl::kStandard;
+  LayerKernels kernels = LayerKernels::kPytorch;
   // torchtune optimizer_in_bwd (training/memory.py register_optim_in_bwd_hooks): each parameter's
   // optimizer steps in its post-accumulate-grad hook and its gradient is set to None at once.
   bool optimizer_in_backward = false;

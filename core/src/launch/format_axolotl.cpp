@@ -35,8 +35,7 @@ bool IsNoEffect(std::string_view k) {
                    "default_system_message", "dataset_exact_deduplication", "skip_prepare_dataset", "plugins", "hf_use_auth_token",
                    "push_dataset_to_hub", "revision_of_model", "mlflow_tracking_uri", "mlflow_experiment_name", "comet_api_key",
                    "comet_workspace", "comet_project_name", "use_wandb", "flash_attn_rms_norm", "flash_attn_fuse_qkv", "flash_attn_fuse_mlp",
-                   "bf16_full_eval", "fp16_full_eval", "liger_rope", "liger_rms_norm", "liger_glu_activation", "liger_layer_norm",
-                   "liger_swiglu", "liger_cross_entropy", "unsloth_lora_mlp", "unsloth_lora_qkv", "unsloth_lora_o", "lora_on_cpu"});
+                   "bf16_full_eval", "fp16_full_eval", "liger_layer_norm", "liger_cross_entropy", "lora_on_cpu"});
 }
 
 void ReadKey(const std::string& key, const io::Json& v, ImportContext* ctx, TrainerFlags* flags, std::optional<bool>* load4, std::optional<bool>* load8) {
@@ -92,6 +91,20 @@ void ReadKey(const std::string& key, const io::Json& v, ImportContext* ctx, Trai
       ctx->Read(key, "train.attention", key == "flash_attention" ? "flash" : key == "eager_attention" ? "eager" : "sdpa");
     } else if (b) {
       ctx->Ignored(key, "off");
+    }
+  } else if (OneOf(key, {"liger_rope", "liger_rms_norm", "liger_glu_activation", "liger_swiglu"})) {
+    // axolotl/integrations/liger: apply_liger_kernel_to_<model>(rope=, rms_norm=, swiglu=); the
+    // estimate takes Liger's layer kernels together (train.kernels "liger").
+    if (auto b = ctx->Bool(v, key)) {
+      if (*b) ctx->Read(key, "train.kernels", "liger");
+      else ctx->Ignored(key, "off");
+    }
+  } else if (OneOf(key, {"unsloth_lora_mlp", "unsloth_lora_qkv", "unsloth_lora_o"})) {
+    // axolotl/monkeypatch/lora_kernels.py: unsloth's LoRA_MLP / LoRA_QKV / LoRA_W Functions (taken
+    // together with unsloth's RMSNorm as train.kernels "unsloth").
+    if (auto b = ctx->Bool(v, key)) {
+      if (*b) ctx->Read(key, "train.kernels", "unsloth");
+      else ctx->Ignored(key, "off");
     }
   } else if (key == "liger_fused_linear_cross_entropy" || key == "cut_cross_entropy") {
     if (auto b = ctx->Bool(v, key)) {
@@ -209,6 +222,16 @@ ExportText ExportAxolotl(const Scenario& s) {
     y["liger_fused_linear_cross_entropy"] = true;
   } else if (t.loss == LossImpl::kChunked) {
     y["chunked_cross_entropy"] = true;
+  }
+  if (t.kernels == LayerKernels::kLiger) {
+    y["plugins"] = OrderedJson::array({"axolotl.integrations.liger.LigerPlugin"});
+    y["liger_rope"] = true;
+    y["liger_rms_norm"] = true;
+    y["liger_glu_activation"] = true;
+  } else if (t.kernels == LayerKernels::kUnsloth) {
+    y["unsloth_lora_mlp"] = true;
+    y["unsloth_lora_qkv"] = true;
+    y["unsloth_lora_o"] = true;
   }
   if (UsesDeepSpeed(s)) y["deepspeed"] = DeepSpeedConfigFor(s, false);
   if (s.parallel.fsdp) {

@@ -105,7 +105,12 @@ void ReadKey(const std::string& key, const io::Json& v, ImportContext* ctx, Trai
     else if (*s == "disabled" || *s == "eager") ctx->Read(key, "train.attention", "eager");
     else ctx->Error(key, "expected auto, disabled, sdpa or fa2, got " + io::Preview(v));
   } else if (key == "enable_liger_kernel") {
-    if (auto b = ctx->Bool(v, key)) ctx->Read(key, "train.loss", *b ? "fused_linear" : "standard");
+    // model/model_utils/liger_kernel.py apply_liger_kernel: apply_liger_kernel_to_<model> with its
+    // defaults (rope, rms_norm, swiglu on) and fused_linear_cross_entropy.
+    if (auto b = ctx->Bool(v, key)) {
+      ctx->Read(key, "train.loss", *b ? "fused_linear" : "standard");
+      if (*b) ctx->Set("train.kernels", "liger");
+    }
   } else if (key == "disable_gradient_checkpointing") {
     if (auto b = ctx->Bool(v, key)) ctx->Read(key, "train.gradient_checkpointing", !*b);
   } else if (key == "gradient_checkpointing") {
@@ -128,6 +133,8 @@ void ReadKey(const std::string& key, const io::Json& v, ImportContext* ctx, Trai
     if (auto b = ctx->Bool(v, key)) {
       ctx->Read(key, "train.activation_offload", *b);
       if (*b) ctx->Set("train.loss", "unsloth");
+      // FastLanguageModel's layers (fast RMSNorm, RoPE) and get_peft_model's LoRA Functions.
+      if (*b) ctx->Set("train.kernels", "unsloth");
     }
   } else if (OneOf(key, {"use_galore", "use_apollo", "use_badam", "use_adam_mini", "use_llama_pro",
                          "shift_attn", "mixture_of_depths", "rope_scaling", "resize_vocab", "train_from_scratch", "adapter_name_or_path",

@@ -239,7 +239,12 @@ bool ReadTrainingArgument(const std::string& key, const io::Json& v, ImportConte
   } else if (k == "torch_compile") {
     if (auto b = ctx->Bool(v, key)) ctx->Read(key, "framework.torch_compile", *b);
   } else if (k == "use_liger_kernel") {
-    if (auto b = ctx->Bool(v, key)) ctx->Read(key, "train.loss", *b ? "fused_linear" : "standard");
+    // transformers Trainer: apply_liger_kernel_to_<model> with its defaults (rope, rms_norm, swiglu,
+    // fused_linear_cross_entropy on).
+    if (auto b = ctx->Bool(v, key)) {
+      ctx->Read(key, "train.loss", *b ? "fused_linear" : "standard");
+      if (*b) ctx->Set("train.kernels", "liger");
+    }
   } else if (k == "activation_offloading") {
     if (auto b = ctx->Bool(v, key)) ctx->Read(key, "train.activation_offload", *b);
   } else if (k == "auto_find_batch_size") {

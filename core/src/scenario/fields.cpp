@@ -199,6 +199,11 @@ std::vector<Field> BuildTable() {
   Int(&t, "train.typical_seq_len", AT(train.typical_seq_len), 0, kMaxTokens, "0",
       "unpacked data: the usual batch's padded length (0 = `seq_len`); the result adds the typical step "
       "(`training.typical_*`) and the band's low end");
+  Enum(&t, "train.kernels", AT(train.kernels), io::kLayerKernelsNames, "\"pytorch\"",
+       "the decoder layer's kernels, which decide what it saves: `pytorch` (transformers modules, PEFT LoRA), "
+       "`unsloth` (its fast RMSNorm and RoPE and, for LoRA on every q/k/v/o/gate/up/down without dropout, its "
+       "LoRA_QKV / LoRA_W / LoRA_MLP Functions: the MLP keeps its input and the gate and up outputs), `liger` "
+       "(Liger's RMSNorm, SwiGLU and RoPE, `apply_liger_kernel_to_*` defaults); docs/frameworks.md");
   Object(&t, "train.lora", "LoRA / QLoRA adapters (PEFT)");
   Int(&t, "train.lora.rank", AT(train.lora.rank), 1, 65536, "16", "adapter rank r");
   Number(&t, "train.lora.alpha", AT(train.lora.alpha), 0, 1e6, "32", "scaling only: no memory effect");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <initializer_list>
 #include <string_view>
 #include <vector>
 
@@ -31,6 +32,7 @@ class PtrList {
   const T* const* begin() const { return spill_.empty() ? inline_.data() : spill_.data(); }
   const T* const* end() const { return begin() + size_; }
   bool empty() const { return size_ == 0; }
+  size_t size() const { return size_; }
   const T* front() const { return *begin(); }
   const T* operator[](size_t i) const { return begin()[i]; }
 
@@ -59,8 +61,21 @@ struct Walker {
 
   // A group of linears that read the same input X (elements per token `in`, element bytes xb).
   // Returns whether any output needs grad.
-  bool Linears(const LinearGroup& group, bool x_req, int64_t xb, int64_t tokens_per_copy = -1) {
+  // `fused`: unsloth's LoRA_QKV / LoRA_W / LoRA_MLP run the group inside one autograd.Function
+  // (unsloth/kernels/fast_lora.py): it saves the group's input X once and the adapters (parameters)
+  // but no lora_A output and no scaling scalar (its backward recomputes X @ A); kFusedNothing: the
+  // MLP's down projection, whose input h = f * g the Function does not save (rebuilt from e, g).
+  enum class Fused { kNo, kInputOnly, kNothing };
+  bool Linears(const LinearGroup& group, bool x_req, int64_t xb, int64_t tokens_per_copy = -1,
+               Fused fused = Fused::kNo) {
     if (group.empty()) return x_req;
+    if (fused != Fused::kNo) {
+      for (const LinearSpec* l : group) {
+        if (ctx.quantized_base) out.max_dequant_bytes = std::max(out.max_dequant_bytes, 2 * l->in_features * l->out_features);
+      }
+      if (fused == Fused::kInputOnly) Save(xb * T * group.front()->in_features);
+      return true;
+    }
     const PrecisionModel& p = ctx.prec;
     const int64_t rows = tokens_per_copy < 0 ? T : tokens_per_copy;
     bool shared_input_saved = false;
@@ -182,7 +197,12 @@ int64_t NormSavedBytes(const NormSpec& norm, NormKind kind, bool x_req, bool wei
   const int64_t dim = norm.dim;
   const bool w_trains = weight_trainable && norm.has_weight;
   int64_t saved = 0;
-  if (kind == NormKind::kRmsNorm) {
+  if (kind == NormKind::kRmsNorm && ctx.kernels != LayerKernels::kPytorch) {
+    // unsloth Fast_RMS_Layernorm.forward / Liger LigerRMSNormFunction.forward:
+    // ctx.save_for_backward(X, W, r): the input itself (no copy) and one fp32 rstd per row; the
+    // weight is a parameter. Saved whenever the Function is recorded (an input needs a gradient).
+    if (x_req || w_trains) saved += ctx.prec.residual * rows * dim + 4 * rows;
+  } else if (kind == NormKind::kRmsNorm) {
     // hidden.to(float32); var = x32.pow(2).mean(-1); x32 * rsqrt(var + eps); weight * y.to(in_dtype)
     if (x_req) {
       saved += 4 * rows * dim;                                  // x32 (pow self, mul self)
@@ -270,12 +290,34 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
     }
   }
 
+  // unsloth's LoRA Functions (unsloth/kernels/fast_lora.py, patched in by FastLanguageModel.get_peft_model
+  // when the layer's q/k/v, o or gate/up/down all carry an adapter, without dropout, bias or DoRA):
+  // LoRA_QKV saves X; LoRA_W saves X; LoRA_MLP saves X, e = gate(X), g = up(X).
+  auto all_adapted = [&](const LinearGroup& group, std::initializer_list<LinearSlot> slots) {
+    if (ctx.kernels != LayerKernels::kUnsloth || !plan.lora || plan.weights_trainable || ctx.lora == nullptr ||
+        ctx.lora->dropout > 0 || ctx.lora->use_dora || group.size() != slots.size())
+      return false;
+    for (LinearSlot slot : slots) {
+      bool found = false;
+      for (const LinearSpec* l : group) found = found || (l->slot == slot && l->copies == 1 && IsLoraTarget(*l, *ctx.lora));
+      if (!found) return false;
+    }
+    return true;
+  };
+  using Fused = Walker::Fused;
+  const Fused fused_qkv = attn_second.empty() && all_adapted(attn_in, {LinearSlot::kQ, LinearSlot::kK, LinearSlot::kV}) ? Fused::kInputOnly : Fused::kNo;
+  const Fused fused_o = all_adapted(attn_out, {LinearSlot::kO}) ? Fused::kInputOnly : Fused::kNo;
+  const bool gated_silu = kind.mlp.kind == MlpKind::kGated && kind.mlp.num_experts == 0 && kind.mlp.activation == ActivationFn::kSilu;
+  w.out.unsloth_mlp = gated_silu && all_adapted(mlp_in, {LinearSlot::kGate, LinearSlot::kUp}) && all_adapted(mlp_down, {LinearSlot::kDown});
+  // Liger's LigerSwiGLUMLP: down_proj(LigerSiLUMulFunction.apply(gate_proj(x), up_proj(x))).
+  w.out.liger_swiglu = gated_silu && ctx.kernels == LayerKernels::kLiger;
+
   // ---- attention block
   bool x_req = plan.input_requires_grad;
   bool n1_req = pre_attn != nullptr ? w.Norm(*pre_attn, nk, x_req, T) : x_req;
   const int64_t xb = p.residual;
   w.out.pre_attn_norm_bytes = w.out.total_bytes;
-  bool qkv_req = w.Linears(attn_in, n1_req, xb);
+  bool qkv_req = w.Linears(attn_in, n1_req, xb, -1, fused_qkv);
   if (plan.weights_trainable && !plan.lora && attn_second.empty() && !attn_in.empty() && !ctx.quantized_base) {
     // The shared 16/32-bit input (one storage) or, under autocast, q_proj's own input and weight casts.
     const LinearSpec& q = *attn_in.front();
@@ -377,7 +419,7 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
   }
   if (!qkv_req || a == 0) w.out.before_scores_bytes = w.out.through_attention_bytes = w.out.total_bytes;
   if (qkv_req && kind.recurrent.kind != MixerKind::kNone) w.Save(checked::Mul(T, MixerSavedBytesPerToken(kind.recurrent, mm)));
-  bool attn_out_req = w.Linears(attn_out, qkv_req, mm);
+  bool attn_out_req = w.Linears(attn_out, qkv_req, mm, -1, fused_o);
   if (ctx.hidden_dropout > 0 && attn_out_req) w.Save(T * kind.linears.front().in_features);  // residual dropout mask
 
   // ---- MLP block
@@ -393,9 +435,23 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
   for (const NormSpec* n : sandwich) w.Norm(*n, NormKind::kRmsNorm, attn_out_req, T);
   auto mlp = [&](const LinearGroup& in_group, const LinearGroup& down_group,
                  bool in_req, int64_t rows, int64_t width) {
-    bool up_req = w.Linears(in_group, in_req, kind.parallel_residual ? p.residual : p.residual, rows == T ? -1 : rows);
+    const bool fused = w.out.unsloth_mlp && rows == T;
+    bool up_req = w.Linears(in_group, in_req, kind.parallel_residual ? p.residual : p.residual, rows == T ? -1 : rows,
+                            fused ? Fused::kInputOnly : Fused::kNo);
     if (!up_req) return false;
-    if (kind.mlp.kind == MlpKind::kGated) {
+    if (fused) {
+      // LoRA_MLP.forward: ctx.save_for_backward(gateA, gateB, upA, upB, downA, downB, X, e, g); h = f * g
+      // (swiglu_fg_kernel) feeds the down projection and is dropped; nothing is released before
+      // LoRA_MLP.backward.
+      w.Save(2 * mm * rows * width);
+      w.Linears(down_group, true, mm, -1, Fused::kNothing);
+      w.out.down_saved_bytes = 0;
+      return true;
+    }
+    if (kind.mlp.kind == MlpKind::kGated && w.out.liger_swiglu) {
+      // LigerSiLUMulFunction.forward (src/liger_kernel/ops/swiglu.py): ctx.save_for_backward(a, b), c new.
+      w.Save(2 * mm * rows * width);
+    } else if (kind.mlp.kind == MlpKind::kGated) {
       w.Save(mm * rows * width);  // act(gate) saves gate
       w.Save(mm * rows * width);  // act * up saves act(gate)
       w.Save(mm * rows * width);  // ... and up

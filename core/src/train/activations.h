@@ -34,6 +34,10 @@ struct ActivationContext {
   bool cpu = false;
   double hidden_dropout = 0.0;
   NormKind norm_kind = NormKind::kRmsNorm;  // the layers' pre-attention / pre-MLP norms (ModelSpec::norm_kind)
+  LayerKernels kernels = LayerKernels::kPytorch;  // train.kernels: unsloth's / Liger's autograd Functions
+  // unsloth Fast_RMS_Layernorm / Liger LigerRMSNormFunction: save the input itself and an fp32 rstd
+  // per row, and write the input gradient into the output gradient in place.
+  bool FastRmsNorm() const { return kernels != LayerKernels::kPytorch && norm_kind == NormKind::kRmsNorm; }
   int64_t Tokens() const { return batch * seq; }
 };
 
@@ -63,6 +67,11 @@ struct LayerSaved {
   // of those the ones no op saves (lora_A's cast when its input needs no gradient).
   int64_t adapter_cast_bytes = 0;
   int64_t adapter_cast_unsaved_bytes = 0;
+  // train.kernels: unsloth's LoRA_MLP Function holds the MLP (saves X, e, g; nothing released before
+  // its backward, which needs one intermediate-width buffer) / Liger's SiLUMul (saves a, b; its
+  // backward writes into them in place).
+  bool unsloth_mlp = false;
+  bool liger_swiglu = false;
 };
 
 LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const ActivationContext& ctx);

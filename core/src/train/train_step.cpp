@@ -137,6 +137,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   ctx.softmax_fp32 = model.softmax_fp32;
   ctx.scale_is_tensor = model.scale_is_tensor;
   ctx.norm_kind = model.norm_kind;
+  ctx.kernels = train.kernels;
   ctx.cpu = on_cpu;
 
   // ---- persistent memory
@@ -222,7 +223,8 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
       ckpt_layers += participates ? 1 : 0;
       li.rng_state_bytes = on_cpu && participates ? kCpuRngStateBytes : 0;
       // RMSNorm's x.to(float32) is the input itself in fp32; LayerNorm saves its input as is.
-      const bool input_saved = lp.input_requires_grad && (model.norm_kind != NormKind::kRmsNorm || prec.residual == 4);
+      // unsloth's / Liger's RMSNorm Function saves the input itself.
+      const bool input_saved = lp.input_requires_grad && (model.norm_kind != NormKind::kRmsNorm || prec.residual == 4 || ctx.FastRmsNorm());
       li.recomputed_input_bytes = participates && !input_saved ? li.kept_forward_bytes : 0;
     } else if (ckpt == Checkpointing::kSelective && eager && li.saved.attention_core_bytes > 0) {
       // The attention core (repeat_kv, q k^T, softmax, probs v) is recomputed in backward: its own saves
@@ -731,6 +733,12 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     if (li.gated && last_kind.mlp.num_experts == 0) {
       Moment mlp = m;
       mlp.temporary_bytes = 2 * prec.residual * T * h + 3 * prec.matmul * T * li.intermediate + rng_states + autocast_cache - after_mlp_product;
+      if (li.saved.unsloth_mlp) {
+        // unsloth's LoRA_MLP.forward at the down projection's matmul_lora (unsloth/kernels/utils.py):
+        // e, g, h = f * g, out = h @ W^T and XA = h @ A^T beside the residual and X (measured: UK07 in
+        // measured_cpu_kernels.json).
+        mlp.temporary_bytes += prec.matmul * T * (h + train.lora.rank);
+      }
       highest = highest.temporary_bytes < 0 ? mlp : HigherOnRank(highest, mlp, view);
     }
     if (highest.temporary_bytes >= 0) push(highest);
@@ -884,7 +892,15 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     pow.logits_and_loss_bytes = keep_outputs;
     pow.kv_cache_bytes = kept_kv_cache;
     pow.temporary_bytes = (model.tied_embeddings && plan.lm_head_trainable ? prec.grad * V * h : 0) + rng_states + (on_cpu ? 8 : 0) + 5 * 4 * T * h;
-    push(HigherOnRank(m, pow, view));  // one moment of the timeline: the norm's backward
+    if (ctx.FastRmsNorm()) {
+      // unsloth's / Liger's RMSNorm Function: the incoming gradient becomes the input gradient in
+      // place; nothing else (its saved input and rstd are in saved_total).
+      m.temporary_bytes = (model.tied_embeddings && plan.lm_head_trainable ? prec.grad * V * h : 0) + rng_states + (on_cpu ? 8 : 0) +
+                          prec.residual * T * h;
+      push(m);
+    } else {
+      push(HigherOnRank(m, pow, view));  // one moment of the timeline: the norm's backward
+    }
   }
   // -- backward through the layers, last to first.
   const int64_t head_grads = in_bwd ? 0
@@ -978,6 +994,11 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
             // (an fp32 residual is the pre-MLP norm's saved input already)
             locals = (prec.residual == 4 ? 1 : 2) * prec.residual * T * h + prec.matmul * T * h + (prec.autocast && on_cpu ? 4 * T * h : 0);
           }
+          if (li.saved.unsloth_mlp) {
+            // unsloth's LoRA_MLP.forward at the down projection (matmul_lora(h, downW, ...)): h = f * g
+            // (T·I) and its output beside the saved X, e, g and the frame's residual.
+            locals = std::max(locals, prec.matmul * TI + prec.matmul * T * h + prec.residual * T * h);
+          }
           Moment rc = step(Phase::kBackward, At::kRecompute, i);
           rc.gradient_bytes = grads_live;
           rc.activation_bytes = saved_prev + li.saved.total_bytes;
@@ -991,7 +1012,11 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
         mlp.activation_bytes = saved_prev + li.saved.total_bytes - down_released;
         mlp.logits_and_loss_bytes = keep_outputs;
         mlp.kv_cache_bytes = kept_kv_cache;
-        mlp.temporary_bytes = carry + (li.gated ? 3 : 2) * prec.matmul * T * li.intermediate + layer_extra + li.saved.max_dequant_bytes;
+        // unsloth's LoRA_MLP.backward: DW = dY @ downW^T (T·I), then swiglu_DWf_DW_dfg_kernel writes h,
+        // df, de into DW, e, g in place and dX goes into X (out = X); Liger's SiLUMul backward writes
+        // into a and b: one intermediate-width buffer beside the saved ones.
+        const int64_t mlp_buffers = li.saved.unsloth_mlp || li.saved.liger_swiglu ? 1 : li.gated ? 3 : 2;
+        mlp.temporary_bytes = carry + mlp_buffers * prec.matmul * T * li.intermediate + layer_extra + li.saved.max_dequant_bytes;
         push(mlp);
         if (in_bwd && li.down_grad_bytes > 0) {
           // The down projection's step in its hook, the first of the layer's (its gradient is the
@@ -1019,6 +1044,13 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
           norm.logits_and_loss_bytes = keep_outputs;
           norm.kv_cache_bytes = kept_kv_cache;
           norm.temporary_bytes = carry + 5 * 4 * T * h + layer_extra + li.saved.max_dequant_bytes;
+          if (ctx.FastRmsNorm()) {
+            // unsloth's / Liger's RMSNorm backward: its saved input and rstd, and the output gradient
+            // (the MLP's input gradient) overwritten with the input gradient in place (unsloth
+            // Fast_RMS_Layernorm.backward `dX = dY`; Liger rms_norm_backward in_place=True).
+            norm.activation_bytes = saved_prev + li.saved.before_mlp_norm_bytes + prec.residual * T * h + 4 * T;
+            norm.temporary_bytes = carry + prec.residual * T * h + layer_extra + li.saved.max_dequant_bytes;
+          }
           push(norm);
         }
         if (li.saved.qk_require_grad) {
