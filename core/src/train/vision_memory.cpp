@@ -97,8 +97,8 @@ VisionTrainMemory ComputeVisionTraining(const Scenario& sc, int64_t rows, const 
   v.trainable_params = (tower_trains ? tower : 0) + (!t.freeze_multi_modal_projector ? projector : 0);
   v.weight_bytes = v.tower_params * weight_elem + v.trainable_params * stored.master;
   v.gradient_bytes = v.trainable_params * stored.grad;
+  v.per_image = ImageOf(sc);  // reported even without images: what one would cost
   if (t.images_per_sample <= 0) return v;
-  v.per_image = ImageOf(sc);
   v.images = rows * t.images_per_sample;
   v.image_tokens_per_sample = t.images_per_sample * v.per_image.llm_tokens;
   const int64_t e = prec.matmul;
