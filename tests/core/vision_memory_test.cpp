@@ -126,5 +126,17 @@ TEST(VisionMemory, TextOnlyModelsHaveNoVisionResult) {
   EXPECT_EQ(Estimate(plain.value()).gpu.peak_allocated_bytes, r.gpu.peak_allocated_bytes);
 }
 
+// The largest images the validator accepts, every one through a trained eager tower: the byte
+// counts go through checked arithmetic, so the estimate is refused as too_large instead of wrapping.
+TEST(VisionMemory, HostileImageSizesAreRefusedNotWrapped) {
+  auto sc = ParseScenario(R"({"model": "Qwen/Qwen2.5-VL-7B-Instruct", "mode": "train", "train": {"method": "full",
+      "attention": "eager", "gradient_checkpointing": false, "images_per_sample": 4096, "image_height": 65536,
+      "image_width": 65536, "image_max_pixels": 4294967296, "freeze_vision_tower": false}})");
+  ASSERT_TRUE(sc.ok()) << sc.errors()[0].message;
+  const Result r = Estimate(sc.value());
+  ASSERT_FALSE(r.errors.empty());
+  EXPECT_EQ(r.errors[0].code, "too_large");
+}
+
 }  // namespace
 }  // namespace vramplan

@@ -2,8 +2,13 @@
 
 #include <algorithm>
 
+#include "util/checked_math.h"
+
 namespace vramplan {
 namespace {
+
+using checked::Add;
+using checked::Mul;
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -19,7 +24,7 @@ int64_t MmLimit(const InferenceConfig& inf) {
 int64_t InferenceImageTokens(const Scenario& s) {
   const InferenceConfig& inf = s.inference;
   if (s.model.vision.kind == VisionKind::kNone || inf.images_per_request <= 0) return 0;
-  return inf.images_per_request * TokensForImage(s.model.vision, inf.image_height, inf.image_width, inf.mm_max_pixels).llm_tokens;
+  return Mul(inf.images_per_request, TokensForImage(s.model.vision, inf.image_height, inf.image_width, inf.mm_max_pixels).llm_tokens);
 }
 
 VllmMultimodal VllmMultimodalProfile(const Scenario& s, int64_t mnbt, int64_t max_model_len, int64_t max_seqs, int64_t dt, int64_t tp) {
@@ -32,7 +37,7 @@ VllmMultimodal VllmMultimodalProfile(const Scenario& s, int64_t mnbt, int64_t ma
   // The tower and projector in the checkpoint's 16-bit dtype (vLLM keeps vision encoders
   // unquantized in the usual quantized VLM checkpoints), its linears sharded over tp.
   const int64_t tower = s.model.checkpoint.vision_params + s.model.checkpoint.projector_params + s.model.checkpoint.audio_params;
-  mm.tower_weight_bytes = CeilDiv(tower * 2, std::max<int64_t>(1, tp));
+  mm.tower_weight_bytes = CeilDiv(Mul(tower, 2), std::max<int64_t>(1, tp));
   mm.largest = LargestImage(v, inf.mm_max_pixels);
   mm.tokens_per_item = v.kind == VisionKind::kMllama ? mm.largest.cross_attention_states : mm.largest.llm_tokens;
   if (mm.tokens_per_item <= 0) return mm;
@@ -49,34 +54,34 @@ VllmMultimodal VllmMultimodalProfile(const Scenario& s, int64_t mnbt, int64_t ma
     // encodes that many with _get_mm_dummy_batch).
     const int64_t budget = std::max(mnbt, mm.tokens_per_item);
     const int64_t per_prompt = std::max<int64_t>(1, std::min(limit, max_model_len / mm.tokens_per_item));
-    mm.items = std::max<int64_t>(1, std::min(budget / mm.tokens_per_item, max_seqs * per_prompt));
+    mm.items = std::max<int64_t>(1, std::min(budget / mm.tokens_per_item, Mul(max_seqs, per_prompt)));
   }
   // The encoder's forward over the batch, no grad: at its peak one layer holds the residual, the
   // normed input and either q, k, v and the attention output, or the MLP's fc1 / gate-up output
   // and its activation; vLLM's vision attention (flash-attn / xformers / sdpa) builds no scores.
-  const int64_t n = mm.items * mm.largest.patches;
+  const int64_t n = Mul(mm.items, mm.largest.patches);
   const int64_t i = CeilDiv(v.intermediate, tp), hh = v.hidden;
-  const int64_t attn = 2 * hh + 4 * CeilDiv(hh, tp);
-  const int64_t mlp = 2 * hh + (v.gated_mlp ? 3 : 2) * i;
-  mm.encoder_peak_bytes = n * std::max(attn, mlp) * dt + mm.items * mm.largest.pixel_values * dt;
+  const int64_t attn = Add(Mul(2, hh), Mul(4, CeilDiv(hh, tp)));
+  const int64_t mlp = Add(Mul(2, hh), Mul(v.gated_mlp ? 3 : 2, i));
+  mm.encoder_peak_bytes = Add(Mul(n, std::max(attn, mlp), dt), Mul(mm.items, mm.largest.pixel_values, dt));
   if (v.kind == VisionKind::kMllama) {
     // vllm/model_executor/models/mllama.py: MllamaVisionModel keeps the intermediate layers'
     // outputs it concatenates into vision_output_dim (7680 = 1280 x (1 + 5)) through the rest of
     // the encoder, and _prepare_aspect_ratio_attention_mask builds a dense (tiles x 1608)^2 mask per
     // image in the model dtype that every layer reads.
     const int64_t kept = v.output_dim > hh && hh > 0 ? v.output_dim / hh - 1 : 0;
-    mm.encoder_peak_bytes += n * kept * hh * dt + mm.items * mm.largest.sequence_len * mm.largest.sequence_len * dt;
+    mm.encoder_peak_bytes = Add(mm.encoder_peak_bytes, Mul(n, kept, hh, dt), Mul(mm.items, mm.largest.sequence_len, mm.largest.sequence_len, dt));
   }
   // The outputs held in the encoder cache: the projected embeddings (mllama: the cross-attention
   // states of every tile position, text hidden size).
   const int64_t out_width = v.output_hidden > 0 ? v.output_hidden : s.model.hidden_size;
-  mm.encoder_cache_bytes = mm.items * mm.tokens_per_item * out_width * dt;
+  mm.encoder_cache_bytes = Mul(mm.items, mm.tokens_per_item, out_width, dt);
   return mm;
 }
 
 int64_t VllmMultimodalExtra(const VllmMultimodal& mm, int64_t layer_act) {
   if (!mm.loaded || mm.items == 0) return 0;
-  const int64_t peak = std::max(mm.encoder_peak_bytes, mm.encoder_cache_bytes + layer_act);
+  const int64_t peak = std::max(mm.encoder_peak_bytes, Add(mm.encoder_cache_bytes, layer_act));
   return std::max<int64_t>(0, peak - layer_act);
 }
 

@@ -4,8 +4,13 @@
 #include <cmath>
 #include <vector>
 
+#include "util/checked_math.h"
+
 namespace vramplan {
 namespace {
+
+// Products of config-sized values (a pasted vision_config can name any size): checked.
+using checked::Mul;
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -57,7 +62,7 @@ ImageTokens Qwen(const VisionShape& s, int64_t h, int64_t w, int64_t max_pixels)
   t.llm_tokens = t.patches / (s.merge * s.merge);
   t.sequences = 1;
   t.sequence_len = t.patches;
-  t.pixel_values = t.patches * 3 * s.temporal_patch * s.patch * s.patch;
+  t.pixel_values = Mul(t.patches, 3, s.temporal_patch, Mul(s.patch, s.patch));
   if (s.window_size > 0 && s.full_attention_layers < s.layers) {
     // Qwen2_5_VisionTransformerPretrainedModel.get_window_index: windows of window_size / merge /
     // patch merged units a side, over the merged grid padded to whole windows.
@@ -108,11 +113,11 @@ ImageTokens LlavaNext(const VisionShape& s, int64_t h, int64_t w) {
   }
   ImageTokens t;
   const int64_t tiles = (bh / tile) * (bw / tile) + 1;
-  t.llm_tokens = cur_h * cur_w + cur_h + side * side;
+  t.llm_tokens = Mul(cur_h, cur_w) + cur_h + Mul(side, side);
   t.sequences = tiles;
-  t.sequence_len = side * side + 1;
-  t.patches = tiles * t.sequence_len;
-  t.pixel_values = tiles * 3 * tile * tile;
+  t.sequence_len = Mul(side, side) + 1;
+  t.patches = Mul(tiles, t.sequence_len);
+  t.pixel_values = Mul(tiles, 3, tile, tile);
   return t;
 }
 
@@ -153,13 +158,13 @@ ImageTokens Tiled(const VisionShape& s, int64_t h, int64_t w) {
     // mllama: the processor pads every image to max_num_tiles tiles (pack_images), each tile is
     // side^2 + 1 positions padded to a multiple of 8 in MllamaVisionModel.forward; the decoder
     // holds one <|image|> token and reads the tiles' states through cross-attention.
-    const int64_t per_tile = side * side + 1;
+    const int64_t per_tile = Mul(side, side) + 1;
     t.llm_tokens = 1;
     t.sequences = 1;
-    t.sequence_len = s.max_tiles * (per_tile + (8 - per_tile % 8) % 8);
+    t.sequence_len = Mul(s.max_tiles, per_tile + (8 - per_tile % 8) % 8);
     t.patches = t.sequence_len;
-    t.pixel_values = s.max_tiles * 3 * s.image_size * s.image_size;
-    t.cross_attention_states = s.max_tiles * per_tile;
+    t.pixel_values = Mul(s.max_tiles, 3, s.image_size, s.image_size);
+    t.cross_attention_states = Mul(s.max_tiles, per_tile);
     return t;
   }
   // Llama 4: r x c chunks plus a global chunk when r c > 1 (processing_llama4.py
@@ -167,12 +172,12 @@ ImageTokens Tiled(const VisionShape& s, int64_t h, int64_t w) {
   // 336-pixel chunk), with a tile separator after each chunk and image_start / image / image_end.
   const auto [r, c] = BestCanvas(h, w, s.image_size, s.max_tiles);
   const int64_t chunks = r * c + (r * c > 1 ? 1 : 0);
-  const int64_t per_chunk = side * side / 4;
-  t.llm_tokens = chunks * per_chunk + (r * c > 1 ? r * c : 0) + 3;
+  const int64_t per_chunk = Mul(side, side) / 4;
+  t.llm_tokens = Mul(chunks, per_chunk) + (r * c > 1 ? r * c : 0) + 3;
   t.sequences = chunks;
-  t.sequence_len = side * side + 1;
-  t.patches = chunks * t.sequence_len;
-  t.pixel_values = chunks * 3 * s.image_size * s.image_size;
+  t.sequence_len = Mul(side, side) + 1;
+  t.patches = Mul(chunks, t.sequence_len);
+  t.pixel_values = Mul(chunks, 3, s.image_size, s.image_size);
   return t;
 }
 
@@ -189,11 +194,11 @@ ImageTokens Pixtral(const VisionShape& s, int64_t h, int64_t w) {
   const int64_t ph = CeilDiv(h, s.patch), pw = CeilDiv(w, s.patch);
   const int64_t rows = ph * s.patch / (s.patch * s.merge), cols = pw * s.patch / (s.patch * s.merge);
   ImageTokens t;
-  t.llm_tokens = rows * cols + rows;
+  t.llm_tokens = Mul(rows, cols) + rows;
   t.sequences = 1;
-  t.sequence_len = ph * pw;
-  t.patches = ph * pw;
-  t.pixel_values = 3 * ph * pw * s.patch * s.patch;
+  t.sequence_len = Mul(ph, pw);
+  t.patches = t.sequence_len;
+  t.pixel_values = Mul(3, t.patches, s.patch, s.patch);
   return t;
 }
 
@@ -204,17 +209,17 @@ ImageTokens Fixed(const VisionShape& s) {
   t.sequences = 1;
   if (s.kind == VisionKind::kGemma4) {
     t.llm_tokens = s.tokens_per_image;
-    t.patches = s.tokens_per_image * s.merge * s.merge;
+    t.patches = Mul(s.tokens_per_image, s.merge, s.merge);
     t.sequence_len = t.patches;
-    t.pixel_values = 3 * t.patches * s.patch * s.patch;
+    t.pixel_values = Mul(3, t.patches, s.patch, s.patch);
     return t;
   }
   const int64_t side = s.image_size / s.patch;
   const bool cls = s.kind == VisionKind::kLlava;
-  t.patches = side * side + (cls ? 1 : 0);
+  t.patches = Mul(side, side) + (cls ? 1 : 0);
   t.sequence_len = t.patches;
-  t.llm_tokens = s.kind == VisionKind::kGemma3 ? s.tokens_per_image : side * side;
-  t.pixel_values = 3 * s.image_size * s.image_size;
+  t.llm_tokens = s.kind == VisionKind::kGemma3 ? s.tokens_per_image : Mul(side, side);
+  t.pixel_values = Mul(3, s.image_size, s.image_size);
   return t;
 }
 

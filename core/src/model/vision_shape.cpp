@@ -131,6 +131,12 @@ VisionShape ReadVisionShape(const std::string& wrapper, const nlohmann::json& co
     s.merge = 3;
     s.full_attention_layers = s.layers;
   }
+  // Divisors stay positive whatever a pasted config says (0 is accepted by some counting reads).
+  s.patch = std::max<int64_t>(1, s.patch);
+  s.merge = std::max<int64_t>(1, s.merge);
+  s.temporal_patch = std::max<int64_t>(1, s.temporal_patch);
+  s.heads = std::max<int64_t>(1, s.heads);
+  s.image_size = std::max<int64_t>(1, s.image_size);
   return s;
 }
 
