@@ -122,6 +122,9 @@ TEST(VisionMemory, TextOnlyModelsHaveNoVisionResult) {
   ASSERT_TRUE(sc.ok());
   const Result r = Estimate(sc.value());
   EXPECT_FALSE(r.vision.present);
+  bool warned = false;
+  for (const Issue& w : r.warnings) warned |= w.code == "no_effect" && w.field_path == "train.images_per_sample";
+  EXPECT_TRUE(warned);
   auto plain = ParseScenario("{\"model\": \"meta-llama/Llama-3.1-8B\", \"mode\": \"train\"}");
   EXPECT_EQ(Estimate(plain.value()).gpu.peak_allocated_bytes, r.gpu.peak_allocated_bytes);
 }

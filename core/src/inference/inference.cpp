@@ -67,6 +67,10 @@ void EstimateInference(const Scenario& scenario, const RankShard& rank, const Pr
     return;
   }
   RunInferenceEngine(scenario, rank, prepared, result, explain);
+  if (explain && scenario.inference.images_per_request > 0 && scenario.model.vision.kind == VisionKind::kNone) {
+    result->warnings.push_back(MakeWarning(WarningCode::kNoEffect, "inference.images_per_request",
+                                           "images apply to vision-language models with a modelled vision tower (docs/models.md); this model reads text only"));
+  }
   if (scenario.parallel.pp > 1 || scenario.parallel.cp > 1 || scenario.parallel.ep > 1) {
     result->warnings.push_back(MakeWarning(WarningCode::kNotModeled, "parallel", "pipeline/context/expert parallel inference is not modelled; only tp shards weights and KV heads"));
   }

@@ -1240,6 +1240,10 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     r->warnings.push_back(MakeWarning(WarningCode::kNoEffect, "train.precompute_ref_log_probs",
                                       "precompute_ref_log_probs applies to objectives with a reference model (dpo, ipo, kto)"));
   }
+  if (train.images_per_sample > 0 && model.vision.kind == VisionKind::kNone) {
+    r->warnings.push_back(MakeWarning(WarningCode::kNoEffect, "train.images_per_sample",
+                                      "images apply to vision-language models with a modelled vision tower (docs/models.md); this model reads text only"));
+  }
   if (train.float8) {
     r->warnings.push_back(MakeWarning(WarningCode::kNotModeled, "train.float8",
                                       "float8 linears save fp8 casts of their inputs and keep scales; this is the 16-bit step's memory"));
