@@ -76,9 +76,11 @@ export const FIELDS = [
   // Batch & sequence
   { path: 'train.micro_batch_size', group: 'batch', show: train, label: 'Micro-batch size', help: 'Samples per forward pass: activations and logits grow linearly.' },
   { path: 'train.seq_len', group: 'batch', show: train, label: 'Sequence length', help: 'Tokens per sample: activations grow linearly (quadratically with eager attention).', list: [512, 1024, 2048, 4096, 8192, 16384, 32768] },
+  { path: 'train.images_per_sample', group: 'batch', show: train, label: 'Images per sample', help: 'Vision-language models: each image adds its tokens to the sequence (seq_len counts text).' },
   { path: 'train.grad_accum_steps', group: 'batch', show: train, label: 'Gradient accumulation', help: 'Larger effective batch at no extra activation memory.' },
   { path: 'inference.batch_size', group: 'batch', show: infer, label: 'Concurrent sequences', help: 'KV cache and activations grow linearly with the batch.' },
   { path: 'inference.prompt_len', group: 'batch', show: infer, label: 'Prompt tokens', help: 'Prefill activations and KV cache grow with the prompt.', list: [512, 1024, 2048, 4096, 8192, 32768, 131072] },
+  { path: 'inference.images_per_request', group: 'batch', show: infer, label: 'Images per request', help: 'Vision-language models: each image adds its tokens to the prompt.' },
   { path: 'inference.new_tokens', group: 'batch', show: infer, label: 'New tokens', help: 'Generated tokens extend the KV cache.' },
   { path: 'inference.logits', group: 'batch', show: infer, label: 'Logits kept', help: '"all" materializes vocab-sized logits for every prompt token.' },
 

@@ -237,6 +237,32 @@ struct CheckpointLayout {
   int64_t unloaded_params = 0;
 };
 
+// The shape of a vision-language wrapper's vision tower (vision_config) and its processor
+// defaults, for the memory terms of image inputs (model/image_tokens.h, train/vision_memory.h,
+// inference/vllm_multimodal.h). kind kNone: no tower is modelled (text-only models, and wrappers
+// whose tower is not counted).
+enum class VisionKind : uint8_t { kNone, kQwen25Vl, kQwen3Vl, kGemma3, kLlava, kLlavaNext, kPixtral, kLlama4, kMllama, kGemma4 };
+
+struct VisionShape {
+  VisionKind kind = VisionKind::kNone;
+  int64_t hidden = 0;        // the tower's hidden size
+  int64_t layers = 0;        // encoder layers (mllama: local + global)
+  int64_t intermediate = 0;  // MLP width
+  int64_t heads = 0;         // attention heads
+  bool gated_mlp = false;    // SwiGLU gate/up/down (Qwen2.5-VL, Pixtral, Gemma 4) vs fc1/fc2 with GELU
+  bool rms_norm = false;     // RMSNorm (Qwen2.5-VL, Pixtral, Gemma 4) vs LayerNorm
+  int64_t patch = 0;         // spatial patch size (pixels)
+  int64_t temporal_patch = 1;
+  int64_t merge = 1;         // spatial_merge_size (Qwen, Pixtral): m x m patches make one LLM token
+  int64_t image_size = 0;    // fixed-resolution towers: the side each image (tile) is resized to
+  int64_t max_tiles = 1;     // mllama max_num_tiles; Llama 4 max_patches; LLaVA-NeXT's largest grid
+  int64_t tokens_per_image = 0;  // fixed token count (Gemma 3 mm_tokens_per_image; Gemma 4 soft tokens)
+  int64_t window_size = 0;       // Qwen2.5-VL window attention (pixels); 0: every layer global
+  int64_t full_attention_layers = 0;  // of `layers`, how many attend over the whole image (Qwen2.5-VL)
+  int64_t output_hidden = 0;     // what the projector hands the decoder per LLM token (text hidden)
+  int64_t output_dim = 0;        // the tower's output per token before the projector (mllama 7680)
+};
+
 struct ModelSpec {
   std::string model_type;      // as in config.json ("llama", "qwen3_moe", ...)
   std::string architecture;    // config "architectures"[0] if present
@@ -280,6 +306,8 @@ struct ModelSpec {
   std::string quantization_method;  // quantization_config.quant_method ("fbgemm_fp8", "mxfp4", ...)
   // What the checkpoint stores beyond the modules above (ParamCounts::checkpoint_total).
   CheckpointLayout checkpoint;
+  // A vision-language wrapper's vision tower shape (kind kNone: none modelled).
+  VisionShape vision;
 };
 
 // Exact parameter counts (each tied tensor counted once), by breakdown bucket.

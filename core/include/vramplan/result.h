@@ -164,6 +164,25 @@ struct TrainingCapacity {
   int64_t typical_device_total_bytes = 0;
 };
 
+// Image inputs of a vision-language model (docs/models.md "Image inputs"); written only for models
+// with a modelled vision tower (text-only results keep their shape).
+struct VisionResult {
+  bool present = false;
+  int64_t tokens_per_image = 0;      // LLM tokens one image of the scenario's resolution becomes
+  int64_t patches_per_image = 0;     // vision-tower positions of that image (before any merge)
+  int64_t image_tokens = 0;          // per sample (training) / request (inference)
+  int64_t llm_tokens = 0;            // seq_len / prompt_len + image_tokens: what the decoder runs over
+  int64_t tower_params = 0;          // vision tower + projector
+  int64_t tower_weight_bytes = 0;    // held on the device (0 when not loaded)
+  int64_t tower_trainable_params = 0;
+  int64_t tower_activation_bytes = 0;  // training: saved by the tower and projector for backward
+  // vLLM's multimodal profile run: the dummy encoder batch it runs at start-up and what it keeps
+  // out of the KV pool for it (inference/vllm_multimodal.h).
+  int64_t profile_items = 0;
+  int64_t profile_tokens_per_item = 0;
+  int64_t profile_bytes = 0;
+};
+
 struct Result {
   int schema = kSchemaVersion;
   ParamCounts params;
@@ -182,6 +201,7 @@ struct Result {
   InferenceCapacity inference;
   TrainingCapacity training;
   RolloutResult rollout;
+  VisionResult vision;
   Issues warnings;
   // Non-empty when the estimate was refused: code "too_large" when a byte count of this scenario
   // would exceed 2^62 B on one device (docs/schema.md, "Size limits"). Every number is then zero

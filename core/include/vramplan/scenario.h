@@ -163,6 +163,17 @@ struct TrainConfig {
   bool precompute_ref_log_probs = false;
   // GRPO / PPO: the rollout (generation) and the log-prob passes (docs/post_training.md).
   RolloutConfig rollout;
+  // Vision-language models (docs/models.md "Image inputs"): images per sample, each image_height x
+  // image_width pixels before the processor resizes it; image_max_pixels: a pre-resize cap
+  // (LLaMA-Factory image_max_pixels, its default 768 x 768; 0: none). seq_len counts the text
+  // tokens, the image tokens come on top. The tower and projector train only when unfrozen
+  // (LLaMA-Factory freeze_vision_tower / freeze_multi_modal_projector, both true by default).
+  int64_t images_per_sample = 0;
+  int64_t image_height = 1024;
+  int64_t image_width = 1024;
+  int64_t image_max_pixels = 0;
+  bool freeze_vision_tower = true;
+  bool freeze_multi_modal_projector = true;
 };
 
 struct InferenceConfig {
@@ -188,6 +199,16 @@ struct InferenceConfig {
   int64_t n_ubatch = 512;
   int64_t n_gpu_layers = -1;  // -1 = all layers on GPU
   bool flash_attn = false;
+  // Vision-language models: images per request (their tokens come on top of prompt_len), each
+  // image_height x image_width before the processor. vLLM: limit_mm_per_prompt images (-1: its
+  // default, 0: text only, the tower is not loaded and no multimodal profile runs) and the
+  // processor's max_pixels (--mm-processor-kwargs; 0: the checkpoint's preprocessor default),
+  // which sizes the largest image its start-up profile run encodes.
+  int64_t images_per_request = 0;
+  int64_t image_height = 1024;
+  int64_t image_width = 1024;
+  int64_t limit_mm_per_prompt = -1;
+  int64_t mm_max_pixels = 0;
 };
 
 struct ParallelConfig {

@@ -30,6 +30,7 @@
 #include "format.h"
 #include "gpu/device_overhead.h"
 #include "inference/engines.h"
+#include "model/image_tokens.h"
 #include "inference/kv_cache.h"
 #include "inference/recurrent_state.h"
 #include "inference/weight_formats.h"
@@ -117,6 +118,23 @@ void EstimateTransformersEngine(const Scenario& s, const RankShard& rank, const 
   if (IsGguf(inf.weights)) Warn(r, explain, WarningCode::kSubstituted, "inference.weights", "GGUF weights are run by llama.cpp; transformers dequantizes GGUF to 16-bit on load, so the weights are counted in bf16");
   const WeightFormat wf = IsGguf(inf.weights) ? WeightFormat::kBf16 : inf.weights;
   WeightBytes w = prepared.WeightBytesFor(m, wf, tp);  // a copy: split below
+  // A VLM's vision tower and projector, loaded with the model in its 16-bit dtype (fp32 for fp32
+  // weights); the text prompt already carries the image tokens (RunInferenceEngine).
+  if (m.vision.kind != VisionKind::kNone) {
+    const int64_t tower = m.checkpoint.vision_params + m.checkpoint.projector_params + m.checkpoint.audio_params;
+    const int64_t tower_bytes = Mul(tower, wf == WeightFormat::kFp32 ? 4 : 2);
+    w.total_bytes = Add(w.total_bytes, tower_bytes);
+    if (explain) w.explain += " + vision tower and projector " + WithCommas(tower) + " params (16-bit)";
+    VisionResult& vr = r->vision;
+    vr.present = true;
+    const ImageTokens one = TokensForImage(m.vision, inf.image_height, inf.image_width, 0);
+    vr.tokens_per_image = one.llm_tokens;
+    vr.patches_per_image = one.patches;
+    vr.image_tokens = inf.images_per_request * one.llm_tokens;
+    vr.llm_tokens = inf.prompt_len;
+    vr.tower_params = tower;
+    vr.tower_weight_bytes = tower_bytes;
+  }
   std::vector<KvGroup> groups = KvGroups(m, Engine::kTransformers, tp);
   KvElementSize e = ResolveKvDtype(inf.kv_cache, wf, Engine::kTransformers);
   if (inf.kv_cache == KvDtype::kFp8) Warn(r, explain, WarningCode::kSubstituted, "inference.kv_cache", "transformers has no fp8 KV cache; counted at 1 B/element as an offloaded/quantized cache would be");

@@ -24,6 +24,7 @@
 #include "inference/engines.h"
 #include "inference/kv_cache.h"
 #include "inference/recurrent_state.h"
+#include "inference/vllm_multimodal.h"
 #include "inference/vllm_overheads.h"
 #include "inference/weight_formats.h"
 #include "planner/prepared.h"
@@ -103,6 +104,10 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
   if (IsGguf(inf.weights)) Warn(r, explain, WarningCode::kApproximate, "inference.weights", "vLLM's GGUF support dequantizes through its own kernels; the file's tensor types are counted as stored");
   if (inf.weights == WeightFormat::kNf4 || inf.weights == WeightFormat::kInt8) Warn(r, explain, WarningCode::kNotModeled, "inference.weights", "bitsandbytes checkpoints in vLLM keep the same stored bytes; kernel workspaces are not modelled");
   const WeightBytes& w = prepared.WeightBytesFor(m, inf.weights, tp);
+  // Vision-language models (inference/vllm_multimodal.h): the tower's weights, and the encoder's
+  // share of the profile run.
+  const VllmMultimodal mm = VllmMultimodalProfile(s, mnbt, max_model_len, max_seqs, dt, tp);
+  const int64_t weights_total = Add(w.total_bytes, mm.tower_weight_bytes);
 
   KvDtype kvd = inf.kv_cache;
   if (kvd == KvDtype::kInt8 || kvd == KvDtype::kInt4) {
@@ -138,6 +143,23 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
   // the scattered logits, probabilities and log-probabilities (4 B each) and two masks: dt + 38 B
   // (model_executor/layers/sampler.py _apply_top_k_top_p; 1.42 GiB printed for 256 x 152,064 in bf16,
   // docs/accuracy_inference.md). It adds to the peak only where it exceeds the forward's.
+  const int64_t mm_extra = VllmMultimodalExtra(mm, layer_act);
+  const int64_t decoder_act = layer_act;
+  layer_act = Add(layer_act, mm_extra);
+  if (mm.loaded) {
+    VisionResult& vr = r->vision;
+    vr.present = true;
+    const ImageTokens one = TokensForImage(m.vision, inf.image_height, inf.image_width, inf.mm_max_pixels);
+    vr.tokens_per_image = one.llm_tokens;
+    vr.patches_per_image = one.patches;
+    vr.image_tokens = inf.images_per_request * one.llm_tokens;
+    vr.llm_tokens = inf.prompt_len;  // already prompt + image tokens (RunInferenceEngine)
+    vr.tower_params = m.checkpoint.vision_params + m.checkpoint.projector_params + m.checkpoint.audio_params;
+    vr.tower_weight_bytes = mm.tower_weight_bytes;
+    vr.profile_items = mm.items;
+    vr.profile_tokens_per_item = mm.tokens_per_item;
+    vr.profile_bytes = mm_extra;
+  }
   const int64_t sampler_rows = std::min(max_seqs, mnbt);
   const int64_t sampler_run = Mul(sampler_rows, V, dt + 38);
   const int64_t sampler = std::max<int64_t>(0, sampler_run - layer_act);
@@ -148,7 +170,7 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
   const int64_t layers_total = static_cast<int64_t>(m.layer_kind.size());
   const int64_t graphs = inf.cuda_graphs ? VllmCudaGraphBytes(inf.vllm_version, layers_total, max_seqs) : 0;
   const bool graphs_in_budget = VllmGraphsInsideBudget(inf.vllm_version);
-  int64_t available = requested - Add(w.total_bytes, layer_act, sampler, non_torch, graphs_in_budget ? graphs : 0);
+  int64_t available = requested - Add(weights_total, layer_act, sampler, non_torch, graphs_in_budget ? graphs : 0);
 
   const RecurrentState state = RecurrentStateOf(m, Engine::kVllm, tp, dt);
   // Page bytes per block over all layers (sliding layers are paged the same way by the hybrid allocator).
@@ -183,8 +205,15 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
   const int64_t concurrency = per_request_blocks > 0 ? std::min(max_seqs, num_blocks / per_request_blocks) : 0;
 
   const std::string X = " x ";
-  SetTerm(r, "weights", w.total_bytes, explain ? w.explain : "");
-  SetTerm(r, "activations", layer_act, explain ? "profile_run peak for max_num_batched_tokens = " + WithCommas(mnbt) + " tokens: " + BytesExplained(layer_act) : "");
+  SetTerm(r, "weights", weights_total, explain ? w.explain + (mm.loaded ? " + vision tower and projector (16-bit) " + Gib(mm.tower_weight_bytes) : std::string()) : "");
+  SetTerm(r, "activations", layer_act,
+          explain ? "profile_run peak for max_num_batched_tokens = " + WithCommas(mnbt) + " tokens: " + BytesExplained(decoder_act) +
+                        (mm_extra > 0 ? " + multimodal profile: " + WithCommas(mm.items) + " dummy images of " + WithCommas(mm.tokens_per_item) +
+                                            " tokens (" + WithCommas(mm.largest.patches) + " tower positions each): encoder forward " +
+                                            Gib(mm.encoder_peak_bytes) + ", encoder cache " + Gib(mm.encoder_cache_bytes) + " under the decoder's run, adds " +
+                                            BytesExplained(mm_extra)
+                                      : std::string())
+                  : "");
   SetTerm(r, "logits_and_loss", sampler,
           explain ? "dummy sampler: " + WithCommas(sampler_rows) + " requests x " + WithCommas(V) + " vocab x (" + std::to_string(dt) + " + 38) B = " +
                         BytesExplained(sampler_run) + "; it runs after the forward's buffers are freed, so the peak grows by " + BytesExplained(sampler)
@@ -213,9 +242,9 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
                                                : "");
   SetTerm(r, "allocator_overhead", 0, explain ? "vLLM sizes its KV pool to what is left of the budget; allocator slack is inside gpu_memory_utilization" : "");
 
-  r->timeline.push_back({"load", "weights", w.total_bytes});
-  r->timeline.push_back({"prefill", "profile_run (" + std::to_string(mnbt) + " tokens)", Add(w.total_bytes, layer_act, sampler, non_torch)});
-  r->timeline.push_back({"decode", "serving (KV pool allocated)", Add(w.total_bytes, kv_pool, layer_act, sampler, non_torch, graphs)});
+  r->timeline.push_back({"load", "weights", weights_total});
+  r->timeline.push_back({"prefill", "profile_run (" + std::to_string(mnbt) + " tokens)", Add(weights_total, layer_act, sampler, non_torch)});
+  r->timeline.push_back({"decode", "serving (KV pool allocated)", Add(weights_total, kv_pool, layer_act, sampler, non_torch, graphs)});
   r->peak_phase = "decode";
   r->peak_at = "serving: weights + KV pool + activation budget";
 

@@ -2,10 +2,12 @@
 #include "inference/inference.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "diagnostics/warning_codes.h"
 #include "gpu/device_overhead.h"
 #include "inference/engines.h"
+#include "inference/vllm_multimodal.h"
 
 namespace vramplan {
 
@@ -30,7 +32,16 @@ void Warn(Result* r, bool explain, WarningCode code, const std::string& field, c
 
 }  // namespace engine_util
 
-void RunInferenceEngine(const Scenario& s, const RankShard& rank, const Prepared& prepared, Result* r, bool explain) {
+void RunInferenceEngine(const Scenario& scenario, const RankShard& rank, const Prepared& prepared, Result* r, bool explain) {
+  // Vision-language models: prompt_len counts the text tokens; each image adds its tokens to the
+  // prompt the decoder runs over (inference/vllm_multimodal.h, docs/models.md "Image inputs").
+  const int64_t image_tokens = InferenceImageTokens(scenario);
+  std::optional<Scenario> with_images;
+  if (image_tokens > 0) {
+    with_images = scenario;
+    with_images->inference.prompt_len += image_tokens;
+  }
+  const Scenario& s = with_images ? *with_images : scenario;
   switch (s.inference.engine) {
     case Engine::kVllm: EstimateVllmEngine(s, rank, prepared, r, explain); break;
     case Engine::kLlamaCpp: EstimateLlamaCppEngine(s, rank, prepared, r, explain); break;
@@ -56,6 +67,10 @@ void EstimateInference(const Scenario& scenario, const RankShard& rank, const Pr
     return;
   }
   RunInferenceEngine(scenario, rank, prepared, result, explain);
+  if (explain && scenario.inference.images_per_request > 0 && scenario.model.vision.kind == VisionKind::kNone) {
+    result->warnings.push_back(MakeWarning(WarningCode::kNoEffect, "inference.images_per_request",
+                                           "images apply to vision-language models with a modelled vision tower (docs/models.md); this model reads text only"));
+  }
   if (scenario.parallel.pp > 1 || scenario.parallel.cp > 1 || scenario.parallel.ep > 1) {
     result->warnings.push_back(MakeWarning(WarningCode::kNotModeled, "parallel", "pipeline/context/expert parallel inference is not modelled; only tp shards weights and KV heads"));
   }

@@ -263,6 +263,14 @@ std::string ResultToJson(const Scenario& scenario, const Result& r) {
         .Field("rollout_sequences", o.rollout_sequences).Field("kv_token_capacity", o.kv_token_capacity)
         .Field("concurrent_sequences", o.concurrent_sequences).EndObject();
   }
+  if (r.vision.present) {  // vision-language models only: text-only results keep their shape
+    const VisionResult& v = r.vision;
+    w.Key("vision").BeginObject().Field("tokens_per_image", v.tokens_per_image).Field("patches_per_image", v.patches_per_image)
+        .Field("image_tokens", v.image_tokens).Field("llm_tokens", v.llm_tokens).Field("tower_params", v.tower_params)
+        .Field("tower_weight_bytes", v.tower_weight_bytes).Field("tower_trainable_params", v.tower_trainable_params)
+        .Field("tower_activation_bytes", v.tower_activation_bytes).Field("profile_items", v.profile_items)
+        .Field("profile_tokens_per_item", v.profile_tokens_per_item).Field("profile_bytes", v.profile_bytes).EndObject();
+  }
   w.Key("warnings");
   WriteIssues(w, r.warnings);
   w.EndObject();

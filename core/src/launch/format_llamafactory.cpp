@@ -79,6 +79,14 @@ void ReadKey(const std::string& key, const io::Json& v, ImportContext* ctx, Trai
         else ctx->Unsupported(key, "module " + io::Preview(io::Json(m)) + " is not modeled (embed_tokens and lm_head are)");
       }
     }
+  } else if (key == "freeze_vision_tower") {
+    // hparams/finetuning_args.py (default true): the vision tower's parameters stay frozen.
+    if (auto b = ctx->Bool(v, key)) ctx->Read(key, "train.freeze_vision_tower", *b);
+  } else if (key == "freeze_multi_modal_projector") {
+    if (auto b = ctx->Bool(v, key)) ctx->Read(key, "train.freeze_multi_modal_projector", *b);
+  } else if (key == "image_max_pixels") {
+    // hparams/model_args.py (default 768 x 768): mm_plugin.py _preprocess_image scales larger images down.
+    if (auto n = ctx->Int(v, key, 0, int64_t{1} << 32)) ctx->Read(key, "train.image_max_pixels", *n);
   } else if (key == "quantization_bit") {
     if (v.is_null()) return ctx->Ignored(key, "null: no quantization");
     if (auto n = ctx->Int(v, key, 2, 8)) {

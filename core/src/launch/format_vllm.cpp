@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
 
 #include "io/enum_names.h"
 #include "io/message_text.h"
@@ -116,6 +117,32 @@ void ImportVllm(std::string_view text, ImportContext* ctx) {
       const auto n = HumanInt(*o.value);
       if (n && *n >= 1 && *n <= (int64_t{1} << 24)) ctx->Read(key, "inference.max_num_batched_tokens", *n);
       else ctx->Error(key, "expected a token count from 1 to 16777216, got " + io::Preview(v), "out_of_range");
+    } else if (k == "limit-mm-per-prompt") {
+      // vllm/engine/arg_utils.py: a JSON object ({"image": 2} or {"image": {"count": 2}}), or the
+      // older image=2,video=1 form; only the image count is modelled.
+      if (!need()) continue;
+      const std::string& spec = *o.value;
+      std::optional<int64_t> images;
+      const io::Json j = io::Json::parse(spec, nullptr, false);
+      if (j.is_object() && j.contains("image")) {
+        const io::Json& im = j["image"];
+        const io::Json& n = im.is_object() && im.contains("count") ? im["count"] : im;
+        if (n.is_number_integer() && n.get<int64_t>() >= 0 && n.get<int64_t>() <= 65536) images = n.get<int64_t>();
+      } else if (auto at = spec.find("image="); at != std::string::npos) {
+        const auto comma = spec.find(',', at);
+        const auto n = HumanInt(spec.substr(at + 6, comma == std::string::npos ? std::string::npos : comma - at - 6));
+        if (n && *n >= 0 && *n <= 65536) images = *n;
+      }
+      if (images) ctx->Read(key, "inference.limit_mm_per_prompt", *images);
+      else ctx->Unsupported(key, "no image count read from " + io::Preview(v) + " (only the image limit is modelled)");
+    } else if (k == "mm-processor-kwargs") {
+      if (!need()) continue;
+      const io::Json j = io::Json::parse(*o.value, nullptr, false);
+      if (j.is_object() && j.contains("max_pixels") && j["max_pixels"].is_number_integer() && j["max_pixels"].get<int64_t>() > 0) {
+        ctx->Read(key, "inference.mm_max_pixels", j["max_pixels"].get<int64_t>());
+      } else {
+        ctx->Unsupported(key, "only max_pixels is modelled");
+      }
     } else if (k == "block-size") {
       if (need()) if (auto n = ctx->Int(v, key, 1, 1024)) ctx->Read(key, "inference.block_size", *n);
     } else if (k == "kv-cache-dtype") {

@@ -9,6 +9,7 @@
 #include "model/families/registry.h"
 #include "model/structural_keys.h"
 #include "model/vision_tower.h"
+#include "model/vision_shape.h"
 
 namespace vramplan {
 namespace {
@@ -147,11 +148,15 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
       text.checkpoint.vision_params = tower->vision;
       text.checkpoint.projector_params = tower->projector;
       text.checkpoint.audio_params = tower->audio;
-      // Said once per result: the warning is gone, but the memory terms still leave the tower out.
+      text.vision = ReadVisionShape(wrapper, config, text.hidden_size);
+      // Said once per result: the tower is held and its image inputs are modelled (docs/models.md
+      // "Image inputs"), but params.total stays the text decoder's.
       text.notes.push_back(io::Quote(wrapper) +
                            " is multimodal: its vision tower and projector (vision_config) are counted in "
                            "params.checkpoint_total and by_module.vision / projector, not in params.total; the memory "
-                           "estimate holds the text decoder only (image inputs are not modelled)");
+                           "estimate holds them beside the decoder and models images from train.images_per_sample / "
+                           "inference.images_per_request" +
+                           (tower->audio > 0 ? std::string(" (the audio tower's weights are held, audio inputs are not modelled)") : std::string()));
     }
     return text;
   }

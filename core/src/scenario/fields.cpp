@@ -254,6 +254,21 @@ std::vector<Field> BuildTable() {
        "`grpo` (GRPOTrainer), `ppo` (PPOTrainer: + critic and reward model), with `train.rollout`; docs/post_training.md");
   Bool(&t, "train.precompute_ref_log_probs", AT(train.precompute_ref_log_probs), "false",
        "TRL `precompute_ref_log_probs`: reference log-probs computed before training, no reference model in the step");
+  Int(&t, "train.images_per_sample", AT(train.images_per_sample), 0, 4096, "0",
+      "vision-language models: images per sample; their tokens come on top of `seq_len` (text tokens) and the "
+      "result's `vision.llm_tokens` is the total (docs/models.md \"Image inputs\")");
+  Int(&t, "train.image_height", AT(train.image_height), 1, 65536, "1024",
+      "image height in pixels before the processor resizes it");
+  Int(&t, "train.image_width", AT(train.image_width), 1, 65536, "1024",
+      "image width in pixels before the processor resizes it");
+  Int(&t, "train.image_max_pixels", AT(train.image_max_pixels), 0, int64_t{1} << 32, "0",
+      "pre-resize cap on height x width (LLaMA-Factory `image_max_pixels`, its default 589824 = 768 x 768); 0 = none "
+      "(transformers / TRL: the processor's own limits)");
+  Bool(&t, "train.freeze_vision_tower", AT(train.freeze_vision_tower), "true",
+       "the vision tower stays frozen (LLaMA-Factory `freeze_vision_tower`, default true); false: it trains (full "
+       "and freeze methods; LoRA leaves it frozen)");
+  Bool(&t, "train.freeze_multi_modal_projector", AT(train.freeze_multi_modal_projector), "true",
+       "the projector stays frozen (LLaMA-Factory `freeze_multi_modal_projector`, default true)");
   Object(&t, "train.rollout",
          "GRPO / PPO generation and log-prob passes (TRL GRPOConfig / PPOConfig names); the sequences are `seq_len` "
          "tokens (prompt + completion), `micro_batch_size` counts completions");
@@ -314,6 +329,18 @@ std::vector<Field> BuildTable() {
   Int(&t, "inference.n_gpu_layers", AT(inference.n_gpu_layers), -1, 4096, "-1",
       "llama.cpp: layers on the GPU; -1 = all");
   Bool(&t, "inference.flash_attn", AT(inference.flash_attn), "false", "llama.cpp: flash attention (smaller compute buffer)");
+  Int(&t, "inference.images_per_request", AT(inference.images_per_request), 0, 4096, "0",
+      "vision-language models: images per request; their tokens come on top of `prompt_len` (docs/models.md \"Image inputs\")");
+  Int(&t, "inference.image_height", AT(inference.image_height), 1, 65536, "1024",
+      "image height in pixels before the processor resizes it");
+  Int(&t, "inference.image_width", AT(inference.image_width), 1, 65536, "1024",
+      "image width in pixels before the processor resizes it");
+  Int(&t, "inference.limit_mm_per_prompt", AT(inference.limit_mm_per_prompt), -1, 65536, "-1",
+      "vLLM `--limit-mm-per-prompt` images: -1 = vLLM's default (999), 0 = text only (no tower, no multimodal "
+      "profile run)");
+  Int(&t, "inference.mm_max_pixels", AT(inference.mm_max_pixels), 0, int64_t{1} << 32, "0",
+      "vLLM: the processor's `max_pixels` (`--mm-processor-kwargs`, Qwen-VL); 0 = the checkpoint's preprocessor "
+      "default; sizes the largest image of the start-up profile run");
 
   // ------------------------------------------------------------------ parallel
   Int(&t, "parallel.gpus", AT(parallel.gpus), 1, int64_t{1} << 20, "1",

@@ -29,6 +29,7 @@
 #include "train/precision.h"
 #include "train/preference.h"
 #include "train/train_plan.h"
+#include "train/vision_memory.h"
 #include "train/weights.h"
 #include "util/checked_math.h"
 
@@ -86,6 +87,20 @@ Moment HigherOnRank(const Moment& a, const Moment& b, const RankView& view) {
   return rb.Total() > ra.Total() ? b : a;
 }
 
+// result.vision for a VLM (io/result_json.cpp writes it only then).
+void FillVisionResult(const VisionTrainMemory& v, const Scenario& sc_samples, Result* r) {
+  VisionResult& out = r->vision;
+  out.present = true;
+  out.tokens_per_image = v.per_image.llm_tokens;
+  out.patches_per_image = v.per_image.patches;
+  out.image_tokens = v.image_tokens_per_sample;
+  out.llm_tokens = sc_samples.train.seq_len + v.image_tokens_per_sample;
+  out.tower_params = v.tower_params;
+  out.tower_weight_bytes = v.weight_bytes;
+  out.tower_trainable_params = v.trainable_params;
+  out.tower_activation_bytes = v.activation_bytes;
+}
+
 }  // namespace
 
 void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const Prepared& prepared, Result* r, bool explain) {
@@ -93,9 +108,14 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   // micro_batch_size x 2 rows (train/preference.h); everything below sees the rows.
   const int64_t rows_per_sample = RowsPerSample(sc_samples.train.objective);
   std::optional<Scenario> rows_scenario;
-  if (rows_per_sample > 1) {
+  // Vision-language models: seq_len counts the text tokens; the decoder runs over them and the
+  // image tokens (train/vision_memory.h).
+  const int64_t image_tokens = VisionLlmTokens(sc_samples) - sc_samples.train.seq_len;
+  if (rows_per_sample > 1 || image_tokens > 0) {
     rows_scenario = sc_samples;
     rows_scenario->train.micro_batch_size *= rows_per_sample;
+    rows_scenario->train.seq_len += image_tokens;
+    if (rows_scenario->train.typical_seq_len > 0) rows_scenario->train.typical_seq_len += image_tokens;
   }
   const Scenario& sc = rows_scenario ? *rows_scenario : sc_samples;
   const bool preference = sc.train.objective != Objective::kSft;
@@ -148,15 +168,27 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     weights.bytes -= saved;
     if (explain) weights.explain += "; FSDP's NF4 shards hold compact quantization factors (new_zeros): - " + Gib(saved) + " = " + BytesExplained(weights.bytes);
   }
-  const OptimizerMemory opt = ComputeOptimizerMemory(train, stored, plan.trainable_tensors, legacy, fw.adamw_foreach_denom_copy, fw.device, explain);
-  const int64_t grads_total = (plan.trainable_params - plan.lora_params) * prec.grad + plan.lora_params * plan.adapter_bytes_per_param;
+  OptimizerMemory opt = ComputeOptimizerMemory(train, stored, plan.trainable_tensors, legacy, fw.adamw_foreach_denom_copy, fw.device, explain);
+  // A VLM's vision tower and projector (train/vision_memory.h): held beside the decoder; when they
+  // train, their gradients (produced last in backward) and optimizer states at the decoder's rate
+  // per trained parameter; their saved tensors live from their forward to the end of backward.
+  const VisionTrainMemory vision = ComputeVisionTraining(sc, b, stored, prec);
+  if (vision.tower_params > 0) {
+    weights.bytes += vision.weight_bytes;
+    if (explain) weights.explain += "; + vision tower and projector " + std::to_string(vision.tower_params) + " params";
+    const double state_rate = plan.trainable_params > 0 ? static_cast<double>(opt.state_bytes) / static_cast<double>(plan.trainable_params) : 8.0;
+    opt.state_bytes += static_cast<int64_t>(state_rate * static_cast<double>(vision.trainable_params));
+    FillVisionResult(vision, sc_samples, r);
+  }
+  const int64_t grads_total = (plan.trainable_params - plan.lora_params) * prec.grad + plan.lora_params * plan.adapter_bytes_per_param +
+                              vision.gradient_bytes;
   int64_t batch_bytes = fw.batch_on_device ? (fw.attention_mask ? 24 : 16) * T : 0;
   // KTO's collator adds the KL batch (KL_input_ids, KL_attention_mask, KL_completion_mask: each
   // completion paired with another row's prompt, the same shape) and a bool label per completion
   // (trl/trainer/kto_trainer.py, _compute_kl_logps; measured: the T rows of measured_cpu_dpo.json).
   if (fw.batch_on_device && train.objective == Objective::kKto) batch_bytes += 24 * T + b;
   const int64_t workspace = CublasWorkspaceBytes(sc, prepared.device);
-  r->trainable_params = plan.trainable_params;
+  r->trainable_params = plan.trainable_params + vision.trainable_params;
   r->gpu.gradient_bytes = grads_total;
   r->gpu.optimizer_state_bytes = opt.state_bytes;
   r->gpu.paged_bytes = opt.paged_bytes;
@@ -313,7 +345,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   const int64_t saved_total = cos_sin + ckpt_shared + layers_kept + head_saved + loss.saved_bytes + embedding_dropout_mask + position_ids_saved;
   // unsloth's offloaded checkpointer keeps the layers' other arguments (mask, position ids, cos/sin)
   // as Python attributes of its ctx, not as saved tensors: alive, but not "saved for backward".
-  r->gpu.saved_activation_bytes = saved_total - (offload && ckpt == Checkpointing::kFull ? ckpt_shared + cos_sin : 0);
+  r->gpu.saved_activation_bytes = saved_total - (offload && ckpt == Checkpointing::kFull ? ckpt_shared + cos_sin : 0) + vision.activation_bytes;
 
   // KV cache returned by the model during training (use_cache=True without checkpointing).
   int64_t kv_cache = 0;
@@ -438,7 +470,8 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   const int64_t stride = std::max<int64_t>(1, L / 16);
   // Marked moments: up to three per marked layer in backward, one in forward, and a few outside.
   MomentLog moments(/*timeline=*/explain, /*expected_kept=*/static_cast<size_t>(4 * (L / stride + 2) + 16));
-  auto push = [&moments, &view, stride, L, explain](Moment m) {
+  auto push = [&moments, &view, stride, L, explain, &vision](Moment m) {
+    if (m.phase == Phase::kForward || m.phase == Phase::kBackward) m.activation_bytes += vision.activation_bytes;
     view.Apply(&m);
     moments.Add(m, explain && (m.layer < 0 || m.layer % stride == 0 || m.layer == L - 1));
   };
@@ -1278,6 +1311,10 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
       train.objective != Objective::kIpo && train.objective != Objective::kKto) {
     r->warnings.push_back(MakeWarning(WarningCode::kNoEffect, "train.precompute_ref_log_probs",
                                       "precompute_ref_log_probs applies to objectives with a reference model (dpo, ipo, kto)"));
+  }
+  if (train.images_per_sample > 0 && model.vision.kind == VisionKind::kNone) {
+    r->warnings.push_back(MakeWarning(WarningCode::kNoEffect, "train.images_per_sample",
+                                      "images apply to vision-language models with a modelled vision tower (docs/models.md); this model reads text only"));
   }
   if (train.float8) {
     r->warnings.push_back(MakeWarning(WarningCode::kNotModeled, "train.float8",

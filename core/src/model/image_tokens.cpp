@@ -1,0 +1,270 @@
+#include "model/image_tokens.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "util/checked_math.h"
+
+namespace vramplan {
+namespace {
+
+// Products of config-sized values (a pasted vision_config can name any size): checked.
+using checked::Mul;
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Python's round(): halves to even (std::nearbyint in the default rounding mode).
+int64_t RoundHalfEven(double x) { return static_cast<int64_t>(std::nearbyint(x)); }
+
+// LLaMA-Factory mm_plugin.py BasePlugin._preprocess_image: an image above image_max_pixels is
+// scaled by sqrt(max / (w h)), each side truncated (int()).
+void PreResize(int64_t max_pixels, int64_t* h, int64_t* w) {
+  if (max_pixels <= 0 || (*h) * (*w) <= max_pixels) return;
+  const double f = std::sqrt(static_cast<double>(max_pixels) / (static_cast<double>(*h) * static_cast<double>(*w)));
+  *h = std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(*h) * f));
+  *w = std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(*w) * f));
+}
+
+// transformers models/qwen2_vl/image_processing_qwen2_vl.py smart_resize(height, width, factor,
+// min_pixels, max_pixels) with factor = patch_size x merge_size: both sides rounded to the factor,
+// scaled down (floor) above max_pixels or up (ceil) below min_pixels.
+void SmartResize(int64_t factor, int64_t min_pixels, int64_t max_pixels, int64_t* h, int64_t* w) {
+  const double hd = static_cast<double>(*h), wd = static_cast<double>(*w), f = static_cast<double>(factor);
+  int64_t hb = std::max<int64_t>(factor, RoundHalfEven(hd / f) * factor);
+  int64_t wb = std::max<int64_t>(factor, RoundHalfEven(wd / f) * factor);
+  if (hb * wb > max_pixels) {
+    const double beta = std::sqrt(hd * wd / static_cast<double>(max_pixels));
+    hb = std::max<int64_t>(factor, static_cast<int64_t>(std::floor(hd / beta / f)) * factor);
+    wb = std::max<int64_t>(factor, static_cast<int64_t>(std::floor(wd / beta / f)) * factor);
+  } else if (hb * wb < min_pixels) {
+    const double beta = std::sqrt(static_cast<double>(min_pixels) / (hd * wd));
+    hb = static_cast<int64_t>(std::ceil(hd * beta / f)) * factor;
+    wb = static_cast<int64_t>(std::ceil(wd * beta / f)) * factor;
+  }
+  *h = hb;
+  *w = wb;
+}
+
+// Qwen2.5-VL / Qwen3-VL: an image is one temporal patch (the frame repeated temporal_patch_size
+// times); grid_h x grid_w patches, merged m x m into LLM tokens. Defaults: the Hub's
+// preprocessor_config.json (Qwen2.5-VL min_pixels 3,136, max_pixels 12,845,056; Qwen3-VL
+// size.shortest_edge 65,536, longest_edge 16,777,216).
+ImageTokens Qwen(const VisionShape& s, int64_t h, int64_t w, int64_t max_pixels) {
+  const bool qwen3 = s.kind == VisionKind::kQwen3Vl;
+  const int64_t factor = s.patch * s.merge;
+  const int64_t min_px = qwen3 ? 65536 : 3136;
+  const int64_t max_px = max_pixels > 0 ? max_pixels : (qwen3 ? 16777216 : 12845056);
+  SmartResize(factor, min_px, max_px, &h, &w);
+  ImageTokens t;
+  const int64_t gh = h / s.patch, gw = w / s.patch;
+  t.patches = gh * gw;
+  t.llm_tokens = t.patches / (s.merge * s.merge);
+  t.sequences = 1;
+  t.sequence_len = t.patches;
+  t.pixel_values = Mul(t.patches, 3, s.temporal_patch, Mul(s.patch, s.patch));
+  if (s.window_size > 0 && s.full_attention_layers < s.layers) {
+    // Qwen2_5_VisionTransformerPretrainedModel.get_window_index: windows of window_size / merge /
+    // patch merged units a side, over the merged grid padded to whole windows.
+    const int64_t win = std::max<int64_t>(1, s.window_size / s.merge / s.patch);
+    const int64_t mh = gh / s.merge, mw = gw / s.merge;
+    t.windows = CeilDiv(mh, win) * CeilDiv(mw, win);
+    t.window_len = std::min(mh, win) * std::min(mw, win) * s.merge * s.merge;
+  }
+  return t;
+}
+
+// transformers models/llava_next/image_processing_llava_next.py select_best_resolution: the grid
+// pinpoint keeping the most of the image (then wasting the least).
+std::pair<int64_t, int64_t> BestResolution(int64_t h, int64_t w, const std::vector<std::pair<int64_t, int64_t>>& options) {
+  std::pair<int64_t, int64_t> best = options.front();
+  int64_t best_effective = -1, best_wasted = 0;
+  for (const auto& [ph, pw] : options) {
+    const double scale = std::min(static_cast<double>(pw) / static_cast<double>(w), static_cast<double>(ph) / static_cast<double>(h));
+    const int64_t dw = static_cast<int64_t>(static_cast<double>(w) * scale), dh = static_cast<int64_t>(static_cast<double>(h) * scale);
+    const int64_t effective = std::min(dw * dh, w * h);
+    const int64_t wasted = ph * pw - effective;
+    if (effective > best_effective || (effective == best_effective && wasted < best_wasted)) {
+      best = {ph, pw};
+      best_effective = effective;
+      best_wasted = wasted;
+    }
+  }
+  return best;
+}
+
+// LLaVA-NeXT anyres (processing_llava_next.py LlavaNextProcessor._get_number_of_features and
+// _get_unpadded_features): the base image (side^2) plus the grid's features with the padding
+// removed, one image_newline per remaining row. Default image_grid_pinpoints (LlavaNextConfig):
+// [[336, 672], [672, 336], [672, 672], [1008, 336], [336, 1008]], i.e. in tiles 1x2, 2x1, 2x2, 3x1, 1x3.
+ImageTokens LlavaNext(const VisionShape& s, int64_t h, int64_t w) {
+  const int64_t tile = s.image_size, side = s.image_size / s.patch;
+  std::vector<std::pair<int64_t, int64_t>> options = {{tile, 2 * tile}, {2 * tile, tile}, {2 * tile, 2 * tile}, {3 * tile, tile}, {tile, 3 * tile}};
+  const auto [bh, bw] = BestResolution(h, w, options);
+  int64_t cur_h = side * (bh / tile), cur_w = side * (bw / tile);
+  const double original_aspect = static_cast<double>(w) / static_cast<double>(h);
+  const double current_aspect = static_cast<double>(cur_w) / static_cast<double>(cur_h);
+  if (original_aspect > current_aspect) {
+    const int64_t new_h = static_cast<int64_t>(std::round(static_cast<double>(h) * (static_cast<double>(cur_w) / static_cast<double>(w)) * 1e7) / 1e7);
+    cur_h -= ((cur_h - new_h) / 2) * 2;
+  } else {
+    const int64_t new_w = static_cast<int64_t>(std::round(static_cast<double>(w) * (static_cast<double>(cur_h) / static_cast<double>(h)) * 1e7) / 1e7);
+    cur_w -= ((cur_w - new_w) / 2) * 2;
+  }
+  ImageTokens t;
+  const int64_t tiles = (bh / tile) * (bw / tile) + 1;
+  t.llm_tokens = Mul(cur_h, cur_w) + cur_h + Mul(side, side);
+  t.sequences = tiles;
+  t.sequence_len = Mul(side, side) + 1;
+  t.patches = Mul(tiles, t.sequence_len);
+  t.pixel_values = Mul(tiles, 3, tile, tile);
+  return t;
+}
+
+// Llama 4 (image_processing_llama4_fast.py get_best_fit) and mllama (image_processing_mllama.py
+// get_optimal_tiled_canvas): among the canvases of r x c tiles (r c <= max tiles), the smallest
+// upscale if any canvas holds the whole image, else the largest downscale; ties to the smaller area.
+std::pair<int64_t, int64_t> BestCanvas(int64_t h, int64_t w, int64_t tile, int64_t max_tiles) {
+  auto scale_of = [&](int64_t r, int64_t c) {
+    return std::min(static_cast<double>(r * tile) / static_cast<double>(h), static_cast<double>(c * tile) / static_cast<double>(w));
+  };
+  double smallest_up = 0, largest_down = 0;
+  bool have_up = false;
+  for (int64_t r = 1; r <= max_tiles; ++r) {
+    for (int64_t c = 1; r * c <= max_tiles; ++c) {
+      const double sc = scale_of(r, c);
+      if (sc >= 1) {
+        if (!have_up || sc < smallest_up) smallest_up = sc;
+        have_up = true;
+      } else {
+        largest_down = std::max(largest_down, sc);
+      }
+    }
+  }
+  const double chosen = have_up ? smallest_up : largest_down;
+  std::pair<int64_t, int64_t> best{0, 0};
+  for (int64_t r = 1; r <= max_tiles; ++r) {
+    for (int64_t c = 1; r * c <= max_tiles; ++c) {
+      if (scale_of(r, c) == chosen && (best.first == 0 || r * c < best.first * best.second)) best = {r, c};
+    }
+  }
+  return best;
+}
+
+ImageTokens Tiled(const VisionShape& s, int64_t h, int64_t w) {
+  const int64_t side = s.image_size / s.patch;
+  ImageTokens t;
+  if (s.kind == VisionKind::kMllama) {
+    // mllama: the processor pads every image to max_num_tiles tiles (pack_images), each tile is
+    // side^2 + 1 positions padded to a multiple of 8 in MllamaVisionModel.forward; the decoder
+    // holds one <|image|> token and reads the tiles' states through cross-attention.
+    const int64_t per_tile = Mul(side, side) + 1;
+    t.llm_tokens = 1;
+    t.sequences = 1;
+    t.sequence_len = Mul(s.max_tiles, per_tile + (8 - per_tile % 8) % 8);
+    t.patches = t.sequence_len;
+    t.pixel_values = Mul(s.max_tiles, 3, s.image_size, s.image_size);
+    t.cross_attention_states = Mul(s.max_tiles, per_tile);
+    return t;
+  }
+  // Llama 4: r x c chunks plus a global chunk when r c > 1 (processing_llama4.py
+  // _prompt_split_image), each (side^2 patches) x pixel_shuffle_ratio^2 (0.5: 144 tokens of a
+  // 336-pixel chunk), with a tile separator after each chunk and image_start / image / image_end.
+  const auto [r, c] = BestCanvas(h, w, s.image_size, s.max_tiles);
+  const int64_t chunks = r * c + (r * c > 1 ? 1 : 0);
+  const int64_t per_chunk = Mul(side, side) / 4;
+  t.llm_tokens = Mul(chunks, per_chunk) + (r * c > 1 ? r * c : 0) + 3;
+  t.sequences = chunks;
+  t.sequence_len = Mul(side, side) + 1;
+  t.patches = Mul(chunks, t.sequence_len);
+  t.pixel_values = Mul(chunks, 3, s.image_size, s.image_size);
+  return t;
+}
+
+// Pixtral / Mistral 3 (image_processing_pixtral.py get_resize_output_image_size; processing_mistral3.py):
+// scaled down to fit image_size (the longest edge, 1540) then to whole patches (ceil); every row of
+// merge x merge patches is a row of [IMG] tokens ended by [IMG_BREAK] (the last by [IMG_END]).
+ImageTokens Pixtral(const VisionShape& s, int64_t h, int64_t w) {
+  const double ratio = std::max(static_cast<double>(h) / static_cast<double>(s.image_size),
+                                static_cast<double>(w) / static_cast<double>(s.image_size));
+  if (ratio > 1) {
+    h = static_cast<int64_t>(std::floor(static_cast<double>(h) / ratio));
+    w = static_cast<int64_t>(std::floor(static_cast<double>(w) / ratio));
+  }
+  const int64_t ph = CeilDiv(h, s.patch), pw = CeilDiv(w, s.patch);
+  const int64_t rows = ph * s.patch / (s.patch * s.merge), cols = pw * s.patch / (s.patch * s.merge);
+  ImageTokens t;
+  t.llm_tokens = Mul(rows, cols) + rows;
+  t.sequences = 1;
+  t.sequence_len = Mul(ph, pw);
+  t.patches = t.sequence_len;
+  t.pixel_values = Mul(3, t.patches, s.patch, s.patch);
+  return t;
+}
+
+// Towers with one fixed-size input: LLaVA (CLIP side^2 + CLS; the default `vision_feature_select_strategy`
+// drops the CLS), Gemma 3 (SigLIP side^2 patches pooled to mm_tokens_per_image), Gemma 4.
+ImageTokens Fixed(const VisionShape& s) {
+  ImageTokens t;
+  t.sequences = 1;
+  if (s.kind == VisionKind::kGemma4) {
+    t.llm_tokens = s.tokens_per_image;
+    t.patches = Mul(s.tokens_per_image, s.merge, s.merge);
+    t.sequence_len = t.patches;
+    t.pixel_values = Mul(3, t.patches, s.patch, s.patch);
+    return t;
+  }
+  const int64_t side = s.image_size / s.patch;
+  const bool cls = s.kind == VisionKind::kLlava;
+  t.patches = Mul(side, side) + (cls ? 1 : 0);
+  t.sequence_len = t.patches;
+  t.llm_tokens = s.kind == VisionKind::kGemma3 ? s.tokens_per_image : Mul(side, side);
+  t.pixel_values = Mul(3, s.image_size, s.image_size);
+  return t;
+}
+
+}  // namespace
+
+ImageTokens TokensForImage(const VisionShape& shape, int64_t height, int64_t width, int64_t max_pixels) {
+  if (shape.kind == VisionKind::kNone || shape.patch <= 0 || height <= 0 || width <= 0) return {};
+  const bool qwen = shape.kind == VisionKind::kQwen25Vl || shape.kind == VisionKind::kQwen3Vl;
+  if (qwen) return Qwen(shape, height, width, max_pixels);
+  PreResize(max_pixels, &height, &width);
+  switch (shape.kind) {
+    case VisionKind::kLlavaNext: return LlavaNext(shape, height, width);
+    case VisionKind::kLlama4:
+    case VisionKind::kMllama: return Tiled(shape, height, width);
+    case VisionKind::kPixtral: return Pixtral(shape, height, width);
+    default: return Fixed(shape);
+  }
+}
+
+ImageTokens LargestImage(const VisionShape& shape, int64_t max_pixels) {
+  switch (shape.kind) {
+    case VisionKind::kNone: return {};
+    case VisionKind::kQwen25Vl:
+    case VisionKind::kQwen3Vl: {
+      const int64_t cap = max_pixels > 0 ? max_pixels : (shape.kind == VisionKind::kQwen3Vl ? 16777216 : 12845056);
+      // vLLM's Qwen2VLProcessingInfo.get_image_size_with_most_features: smart_resize of a
+      // 9,999,999-pixel square under max_pixels.
+      return TokensForImage(shape, 9999999, 9999999, cap);
+    }
+    case VisionKind::kLlavaNext: {
+      ImageTokens best;
+      const int64_t t = shape.image_size;
+      for (const auto& [h, w] : std::vector<std::pair<int64_t, int64_t>>{{t, 2 * t}, {2 * t, t}, {2 * t, 2 * t}, {3 * t, t}, {t, 3 * t}}) {
+        ImageTokens x = TokensForImage(shape, h, w);
+        if (x.llm_tokens > best.llm_tokens) best = x;
+      }
+      return best;
+    }
+    case VisionKind::kLlama4: {
+      const int64_t side = shape.image_size * 4;  // a 4 x 4 canvas: max_patches 16
+      return TokensForImage(shape, side, side);
+    }
+    case VisionKind::kPixtral: return TokensForImage(shape, shape.image_size, shape.image_size);
+    default: return TokensForImage(shape, shape.image_size > 0 ? shape.image_size : 1, shape.image_size > 0 ? shape.image_size : 1);
+  }
+}
+
+}  // namespace vramplan

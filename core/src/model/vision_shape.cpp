@@ -1,0 +1,143 @@
+#include "model/vision_shape.h"
+
+#include <algorithm>
+
+namespace vramplan {
+namespace {
+
+// An integer key of `obj`, or `fallback` (CountVisionTower has already refused bad values).
+int64_t IntOr(const nlohmann::json& obj, const char* key, int64_t fallback) {
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_number()) return fallback;
+  const double d = it->get<double>();
+  return d >= 0 && d <= double(int64_t{1} << 40) ? static_cast<int64_t>(d) : fallback;
+}
+
+int64_t ArraySize(const nlohmann::json& obj, const char* key, int64_t fallback) {
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_array() ? static_cast<int64_t>(it->size()) : fallback;
+}
+
+}  // namespace
+
+VisionShape ReadVisionShape(const std::string& wrapper, const nlohmann::json& config, int64_t text_hidden) {
+  VisionShape s;
+  auto vc_it = config.find("vision_config");
+  if (vc_it == config.end() || !vc_it->is_object()) return s;
+  const nlohmann::json& vc = *vc_it;
+  s.output_hidden = text_hidden;
+  if (wrapper == "qwen2_5_vl") {
+    // Qwen2_5_VLVisionConfig defaults; window attention over window_size pixels except on
+    // fullatt_block_indexes (modeling_qwen2_5_vl.py Qwen2_5_VisionTransformerPretrainedModel).
+    s.kind = VisionKind::kQwen25Vl;
+    s.hidden = IntOr(vc, "hidden_size", 1280);
+    s.layers = IntOr(vc, "depth", 32);
+    s.intermediate = IntOr(vc, "intermediate_size", 3420);
+    s.heads = IntOr(vc, "num_heads", 16);
+    s.gated_mlp = true;
+    s.rms_norm = true;
+    s.patch = IntOr(vc, "patch_size", 14);
+    s.temporal_patch = IntOr(vc, "temporal_patch_size", 2);
+    s.merge = IntOr(vc, "spatial_merge_size", 2);
+    s.window_size = IntOr(vc, "window_size", 112);
+    s.full_attention_layers = ArraySize(vc, "fullatt_block_indexes", 4);
+    s.output_hidden = IntOr(vc, "out_hidden_size", text_hidden);
+  } else if (wrapper == "qwen3_vl" || wrapper == "qwen3_vl_moe") {
+    s.kind = VisionKind::kQwen3Vl;  // Qwen3VLVisionConfig defaults
+    s.hidden = IntOr(vc, "hidden_size", 1152);
+    s.layers = IntOr(vc, "depth", 27);
+    s.intermediate = IntOr(vc, "intermediate_size", 4304);
+    s.heads = IntOr(vc, "num_heads", 16);
+    s.patch = IntOr(vc, "patch_size", 16);
+    s.temporal_patch = IntOr(vc, "temporal_patch_size", 2);
+    s.merge = IntOr(vc, "spatial_merge_size", 2);
+    s.full_attention_layers = s.layers;
+    s.output_hidden = IntOr(vc, "out_hidden_size", text_hidden);
+  } else if (wrapper == "gemma3") {
+    // SiglipVisionConfig defaults; Gemma3Config mm_tokens_per_image (256): the 64 x 64 patches of
+    // an 896-pixel image average-pooled 4 x 4 (modeling_gemma3.py Gemma3MultiModalProjector).
+    s.kind = VisionKind::kGemma3;
+    s.hidden = IntOr(vc, "hidden_size", 768);
+    s.layers = IntOr(vc, "num_hidden_layers", 12);
+    s.intermediate = IntOr(vc, "intermediate_size", 3072);
+    s.heads = IntOr(vc, "num_attention_heads", 12);
+    s.patch = IntOr(vc, "patch_size", 16);
+    s.image_size = IntOr(vc, "image_size", 224);
+    s.tokens_per_image = IntOr(config, "mm_tokens_per_image", 256);
+    s.full_attention_layers = s.layers;
+  } else if (wrapper == "llava" || wrapper == "llava_next") {
+    // CLIPVisionConfig defaults (LLaVA-1.5's is image 336, patch 14).
+    s.kind = wrapper == "llava" ? VisionKind::kLlava : VisionKind::kLlavaNext;
+    s.hidden = IntOr(vc, "hidden_size", 768);
+    s.layers = IntOr(vc, "num_hidden_layers", 12);
+    s.intermediate = IntOr(vc, "intermediate_size", 3072);
+    s.heads = IntOr(vc, "num_attention_heads", 12);
+    s.patch = IntOr(vc, "patch_size", 32);
+    s.image_size = IntOr(vc, "image_size", 224);
+    // LlavaNextConfig image_grid_pinpoints default: the largest grid is 2 x 2 (672 x 672) or 3 x 1.
+    s.max_tiles = wrapper == "llava" ? 1 : 5;
+    s.full_attention_layers = s.layers;
+  } else if (wrapper == "mistral3") {
+    // PixtralVisionConfig; Mistral3Config spatial_merge_size (2); the processor's longest edge
+    // (preprocessor_config.json size.longest_edge 1540 for Mistral-Small-3.1) is image_size.
+    s.kind = VisionKind::kPixtral;
+    s.hidden = IntOr(vc, "hidden_size", 1024);
+    s.layers = IntOr(vc, "num_hidden_layers", 24);
+    s.intermediate = IntOr(vc, "intermediate_size", 4096);
+    s.heads = IntOr(vc, "num_attention_heads", 16);
+    s.gated_mlp = true;
+    s.rms_norm = true;
+    s.patch = IntOr(vc, "patch_size", 16);
+    s.merge = IntOr(config, "spatial_merge_size", 2);
+    s.image_size = IntOr(vc, "image_size", 1024);
+    s.full_attention_layers = s.layers;
+  } else if (wrapper == "llama4") {
+    // Llama4VisionConfig; Llama4ImageProcessorFast max_patches 16 chunks of image_size (336) plus
+    // a global chunk, each (336 / 14)^2 patches pixel-shuffled by pixel_shuffle_ratio 0.5.
+    s.kind = VisionKind::kLlama4;
+    s.hidden = IntOr(vc, "hidden_size", 768);
+    s.layers = IntOr(vc, "num_hidden_layers", 34);
+    s.intermediate = IntOr(vc, "intermediate_size", 5632);
+    s.heads = IntOr(vc, "num_attention_heads", 16);
+    s.patch = IntOr(vc, "patch_size", 14);
+    s.image_size = IntOr(vc, "image_size", 448);
+    s.max_tiles = 16;
+    s.full_attention_layers = s.layers;
+    s.output_dim = IntOr(vc, "vision_output_dim", 7680);
+  } else if (wrapper == "mllama") {
+    // MllamaVisionConfig: tiles of image_size (560), max_num_tiles (4); local + global layers.
+    s.kind = VisionKind::kMllama;
+    s.hidden = IntOr(vc, "hidden_size", 1280);
+    s.layers = IntOr(vc, "num_hidden_layers", 32) + IntOr(vc, "num_global_layers", 8);
+    s.intermediate = IntOr(vc, "intermediate_size", 5120);
+    s.heads = IntOr(vc, "attention_heads", IntOr(vc, "num_attention_heads", 16));
+    s.patch = IntOr(vc, "patch_size", 14);
+    s.image_size = IntOr(vc, "image_size", 448);
+    s.max_tiles = std::max<int64_t>(1, IntOr(vc, "max_num_tiles", 4));
+    s.full_attention_layers = s.layers;
+    s.output_dim = IntOr(vc, "vision_output_dim", 7680);
+  } else if (wrapper == "gemma4") {
+    // Gemma4VisionConfig; soft tokens per image from the config (vision_soft_tokens_per_image),
+    // each pooled from 3 x 3 patches (approximate: docs/models.md "Image inputs").
+    s.kind = VisionKind::kGemma4;
+    s.hidden = IntOr(vc, "hidden_size", 768);
+    s.layers = IntOr(vc, "num_hidden_layers", 16);
+    s.intermediate = IntOr(vc, "intermediate_size", 3072);
+    s.heads = IntOr(vc, "num_attention_heads", 12);
+    s.gated_mlp = true;
+    s.rms_norm = true;
+    s.patch = IntOr(vc, "patch_size", 16);
+    s.tokens_per_image = IntOr(config, "vision_soft_tokens_per_image", 280);
+    s.merge = 3;
+    s.full_attention_layers = s.layers;
+  }
+  // Divisors stay positive whatever a pasted config says (0 is accepted by some counting reads).
+  s.patch = std::max<int64_t>(1, s.patch);
+  s.merge = std::max<int64_t>(1, s.merge);
+  s.temporal_patch = std::max<int64_t>(1, s.temporal_patch);
+  s.heads = std::max<int64_t>(1, s.heads);
+  s.image_size = std::max<int64_t>(1, s.image_size);
+  return s;
+}
+
+}  // namespace vramplan
