@@ -93,6 +93,7 @@ void VllmEngine(const Scenario& sc, const Prepared& prepared, int64_t dtype_byte
   }
   e->weight_bytes = weights;
   e->cache_bytes = kv + budget + other;
+  e->outside_pools_bytes = other;
   // Sleep (vllm/device_allocator/cumem.py CuMemAllocator: the "weights" and "kv_cache" pools): level 1
   // offloads the weights to host RAM and discards the KV cache, level 2 discards both; memory outside
   // those pools (CUDA graphs, non-torch) stays. Awake (level 0) the weights and the KV pool stay.

@@ -43,6 +43,7 @@ struct RolloutEngine {
   // On the training GPU while it generates (colocate; for generate(): its KV cache and buffers).
   int64_t weight_bytes = 0;     // vLLM's own copy of the weights
   int64_t cache_bytes = 0;      // KV pool + activation budget + sampler + non-torch + CUDA graphs; generate(): KV + prefill
+  int64_t outside_pools_bytes = 0;  // of cache_bytes: non-torch memory + CUDA graphs (vLLM's `temporary` term)
   // ... while the trainer runs (the sleep level's residue), and host RAM (sleep level 1).
   int64_t asleep_weight_bytes = 0;
   int64_t asleep_cache_bytes = 0;

@@ -462,6 +462,16 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   }
   const LoadPhase load = ComputeLoadPhase(sc, plan, stored, weights_dev, explain, &prepared.load_replay);
   r->gpu.load_reserved_bytes = load.reserved_bytes;
+  // A colocated vLLM without sleep mode (vllm_sleep_level 0: no CuMemAllocator) allocates its weights,
+  // its profile run's activations and its KV pool through PyTorch's caching allocator inside
+  // GRPOTrainer.__init__ (TRL vllm_generation.py _init_vllm), so torch.cuda.max_memory_reserved()
+  // after building the trainer counts them; with sleep mode they are in vLLM's own pools, outside
+  // torch's counters. The non-torch part and the CUDA graphs (vLLM's `temporary`) are left out.
+  if (online_rl && engine.vllm && engine.colocated && sc.train.rollout.vllm_sleep_level == 0 && load.reserved_bytes > 0) {
+    const int64_t engine_torch = engine.weight_bytes + engine.cache_bytes - engine.outside_pools_bytes;
+    r->gpu.load_reserved_bytes = checked::Add(load.reserved_bytes, engine_torch);
+    if (explain) r->gpu.load_explain += "; + the colocated vLLM started in the trainer's __init__ (weights, profile-run activations and KV pool through the caching allocator) " + Gib(engine_torch);
+  }
   r->gpu.load_explain = load.explain;
 
   // ---- the moments, in time order; each one is what the rank holds at that instant
@@ -515,6 +525,19 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     m.at = At::kModelLoaded;
     m.temporary_bytes = 0;
     push(m);
+    // A colocated vLLM starts inside GRPOTrainer.__init__ (TRL trl/generation/vllm_generation.py
+    // _init_vllm: LLM(gpu_memory_utilization=...), then llm.sleep(level) only with
+    // vllm_enable_sleep_mode): its weights and KV pool are on the GPU beside the loaded policy before
+    // the first step, so the load phase (what TRL's notebooks print after building the trainer:
+    // tests/fixtures/gpu/post_training_runs.json) holds them; asleep, only the sleep level's residue
+    // stays (the training moments' rollout bytes).
+    if (online_rl && engine.vllm && engine.colocated) {
+      m.at = At::kRolloutEngineStarted;
+      m.rollout_weight_bytes = engine.weight_bytes;
+      m.rollout_cache_bytes = engine.cache_bytes;
+      m.running = "rollout";
+      push(m);
+    }
   }
   // A no-grad forward's last decoder layer over the micro-batch (a reference or log-prob pass).
   // What its forward keeps from the start (inputs_embeds, which LlamaModel.forward holds, the eager
