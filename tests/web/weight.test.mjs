@@ -28,6 +28,10 @@
 // 338,884 B, budget 339,400 B; then the planner-speed changes to the estimate's shared code (the ZeRO-3
 // gathered count cached per preparation, inline module groups in the activation walk): vramplan.wasm
 // +505 B gzipped (284,149 -> 284,654 B built locally before and after), budget 339,905 B.
+// Session 6's merges (VLM image inputs, unsloth / Liger kernels, the allocator band, quantized weights
+// under FSDP / ZeRO-3, post-training rules): page 351,621 B measured, budget 352,700 B (the measured
+// total + 1,079 B, the largest gap seen between a local build and the fresh-clone CI's); own files
+// 44,018 B (+82 B: the two image fields), budget 44,100 B. docs/web.md.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -35,8 +39,8 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { startServer, startBrowser, openPage, SITE } from './harness.mjs';
 
-export const PAGE_WEIGHT_BUDGET_BYTES = 339_905;
-export const PAGE_OWN_BUDGET_BYTES = 40 * 1024 + 169 + 1143 + 356 + 240 + 535 + 497 + 52;
+export const PAGE_WEIGHT_BUDGET_BYTES = 352_700;
+export const PAGE_OWN_BUDGET_BYTES = 40 * 1024 + 169 + 1143 + 356 + 240 + 535 + 497 + 52 + 148;
 
 let server; let chrome;
 before(async () => { server = await startServer(); chrome = await startBrowser(); });
