@@ -51,11 +51,12 @@ struct Walker {
   int64_t T;
   LayerSaved out;
 
-  void Save(int64_t bytes) { out.total_bytes += bytes; }
+  // Checked: a hostile shape's terms arrive saturated (util/checked_math.h) and must not wrap here.
+  void Save(int64_t bytes) { out.total_bytes = checked::Add(out.total_bytes, bytes); }
 
   // RMSNorm (HF LlamaRMSNorm) / LayerNorm on `rows` x `dim`. Returns whether the output needs grad.
   bool Norm(const NormSpec& n, NormKind kind, bool x_req, int64_t rows) {
-    out.total_bytes += NormSavedBytes(n, kind, x_req, plan.weights_trainable, rows, ctx);
+    out.total_bytes = checked::Add(out.total_bytes, NormSavedBytes(n, kind, x_req, plan.weights_trainable, rows, ctx));
     return x_req || (plan.weights_trainable && n.has_weight);
   }
 

@@ -414,9 +414,12 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
       const Zero3Gathered& g = z.gathered;
       // Whole bytes per element for 16/32-bit weights (the model's buffers, a few bytes, left out);
       // the mean for quantized layers (QLoRA: packed 4-bit layers, 16-bit embeddings).
-      const int64_t per_element = elements > 0 ? weights.bytes / elements : 0;
+      // bitsandbytes' QuantState is not gathered (it is whole on the rank already): the gathered
+      // parameter data is the weights less it.
+      const int64_t gathered_data = weights.bytes - unsharded;
+      const int64_t per_element = elements > 0 ? gathered_data / elements : 0;
       if (per_element >= 1) view.gathered_bytes = g.Total() * per_element;
-      else if (elements > 0) view.gathered_bytes = static_cast<int64_t>(static_cast<double>(g.Total()) * static_cast<double>(weights.bytes) / static_cast<double>(elements));
+      else if (elements > 0) view.gathered_bytes = static_cast<int64_t>(static_cast<double>(g.Total()) * static_cast<double>(gathered_data) / static_cast<double>(elements));
     }
   }
   const int64_t weights_dev = view.Weights(weights.bytes), states_dev = view.States(opt.state_bytes);

@@ -12,6 +12,7 @@
 #include "format.h"
 #include "inference/kv_cache.h"
 #include "inference/weight_formats.h"
+#include "train/vision_memory.h"
 #include "util/checked_math.h"
 
 namespace vramplan {
@@ -148,7 +149,8 @@ Bounds Assess(const Scenario& s, const ModelSizes& z) {
   const double h = D(m.hidden_size), V = D(m.vocab_size);
   if (s.mode == Mode::kTrain) {
     const TrainConfig& t = s.train;
-    const double b = D(t.micro_batch_size), sl = D(t.seq_len), T = b * sl;
+    // A VLM sample's decoder runs over its text and its images' tokens (train/vision_memory.h).
+    const double b = D(t.micro_batch_size), sl = D(VisionLlmTokens(s)), T = b * sl;
     const bool lora = t.method == TrainMethod::kLora || t.method == TrainMethod::kQlora;
     const double rank = lora ? D(t.lora.rank) : 0;
     // Weights, gradients, master weights, optimizer states, step temporaries, AMP casts, the load
@@ -260,7 +262,8 @@ Wording Describe(const Scenario& s, const ModelSizes& z, Part part) {
   const InferenceConfig& inf = s.inference;
   const std::string heads = N(static_cast<int64_t>(z.max_heads)) + " attention heads";
   const std::string vocab = "the vocabulary (" + N(s.model.vocab_size) + ")";
-  const std::string train_tokens = "train.micro_batch_size (" + N(t.micro_batch_size) + ") x train.seq_len (" + N(t.seq_len) + ")";
+  const std::string train_tokens = "train.micro_batch_size (" + N(t.micro_batch_size) + ") x train.seq_len (" + N(t.seq_len) + ")" +
+                                   (t.images_per_sample > 0 ? " plus train.images_per_sample (" + N(t.images_per_sample) + ") x the tokens per image" : "");
   const std::string lower_train = "lower train.seq_len or train.micro_batch_size";
   const std::string infer_tokens = "inference.batch_size (" + N(inf.batch_size) + ") x inference.prompt_len (" + N(inf.prompt_len) + ")";
   const std::string lower_infer = "lower inference.prompt_len or inference.batch_size";
