@@ -50,25 +50,36 @@ TEST(Shard, LayerSplitOfTransformersInference) {
 
 // ZeRO stages (Rajbhandari et al. 2020): stage 1 shards optimizer states, 2 also gradients, 3 also
 // parameters; each rank holds ceil(x / dp).
+// One decoder layer of 100 B, a root unit of 50 B, 30 B of the largest layer's gradients, 2-byte buckets and gradients.
+ShardedUnitBytes SmallUnits() {
+  ShardedUnitBytes u;
+  u.layer_weight_bytes = 100;
+  u.root_weight_bytes = 50;
+  u.max_layer_grad_bytes = 30;
+  u.bucket_dtype_bytes = 2;
+  u.grad_dtype_bytes = 2;
+  return u;
+}
+
 TEST(Shard, DataParallelStatesView) {
   const RankShard z1 = Shard(R"({"gpus":8,"zero":1})");
-  const RankView v1 = z1.StatesView(100, 50, 30, 2, 2);
+  const RankView v1 = z1.StatesView(SmallUnits());
   EXPECT_EQ(v1.Weights(801), 801);
   EXPECT_EQ(v1.States(801), 101);
   EXPECT_EQ(v1.Gradients(801), 801);
-  const RankView v2 = Shard(R"({"gpus":8,"zero":2})").StatesView(100, 50, 30, 2, 2);
+  const RankView v2 = Shard(R"({"gpus":8,"zero":2})").StatesView(SmallUnits());
   EXPECT_EQ(v2.Gradients(801), 101);
   EXPECT_EQ(v2.Weights(801), 801);
-  const RankView v3 = Shard(R"({"gpus":8,"zero":3})").StatesView(100, 50, 30, 2, 2);
+  const RankView v3 = Shard(R"({"gpus":8,"zero":3})").StatesView(SmallUnits());
   EXPECT_EQ(v3.Weights(801), 101);
   EXPECT_EQ(v3.gathered_bytes, 2 * 100);  // the running unit and the prefetched one
   // FSDP: also the root unit stays gathered, and one unit's full gradient waits for its reduce-scatter.
-  const RankView fsdp = Shard(R"({"gpus":4,"fsdp":true})").StatesView(100, 50, 30, 2, 2);
+  const RankView fsdp = Shard(R"({"gpus":4,"fsdp":true})").StatesView(SmallUnits());
   EXPECT_EQ(fsdp.Weights(801), 201);
   EXPECT_EQ(fsdp.gathered_bytes, 2 * 100 + 50);
   EXPECT_EQ(fsdp.unit_grad_bytes, 30);
   // Offload: states (and with ZeRO-3 the parameters) leave the GPU.
-  const RankView off = Shard(R"({"gpus":8,"zero":3,"offload_optimizer":"cpu","offload_params":"cpu"})").StatesView(100, 50, 30, 2, 2);
+  const RankView off = Shard(R"({"gpus":8,"zero":3,"offload_optimizer":"cpu","offload_params":"cpu"})").StatesView(SmallUnits());
   EXPECT_EQ(off.States(801), 0);
   EXPECT_EQ(off.Weights(801), 0);
 }

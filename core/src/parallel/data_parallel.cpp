@@ -49,9 +49,9 @@ DataParallel DataParallelFor(const ParallelConfig& p, int64_t dp, Trainer traine
   return d;
 }
 
-RankView RankViewFor(const DataParallel& dp, int64_t layer_weight_bytes, int64_t root_weight_bytes, int64_t max_layer_grad_bytes,
-                     int64_t bucket_dtype_bytes, int64_t grad_dtype_bytes, int64_t all_grad_bytes, int64_t embedding_unit_bytes,
-                     int64_t root_rest_bytes) {
+RankView RankViewFor(const DataParallel& dp, const ShardedUnitBytes& u) {
+  const int64_t layer_weight_bytes = u.layer_weight_bytes;
+  const int64_t root_weight_bytes = u.root_weight_bytes;
   RankView v;
   v.dp = dp;
   // The running unit + the prefetched one (+ FSDP's root unit); DeepSpeed ZeRO-3's own rule replaces it
@@ -60,15 +60,15 @@ RankView RankViewFor(const DataParallel& dp, int64_t layer_weight_bytes, int64_t
   // Embedding and output layer as units of their own: the root keeps the final norm; the most
   // gathered at once is two decoder layers, or the output layer (at the forward-to-backward turn)
   // with the last layer prefetched for the backward (FSDP prefetches one unit ahead).
-  if (dp.shard_params && dp.fsdp && dp.embedding_units && !dp.keep_gathered && embedding_unit_bytes > 0) {
-    v.gathered_bytes = std::max(2 * layer_weight_bytes, embedding_unit_bytes + layer_weight_bytes) + root_rest_bytes;
+  if (dp.shard_params && dp.fsdp && dp.embedding_units && !dp.keep_gathered && u.embedding_unit_bytes > 0) {
+    v.gathered_bytes = std::max(2 * layer_weight_bytes, u.embedding_unit_bytes + layer_weight_bytes) + u.root_rest_bytes;
   }
   // SHARD_GRAD_OP does not reshard after forward: by the end of the forward every unit is gathered.
   if (dp.shard_params && dp.keep_gathered) v.gathered_bytes = layer_weight_bytes * dp.units + root_weight_bytes;
-  if (dp.shard_grads && dp.fsdp) v.unit_grad_bytes = max_layer_grad_bytes;
-  if (dp.shard_grads && !dp.fsdp && !dp.contiguous_gradients) v.pending_grad_bytes = dp.reduce_bucket_elements * grad_dtype_bytes;
-  v.backward_bucket_bytes = dp.backward_bucket_elements * bucket_dtype_bytes;
-  v.persistent_bucket_bytes = dp.persistent_bucket_elements * bucket_dtype_bytes + (dp.ddp_gradient_copy ? all_grad_bytes : 0);
+  if (dp.shard_grads && dp.fsdp) v.unit_grad_bytes = u.max_layer_grad_bytes;
+  if (dp.shard_grads && !dp.fsdp && !dp.contiguous_gradients) v.pending_grad_bytes = dp.reduce_bucket_elements * u.grad_dtype_bytes;
+  v.backward_bucket_bytes = dp.backward_bucket_elements * u.bucket_dtype_bytes;
+  v.persistent_bucket_bytes = dp.persistent_bucket_elements * u.bucket_dtype_bytes + (dp.ddp_gradient_copy ? u.all_grad_bytes : 0);
   return v;
 }
 

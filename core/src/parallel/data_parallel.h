@@ -117,15 +117,20 @@ struct RankView {
   int64_t LeastGradientGrowth(int64_t bytes) const { return dp.grads_on_host ? 0 : dp.shard_grads ? bytes / dp.dp : bytes; }
 };
 
-// `layer_weight_bytes`: one decoder layer's parameters (the unit ZeRO-3/FSDP gathers);
-// `root_weight_bytes`: embeddings, final norm and lm_head (FSDP's root unit);
-// `embedding_unit_bytes`: the largest of the embedding and the output layer (gathered alone when
-// they are units of their own); `root_rest_bytes`: what the root keeps then (the final norm);
-// `max_layer_grad_bytes`: the largest layer's gradients; `bucket_dtype_bytes`: the gradient
-// buckets' element size; `grad_dtype_bytes`: the gradients' element size.
-RankView RankViewFor(const DataParallel& dp, int64_t layer_weight_bytes, int64_t root_weight_bytes, int64_t max_layer_grad_bytes,
-                     int64_t bucket_dtype_bytes, int64_t grad_dtype_bytes, int64_t all_grad_bytes = 0, int64_t embedding_unit_bytes = 0,
-                     int64_t root_rest_bytes = 0);
+// What a data-parallel rank gathers and reduces, in bytes: the sizes RankViewFor turns into the
+// rank's in-flight terms (named fields, so a call site says which number is which).
+struct ShardedUnitBytes {
+  int64_t layer_weight_bytes = 0;    // one decoder layer's parameters (the unit ZeRO-3/FSDP gathers)
+  int64_t root_weight_bytes = 0;     // embeddings, final norm and lm_head (FSDP's root unit)
+  int64_t embedding_unit_bytes = 0;  // the largest of the embedding and the output layer (gathered alone when they are units of their own)
+  int64_t root_rest_bytes = 0;       // what the root keeps then (the final norm)
+  int64_t max_layer_grad_bytes = 0;  // the largest layer's gradients
+  int64_t all_grad_bytes = 0;        // every gradient (DDP's bucket copy of them)
+  int64_t bucket_dtype_bytes = 0;    // the gradient buckets' element size
+  int64_t grad_dtype_bytes = 0;      // the gradients' element size
+};
+
+RankView RankViewFor(const DataParallel& dp, const ShardedUnitBytes& units);
 
 // Inline: it runs once per moment, hundreds of times per estimate.
 inline void RankView::Apply(Moment* moment) const {

@@ -41,13 +41,8 @@ struct RankShard {
   int64_t LayerSplitBytes(int64_t bytes) const { return CeilDiv(bytes, layer_split); }
 
   // ---- the states (data parallel): the view every training moment goes through.
-  // `layer_weight_bytes`: one decoder layer's parameters (the unit ZeRO-3/FSDP gathers);
-  // `root_weight_bytes`: embeddings, final norm and lm_head (FSDP's root unit); see RankViewFor.
-  RankView StatesView(int64_t layer_weight_bytes, int64_t root_weight_bytes, int64_t max_layer_grad_bytes, int64_t bucket_dtype_bytes,
-                      int64_t grad_dtype_bytes, int64_t all_grad_bytes = 0, int64_t embedding_unit_bytes = 0, int64_t root_rest_bytes = 0) const {
-    return RankViewFor(data, layer_weight_bytes, root_weight_bytes, max_layer_grad_bytes, bucket_dtype_bytes, grad_dtype_bytes, all_grad_bytes,
-                       embedding_unit_bytes, root_rest_bytes);
-  }
+  // (ShardedUnitBytes names the sizes; see RankViewFor.)
+  RankView StatesView(const ShardedUnitBytes& units) const { return RankViewFor(data, units); }
   // Host RAM of this rank's process under offload (DeepSpeed ZeRO-Offload / ZeRO-Infinity,
   // FSDP CPUOffload): the rank's shard of the optimizer states with their fp32 gradients
   // (DeepSpeedCPUAdam steps on the host), and of the parameters. Appended to `host` (cpu.breakdown);

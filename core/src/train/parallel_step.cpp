@@ -208,8 +208,16 @@ StagePrep PrepareStage(const Scenario& sc, const Topology& topo, const PipelineS
     const int64_t embedding_params = local.vocab_size * local.hidden_size;
     const int64_t root_params = embedding_params * (local.tied_embeddings ? 1 : 2) + local.final_norm.Params();
     const int64_t layer_params = local.num_layers > 0 ? std::max<int64_t>(0, counts.total - root_params) / local.num_layers : 0;
-    view = rank.StatesView(layer_params * unit_dtype, root_params * unit_dtype, layer_params * grad_dtype, prec.grad, prec.grad, grads_total,
-                           embedding_params * unit_dtype, local.final_norm.Params() * unit_dtype);
+    ShardedUnitBytes units;
+    units.layer_weight_bytes = layer_params * unit_dtype;
+    units.root_weight_bytes = root_params * unit_dtype;
+    units.embedding_unit_bytes = embedding_params * unit_dtype;
+    units.root_rest_bytes = local.final_norm.Params() * unit_dtype;
+    units.max_layer_grad_bytes = layer_params * grad_dtype;
+    units.all_grad_bytes = grads_total;
+    units.bucket_dtype_bytes = prec.grad;
+    units.grad_dtype_bytes = prec.grad;
+    view = rank.StatesView(units);
     states_dev = view.States(opt.state_bytes);
   }
   const int64_t weights_dev = megatron ? weights.bytes : view.Weights(weights.bytes);

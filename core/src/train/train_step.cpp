@@ -403,8 +403,16 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     int64_t max_layer_grads = 0;
     for (const auto& li : layers) max_layer_grads = std::max(max_layer_grads, li.grad_bytes);
     const int64_t unit_dtype = fsdp_16bit_units ? 2 : prec.weight;
-    view = rank.StatesView(layer_bytes, gathered_root, max_layer_grads, bucket_dtype, prec.grad, grads_total, vh * unit_dtype,
-                           model.final_norm.Params() * unit_dtype);
+    ShardedUnitBytes units;
+    units.layer_weight_bytes = layer_bytes;
+    units.root_weight_bytes = gathered_root;
+    units.embedding_unit_bytes = vh * unit_dtype;
+    units.root_rest_bytes = model.final_norm.Params() * unit_dtype;
+    units.max_layer_grad_bytes = max_layer_grads;
+    units.all_grad_bytes = grads_total;
+    units.bucket_dtype_bytes = bucket_dtype;
+    units.grad_dtype_bytes = prec.grad;
+    view = rank.StatesView(units);
     view.unsharded_weight_bytes = unsharded;
     // DeepSpeed ZeRO-3 gathers leaf modules, keeps the forward's tail for its backward and never
     // partitions small parameters (parallel/zero3_gather.h); the elements in the weights' dtype.
