@@ -23,6 +23,9 @@ TEST(ImageTokens, Qwen25VlSmartResize) {
   ImageTokens t = TokensForImage(Qwen25(), 1024, 1024);
   EXPECT_EQ(t.patches, 5476);
   EXPECT_EQ(t.llm_tokens, 1369);
+  // + <|vision_start|> / <|vision_end|> (LLaMA-Factory mm_plugin.py Qwen2VLPlugin.process_messages)
+  EXPECT_EQ(t.markup_tokens, 2);
+  EXPECT_EQ(DecoderTokens(t), 1371);
   EXPECT_EQ(t.windows, 100);
   EXPECT_EQ(t.window_len, 64);
   EXPECT_EQ(t.pixel_values, 5476 * 3 * 2 * 14 * 14);
@@ -47,6 +50,7 @@ TEST(ImageTokens, Qwen3VlPatch16) {
   ImageTokens t = TokensForImage(s, 1024, 1024);  // factor 32: 64 x 64 patches, 32 x 32 tokens
   EXPECT_EQ(t.patches, 4096);
   EXPECT_EQ(t.llm_tokens, 1024);
+  EXPECT_EQ(DecoderTokens(t), 1026);  // the same two markup tokens as Qwen2.5-VL
   EXPECT_EQ(t.windows, 0);
   EXPECT_EQ(LargestImage(s).llm_tokens, 16384);  // longest_edge 16,777,216 = 4096^2
 }
@@ -57,6 +61,7 @@ TEST(ImageTokens, FixedTowers) {
   llava.patch = 14; llava.image_size = 336;
   ImageTokens t = TokensForImage(llava, 1024, 768);
   EXPECT_EQ(t.llm_tokens, 576);  // 24 x 24, the CLS dropped (vision_feature_select_strategy "default")
+  EXPECT_EQ(t.markup_tokens, 0);  // processing_llava.py: "<image>" becomes the 576 features alone
   EXPECT_EQ(t.patches, 577);
   VisionShape gemma3;
   gemma3.kind = VisionKind::kGemma3;
@@ -64,6 +69,15 @@ TEST(ImageTokens, FixedTowers) {
   t = TokensForImage(gemma3, 1024, 1024);
   EXPECT_EQ(t.llm_tokens, 256);
   EXPECT_EQ(t.patches, 4096);  // 64 x 64, pooled 4 x 4
+  // processing_gemma3.py full_image_sequence: "\n\n", <start_of_image>, 256 soft tokens,
+  // <end_of_image>, "\n\n" (one token each).
+  EXPECT_EQ(DecoderTokens(t), 260);
+  VisionShape gemma4;
+  gemma4.kind = VisionKind::kGemma4;
+  gemma4.patch = 16; gemma4.merge = 3; gemma4.tokens_per_image = 280;
+  t = TokensForImage(gemma4, 1024, 1024);
+  EXPECT_EQ(t.llm_tokens, 280);
+  EXPECT_EQ(DecoderTokens(t), 282);  // processing_gemma4.py replace_image_token: boi + 280 + eoi
 }
 
 TEST(ImageTokens, LlavaNextAnyres) {

@@ -162,6 +162,35 @@ TEST(VisionTower, Gemma4E2bVisionAudioAndEmbedders) {
   EXPECT_EQ(c.checkpoint_total, 5123178051);  // Hub total of google/gemma-4-E2B-it
 }
 
+// Gemma 4 31B / 26B-A4B: the larger tower of transformers convert_gemma4_weights.py
+// _LARGE_MODEL_VISION_CONFIG (hidden 1152, MLP 4304, 27 layers, 16 heads of 72, no clipped linears,
+// standardize). Expected numbers counted by hand from Gemma4VisionModel's tensor shapes; their sums
+// with the text decoders give the Hub totals exactly (tests/fixtures/param_counts.json).
+TEST(VisionTower, Gemma4LargeTowerAndEmbedder) {
+  json text = {{"model_type", "gemma4_text"}, {"hidden_size", 5376}, {"intermediate_size", 21504},
+               {"num_hidden_layers", 60}, {"num_attention_heads", 32}, {"num_key_value_heads", 16},
+               {"num_global_key_value_heads", 4}, {"attention_k_eq_v", true}, {"head_dim", 256},
+               {"global_head_dim", 512}, {"vocab_size", 262144}, {"sliding_window", 1024}};
+  json vision = {{"model_type", "gemma4_vision"}, {"hidden_size", 1152}, {"intermediate_size", 4304},
+                 {"num_hidden_layers", 27}, {"num_attention_heads", 16}, {"num_key_value_heads", 16},
+                 {"head_dim", 72}, {"standardize", true}, {"use_clipped_linears", false}};
+  json cfg = {{"model_type", "gemma4"}, {"text_config", text}, {"vision_config", vision}};
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok()) << spec.errors()[0].message;
+  EXPECT_TRUE(warnings.empty()) << warnings[0].message;
+  const ParamCounts c = CountParams(spec.value());
+  // patch input_proj (3 x 16 x 16) x 1152 = 884,736 + position table 2 x 10240 x 1152 = 23,592,960
+  // + 27 layers x 20,187,792 (q/k/v/o 4 x 1152 x 1152, q/k norms 2 x 72, four norms 4 x 1152,
+  // MLP 3 x 1152 x 4304) + std_bias / std_scale 2 x 1152 = 569,550,384.
+  EXPECT_EQ(c.vision, 884736 + 23592960 + 27 * 20187792LL + 2 * 1152);
+  EXPECT_EQ(c.vision, 569550384);
+  EXPECT_EQ(c.audio, 0);
+  EXPECT_EQ(c.projector, 1152 * 5376);  // embed_vision.embedding_projection
+  EXPECT_EQ(c.total, 30697345340);      // the text decoder (fixture row of google/gemma-4-31B-it)
+  EXPECT_EQ(c.checkpoint_total, 31273088876);  // Hub total of google/gemma-4-31B-it
+}
+
 TEST(VisionTower, OtherWrappersKeepTheTextOnlyWarning) {
   json cfg = {{"model_type", "llava"},
               {"text_config", {{"model_type", "llama"}, {"hidden_size", 64}, {"intermediate_size", 128},

@@ -76,12 +76,14 @@ TEST(VllmMultimodal, EngineAddsTowerWeightsAndImageTokens) {
   EXPECT_EQ(b.vision.tower_weight_bytes, 2 * (b.params.vision + b.params.projector));
   EXPECT_GT(b.vision.profile_bytes, 0);
   EXPECT_LT(b.inference.kv_token_capacity, a.inference.kv_token_capacity);
-  // Images per request lengthen the prompt: 2 images of 1024 x 1024 = 2 x 1,369 tokens.
+  // Images per request lengthen the prompt: 2 images of 1024 x 1024 = 2 x (1,369 tokens +
+  // <|vision_start|> / <|vision_end|>).
   Scenario req = with;
   req.inference.images_per_request = 2;
   const Result c = Estimate(req);
-  EXPECT_EQ(c.vision.image_tokens, 2 * 1369);
-  EXPECT_EQ(c.vision.llm_tokens, with.inference.prompt_len + 2 * 1369);
+  EXPECT_EQ(c.vision.tokens_per_image, 1371);
+  EXPECT_EQ(c.vision.image_tokens, 2 * 1371);
+  EXPECT_EQ(c.vision.llm_tokens, with.inference.prompt_len + 2 * 1371);
 }
 
 TEST(VllmMultimodal, ImportsTheLimitAndTheProcessorsMaxPixels) {

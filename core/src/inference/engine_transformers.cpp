@@ -128,9 +128,9 @@ void EstimateTransformersEngine(const Scenario& s, const RankShard& rank, const 
     VisionResult& vr = r->vision;
     vr.present = true;
     const ImageTokens one = TokensForImage(m.vision, inf.image_height, inf.image_width, 0);
-    vr.tokens_per_image = one.llm_tokens;
+    vr.tokens_per_image = DecoderTokens(one);
     vr.patches_per_image = one.patches;
-    vr.image_tokens = inf.images_per_request * one.llm_tokens;
+    vr.image_tokens = inf.images_per_request * DecoderTokens(one);
     vr.llm_tokens = inf.prompt_len;
     vr.tower_params = tower;
     vr.tower_weight_bytes = tower_bytes;

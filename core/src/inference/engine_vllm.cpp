@@ -150,9 +150,9 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
     VisionResult& vr = r->vision;
     vr.present = true;
     const ImageTokens one = TokensForImage(m.vision, inf.image_height, inf.image_width, inf.mm_max_pixels);
-    vr.tokens_per_image = one.llm_tokens;
+    vr.tokens_per_image = DecoderTokens(one);
     vr.patches_per_image = one.patches;
-    vr.image_tokens = inf.images_per_request * one.llm_tokens;
+    vr.image_tokens = inf.images_per_request * DecoderTokens(one);
     vr.llm_tokens = inf.prompt_len;  // already prompt + image tokens (RunInferenceEngine)
     vr.tower_params = m.checkpoint.vision_params + m.checkpoint.projector_params + m.checkpoint.audio_params;
     vr.tower_weight_bytes = mm.tower_weight_bytes;

@@ -24,7 +24,7 @@ int64_t MmLimit(const InferenceConfig& inf) {
 int64_t InferenceImageTokens(const Scenario& s) {
   const InferenceConfig& inf = s.inference;
   if (s.model.vision.kind == VisionKind::kNone || inf.images_per_request <= 0) return 0;
-  return Mul(inf.images_per_request, TokensForImage(s.model.vision, inf.image_height, inf.image_width, inf.mm_max_pixels).llm_tokens);
+  return Mul(inf.images_per_request, DecoderTokens(TokensForImage(s.model.vision, inf.image_height, inf.image_width, inf.mm_max_pixels)));
 }
 
 VllmMultimodal VllmMultimodalProfile(const Scenario& s, int64_t mnbt, int64_t max_model_len, int64_t max_seqs, int64_t dt, int64_t tp) {

@@ -63,6 +63,9 @@ ImageTokens Qwen(const VisionShape& s, int64_t h, int64_t w, int64_t max_pixels)
   t.sequences = 1;
   t.sequence_len = t.patches;
   t.pixel_values = Mul(t.patches, 3, s.temporal_patch, Mul(s.patch, s.patch));
+  // LLaMA-Factory data/mm_plugin.py Qwen2VLPlugin.process_messages (also Qwen3-VL's): each image
+  // becomes "<|vision_start|>" + image_seqlen x <|image_pad|> + "<|vision_end|>".
+  t.markup_tokens = 2;
   if (s.window_size > 0 && s.full_attention_layers < s.layers) {
     // Qwen2_5_VisionTransformerPretrainedModel.get_window_index: windows of window_size / merge /
     // patch merged units a side, over the merged grid padded to whole windows.
@@ -212,6 +215,9 @@ ImageTokens Fixed(const VisionShape& s) {
     t.patches = Mul(s.tokens_per_image, s.merge, s.merge);
     t.sequence_len = t.patches;
     t.pixel_values = Mul(3, t.patches, s.patch, s.patch);
+    // transformers models/gemma4/processing_gemma4.py Gemma4Processor.replace_image_token:
+    // boi_token + num_soft_tokens x image_token + eoi_token.
+    t.markup_tokens = 2;
     return t;
   }
   const int64_t side = s.image_size / s.patch;
@@ -220,6 +226,10 @@ ImageTokens Fixed(const VisionShape& s) {
   t.sequence_len = t.patches;
   t.llm_tokens = s.kind == VisionKind::kGemma3 ? s.tokens_per_image : Mul(side, side);
   t.pixel_values = Mul(3, s.image_size, s.image_size);
+  // transformers models/gemma3/processing_gemma3.py Gemma3Processor.__init__ full_image_sequence:
+  // "\n\n" + boi_token + mm_tokens_per_image x image_token + eoi_token + "\n\n", and "\n\n" is
+  // one token of Gemma's vocabulary. LLaVA's "<image>" expands to the features alone.
+  if (s.kind == VisionKind::kGemma3) t.markup_tokens = 4;
   return t;
 }
 

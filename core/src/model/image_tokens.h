@@ -19,7 +19,14 @@ struct ImageTokens {
   int64_t window_len = 0;      // ... positions per window (the largest)
   int64_t pixel_values = 0;    // elements of the pixel tensor handed to the tower
   int64_t cross_attention_states = 0;  // mllama: positions the decoder's cross-attention reads (tiles x patches)
+  // Markup the processor wraps each image in that is not an image feature (Qwen's
+  // <|vision_start|> / <|vision_end|>, Gemma's begin / end of image and Gemma 3's blank lines):
+  // decoder positions, not encoder outputs. Llama 4's and Pixtral's markup is in llm_tokens already.
+  int64_t markup_tokens = 0;
 };
+
+// The decoder positions one image takes: its features (llm_tokens) and its markup.
+inline int64_t DecoderTokens(const ImageTokens& t) { return t.llm_tokens + t.markup_tokens; }
 
 // One image of `height` x `width` pixels. `max_pixels` > 0 caps height x width: for the Qwen
 // processors it is their max_pixels (smart_resize), for the other families a pre-resize that

@@ -91,7 +91,7 @@ Moment HigherOnRank(const Moment& a, const Moment& b, const RankView& view) {
 void FillVisionResult(const VisionTrainMemory& v, const Scenario& sc_samples, Result* r) {
   VisionResult& out = r->vision;
   out.present = true;
-  out.tokens_per_image = v.per_image.llm_tokens;
+  out.tokens_per_image = DecoderTokens(v.per_image);
   out.patches_per_image = v.per_image.patches;
   out.image_tokens = v.image_tokens_per_sample;
   out.llm_tokens = sc_samples.train.seq_len + v.image_tokens_per_sample;

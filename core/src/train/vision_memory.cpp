@@ -86,7 +86,7 @@ int64_t TowerSavedBytesPerImage(const VisionShape& s, const ImageTokens& img, in
 
 int64_t VisionLlmTokens(const Scenario& sc) {
   if (!HasTower(sc.model) || sc.train.images_per_sample <= 0) return sc.train.seq_len;
-  return Add(sc.train.seq_len, Mul(sc.train.images_per_sample, ImageOf(sc).llm_tokens));
+  return Add(sc.train.seq_len, Mul(sc.train.images_per_sample, DecoderTokens(ImageOf(sc))));
 }
 
 VisionTrainMemory ComputeVisionTraining(const Scenario& sc, int64_t rows, const PrecisionModel& stored, const PrecisionModel& prec) {
@@ -108,7 +108,7 @@ VisionTrainMemory ComputeVisionTraining(const Scenario& sc, int64_t rows, const 
   v.per_image = ImageOf(sc);  // reported even without images: what one would cost
   if (t.images_per_sample <= 0) return v;
   v.images = Mul(rows, t.images_per_sample);
-  v.image_tokens_per_sample = Mul(t.images_per_sample, v.per_image.llm_tokens);
+  v.image_tokens_per_sample = Mul(t.images_per_sample, DecoderTokens(v.per_image));
   const int64_t e = prec.matmul;
   // The processor's pixel_values (fp32) travel with the batch; the model casts them to its dtype.
   int64_t per_image = Mul(v.per_image.pixel_values, 4);
