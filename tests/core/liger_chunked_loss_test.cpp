@@ -80,6 +80,8 @@ TEST(LigerChunkedLoss, DpoStepWithoutLogits) {
   const Result standard = RunDpo("standard");
   const Result liger = RunDpo("fused_linear");
   EXPECT_FALSE(testing_support::HasWarning(liger, "not_modeled", "train.loss"));
+  EXPECT_TRUE(testing_support::HasWarning(liger, "approximate", "train.loss"));  // the chunk's eager upper bound
+  EXPECT_FALSE(testing_support::HasWarning(standard, "approximate", "train.loss"));
   EXPECT_TRUE(testing_support::HasWarning(RunDpo("fused_linear", "kto"), "not_modeled", "train.loss"));
   EXPECT_LT(liger.gpu.phase_peaks.reference, standard.gpu.phase_peaks.reference);
   EXPECT_LT(liger.gpu.peak_allocated_bytes, standard.gpu.peak_allocated_bytes);

@@ -1339,6 +1339,12 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     r->warnings.push_back(MakeWarning(WarningCode::kUnsupportedCombination, "train.optimizer_in_backward",
                                       "torchtune refuses optimizer_in_bwd with gradient accumulation (the step needs the accumulated gradient); estimated without accumulation"));
   }
+  if (LigerChunkedLossApplies(train)) {
+    r->warnings.push_back(MakeWarning(WarningCode::kApproximate, "train.loss",
+                                      "Liger's chunked loss (TRL use_liger_kernel): each chunk is sized by chunk_forward's eager ops, an upper "
+                                      "bound for the compiled chunk (Liger's own loss benchmark suggests 6-8 B per chunk logit against the "
+                                      "14 B counted for a DPO pair); not measured on a GPU"));
+  }
   if (preference && train.loss != LossImpl::kStandard && !LigerChunkedLossApplies(train)) {
     r->warnings.push_back(MakeWarning(WarningCode::kNotModeled, "train.loss",
                                       "preference objectives compute TRL's selective_log_softmax on the full logits; chunked and "
