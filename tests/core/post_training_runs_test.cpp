@@ -1,11 +1,15 @@
 // Published GPU figures of DPO / SimPO / GRPO / PPO runs (tests/fixtures/gpu/post_training_runs.json;
-// docs/post_training.md, "Published GPU figures"). The median over the representable rows is above
-// the 15% target (21.9% over 7 rows, 4 of them of low reliability), so no error bar is
-// asserted: this test only keeps the fixture well-formed and every mapped scenario estimable.
+// docs/post_training.md, "Published GPU figures"): the fixture is well-formed, every mapped scenario
+// estimates, and the median absolute error over the representable rows stays within the issue's
+// 15% (7.3% over 13 rows since TRL's use_liger_kernel GRPO loss is modeled; 7 of the 13 rows are
+// of high or medium reliability). The predicted figure follows scripts/accuracy_training.py.
 // Scored by: python3 scripts/accuracy_training.py build/bin/vramplan --rows
 // tests/fixtures/gpu/post_training_runs.json --all --group-by objective,framework
+#include <algorithm>
+#include <cmath>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -25,6 +29,7 @@ TEST(PostTrainingRuns, FixtureParsesAndEveryRowEstimates) {
   const std::set<std::string> objectives = {"dpo", "ipo", "orpo", "simpo", "kto", "grpo", "ppo"};
   std::set<std::string> ids;
   int estimated = 0, representable = 0;
+  std::vector<double> errors;
   for (const auto& row : doc["rows"]) {
     const std::string id = row.value("id", "");
     ASSERT_FALSE(id.empty());
@@ -47,10 +52,25 @@ TEST(PostTrainingRuns, FixtureParsesAndEveryRowEstimates) {
     if (!r.value("ok", false)) continue;
     EXPECT_GT(r["gpu"]["reserved_bytes"].get<double>(), 0.0) << id;
     ++estimated;
-    representable += row.value("representable", true) ? 1 : 0;
+    if (!row.value("representable", true)) continue;
+    ++representable;
+    const std::string metric = row.value("metric", "");
+    const auto& g = r["gpu"];
+    const double predicted = row.value("score_phase", "") == "load"
+                                 ? g["load_reserved_bytes"].get<double>()
+                                 : g[metric == "device_total" ? "device_total_bytes"
+                                     : metric == "allocated" || metric == "active" ? "peak_allocated_bytes"
+                                                                                      : "reserved_bytes"].get<double>();
+    const double measured = row.value("measured_bytes", 0.0);
+    errors.push_back(std::abs(predicted - measured) / measured);
   }
   EXPECT_EQ(estimated, 19);
-  EXPECT_EQ(representable, 7);
+  EXPECT_EQ(representable, 13);
+  ASSERT_FALSE(errors.empty());
+  std::sort(errors.begin(), errors.end());
+  const size_t n = errors.size();
+  const double median = n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
+  EXPECT_LE(median, 0.15) << "median absolute error over the representable published post-training rows";
 }
 
 }  // namespace

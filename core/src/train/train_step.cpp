@@ -21,6 +21,7 @@
 #include "parallel/zero3_gather.h"
 #include "planner/prepared.h"
 #include "train/activations.h"
+#include "train/liger_chunked_loss.h"
 #include "train/load_phase.h"
 #include "train/logits_loss.h"
 #include "train/moment.h"
@@ -329,6 +330,16 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     // TRL PPO's forward() returns every position's logits and slices the completion's.
     const int64_t head_seq = online_rl && !ppo ? CompletionTokens(train) + 1 : s;
     pref = ComputePreferenceHead(train, sft_pairs, sc_samples.train.micro_batch_size, b, head_seq, V, prec.matmul, prec.autocast || prec.autocast16, on_cpu, explain);
+    if (LigerChunkedLossApplies(train)) {
+      // TRL use_liger_kernel (train/liger_chunked_loss.h): the hidden state goes to Liger's chunked
+      // loss, no logits; DPO runs the reference backbone (no logits either) before the loss.
+      const LigerChunkedHead liger =
+          ComputeLigerChunkedHead(train, b, head_seq - 1, s, V, h, prec.residual, prec.weight, prec.matmul, prec.autocast || prec.autocast16, explain);
+      pref.policy = liger.policy;
+      pref.alive_at_reference_bytes = liger.policy_hidden_bytes;
+      pref.reference_pass_bytes = liger.reference_hidden_bytes;
+      lm_head_saved = 0;  // the lm_head module never runs (Liger multiplies by its weight itself)
+    }
     loss = pref.policy;
   }
   // keep_outputs: the output object (fp32 logits, and the KV cache with use_cache) lives until
@@ -1336,7 +1347,13 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     r->warnings.push_back(MakeWarning(WarningCode::kUnsupportedCombination, "train.optimizer_in_backward",
                                       "torchtune refuses optimizer_in_bwd with gradient accumulation (the step needs the accumulated gradient); estimated without accumulation"));
   }
-  if (preference && train.loss != LossImpl::kStandard) {
+  if (LigerChunkedLossApplies(train)) {
+    r->warnings.push_back(MakeWarning(WarningCode::kApproximate, "train.loss",
+                                      "Liger's chunked loss (TRL use_liger_kernel): each chunk is sized by chunk_forward's eager ops, an upper "
+                                      "bound for the compiled chunk (Liger's own loss benchmark suggests 6-8 B per chunk logit against the "
+                                      "14 B counted for a DPO pair); not measured on a GPU"));
+  }
+  if (preference && train.loss != LossImpl::kStandard && !LigerChunkedLossApplies(train)) {
     r->warnings.push_back(MakeWarning(WarningCode::kNotModeled, "train.loss",
                                       "preference objectives compute TRL's selective_log_softmax on the full logits; chunked and "
                                       "fused-linear losses (TRL use_liger_kernel) are not modeled for them"));
