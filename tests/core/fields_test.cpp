@@ -229,9 +229,10 @@ TEST(Fields, EnumsAreTheEnumSpellings) {
   ExpectEnum("train.objective", io::kObjectiveNames);
   ExpectEnum("train.rollout.vllm_mode", io::kVllmModeNames);
   ExpectEnum("train.kernels", io::kLayerKernelsNames);
+  ExpectEnum("inference.mmproj", io::kMmprojNames);
   size_t enums = 0;
   for (const auto& f : fields::Fields()) enums += f.type == fields::Type::kEnum || f.type == fields::Type::kBoolOrEnum;
-  EXPECT_EQ(enums, 30u) << "a new enum field: add it above";
+  EXPECT_EQ(enums, 31u) << "a new enum field: add it above";
 }
 
 // Every leaf of the generated JSON Schema, walked with its path.

@@ -32,9 +32,10 @@ TEST(VllmMultimodal, Qwen25VlEncodesOneLargestImage) {
   Scenario small = s;
   small.inference.mm_max_pixels = 1003520;
   EXPECT_EQ(VllmMultimodalProfile(small, 8192, 32768, 256, 2, 1).items, 6);
-  // limit_mm_per_prompt 0: text only, no tower.
+  // limit_mm_per_prompt 0 for images and videos: text only, no tower.
   Scenario text = s;
   text.inference.limit_mm_per_prompt = 0;
+  text.inference.limit_mm_video_per_prompt = 0;
   EXPECT_FALSE(VllmMultimodalProfile(text, 8192, 32768, 256, 2, 1).loaded);
 }
 
@@ -68,7 +69,8 @@ TEST(VllmMultimodal, MllamaPublishedProfilePeak) {
 }
 
 TEST(VllmMultimodal, EngineAddsTowerWeightsAndImageTokens) {
-  Scenario base = Vllm("Qwen/Qwen2.5-VL-7B-Instruct", "{\"engine\": \"vllm\", \"max_model_len\": 32768, \"limit_mm_per_prompt\": 0}");
+  Scenario base = Vllm("Qwen/Qwen2.5-VL-7B-Instruct",
+                       "{\"engine\": \"vllm\", \"max_model_len\": 32768, \"limit_mm_per_prompt\": 0, \"limit_mm_video_per_prompt\": 0}");
   Scenario with = Vllm("Qwen/Qwen2.5-VL-7B-Instruct", "{\"engine\": \"vllm\", \"max_model_len\": 32768}");
   const Result a = Estimate(base), b = Estimate(with);
   ASSERT_TRUE(b.vision.present);

@@ -181,6 +181,16 @@ struct VisionResult {
   int64_t profile_items = 0;
   int64_t profile_tokens_per_item = 0;
   int64_t profile_bytes = 0;
+  // Video inputs (written only for towers that take video: takes_video).
+  bool takes_video = false;
+  int64_t tokens_per_video = 0;      // LLM tokens one video of the scenario's frames and size becomes
+  int64_t patches_per_video = 0;     // vision-tower positions of that video
+  int64_t video_tokens = 0;          // per sample / request
+  std::string profile_modality;      // vLLM: the modality its profile run encodes ("image", "video")
+  // Llama 3.2 Vision: the cross-attention layers' K/V over the vision states (written when > 0).
+  int64_t cross_attention_kv_bytes = 0;
+  // llama.cpp --mmproj: the projector's compute buffer (its weights are tower_weight_bytes).
+  int64_t mmproj_compute_bytes = 0;
 };
 
 struct Result {

@@ -56,6 +56,8 @@ enum class Engine { kTransformers, kVllm, kLlamaCpp };
 // VLLM_USE_V1=0) also defaults max_num_batched_tokens to max_model_len.
 enum class VllmVersion { kV0_21Plus, kV1_0_8To0_20, kV0Engine };
 enum class LogitsKept { kLast, kAll };
+// llama.cpp `--mmproj`: the projector GGUF's file type (none: no projector loaded).
+enum class MmprojType { kNone, kF16, kBf16, kF32, kQ8_0 };
 enum class Offload { kNone, kCpu, kNvme };
 enum class FrameworkPreset { kCurrent, kTorch113Hf444 };
 enum class Device { kCuda, kCpu };
@@ -174,6 +176,14 @@ struct TrainConfig {
   int64_t image_max_pixels = 0;
   bool freeze_vision_tower = true;
   bool freeze_multi_modal_projector = true;
+  // Video inputs (docs/models.md "Video inputs"; the Qwen-VL families): videos per sample, each
+  // video_frames frames (after the loader's sampling) of video_height x video_width pixels;
+  // video_max_pixels caps one frame's pixels (qwen_vl_utils `max_pixels`; 0: its per-frame budget).
+  int64_t videos_per_sample = 0;
+  int64_t video_frames = 16;
+  int64_t video_height = 720;
+  int64_t video_width = 1280;
+  int64_t video_max_pixels = 0;
 };
 
 struct InferenceConfig {
@@ -209,6 +219,15 @@ struct InferenceConfig {
   int64_t image_width = 1024;
   int64_t limit_mm_per_prompt = -1;
   int64_t mm_max_pixels = 0;
+  // Video inputs (as train's); vLLM: limit_mm_video_per_prompt videos (-1: its default, 0: none).
+  int64_t videos_per_request = 0;
+  int64_t video_frames = 16;
+  int64_t video_height = 720;
+  int64_t video_width = 1280;
+  int64_t video_max_pixels = 0;
+  int64_t limit_mm_video_per_prompt = -1;
+  // llama.cpp: the multimodal projector file (`--mmproj`) loaded beside the model, by file type.
+  MmprojType mmproj = MmprojType::kNone;
 };
 
 struct ParallelConfig {

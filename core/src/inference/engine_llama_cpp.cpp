@@ -19,6 +19,8 @@
 #include "format.h"
 #include "inference/engines.h"
 #include "inference/kv_cache.h"
+#include "inference/llama_cpp_mmproj.h"
+#include "model/image_tokens.h"
 #include "inference/recurrent_state.h"
 #include "inference/weight_formats.h"
 #include "planner/prepared.h"
@@ -115,10 +117,35 @@ void EstimateLlamaCppEngine(const Scenario& s, const RankShard& rank, const Prep
   int64_t cpu_compute = first_gpu_layer > 0 ? Mul(n_ubatch, 3 * h + V, 4) : Mul(n_ubatch, h, 4);
   int64_t output_buf = Mul(n_seq, V, 4);
 
+  // --mmproj (inference/llama_cpp_mmproj.h): the projector file's tensors and its compute buffer,
+  // on the GPU beside the model (mtmd_context_params.use_gpu, true unless --no-mmproj-offload).
+  const LlamaCppMmproj mmproj = LlamaCppMmprojBuffers(s);
+  gpu_weights = Add(gpu_weights, mmproj.weight_bytes);
+  compute = Add(compute, mmproj.compute_bytes);
+  if (mmproj.loaded) {
+    VisionResult& vr = r->vision;
+    vr.present = true;
+    const ImageTokens one = TokensForImage(m.vision, inf.image_height, inf.image_width, 0);
+    vr.tokens_per_image = DecoderTokens(one);
+    vr.patches_per_image = one.patches;
+    vr.image_tokens = Mul(inf.images_per_request, DecoderTokens(one));
+    vr.llm_tokens = inf.prompt_len;  // already prompt + image tokens (RunInferenceEngine)
+    vr.tower_params = mmproj.params;
+    vr.tower_weight_bytes = mmproj.weight_bytes;
+    vr.mmproj_compute_bytes = mmproj.compute_bytes;
+  } else if (explain && inf.mmproj != MmprojType::kNone) {
+    Warn(r, true, WarningCode::kNoEffect, "inference.mmproj", "this model has no modelled vision tower (docs/models.md): no projector to load");
+  }
+
   const std::string X = " x ";
   SetTerm(r, "weights", gpu_weights,
-          explain ? std::to_string(std::min(ngl, L + 1)) + "/" + std::to_string(L + 1) + " layers offloaded (output layer included); token_embd stays in host memory; " + w.explain : "");
-  SetTerm(r, "activations", compute, explain ? (ngl > 0 ? "compute buffer: " + compute_what + " = " + BytesExplained(compute) : "no layer offloaded") : "");
+          explain ? std::to_string(std::min(ngl, L + 1)) + "/" + std::to_string(L + 1) + " layers offloaded (output layer included); token_embd stays in host memory; " + w.explain +
+                        (mmproj.loaded ? "; + " + mmproj.explain.substr(0, mmproj.explain.find(';')) : std::string())
+                  : "");
+  SetTerm(r, "activations", compute,
+          explain ? (ngl > 0 ? "compute buffer: " + compute_what + " = " + BytesExplained(compute - mmproj.compute_bytes) : "no layer offloaded") +
+                        (mmproj.loaded ? "; + the projector's compute buffer " + BytesExplained(mmproj.compute_bytes) : std::string())
+                  : "");
   SetTerm(r, "kv_cache", gpu_kv,
           explain ? WithCommas(n_ctx) + " cells (n_ctx, padded to 256" + (swa_cells ? "; sliding layers " + WithCommas(swa_cells) + " cells" : "") + ") x per-layer rows (" + e.name + ") on offloaded layers = " + BytesExplained(gpu_kv) : "");
   SetTerm(r, "logits_and_loss", 0, explain ? "logits live in the compute buffer and a host output buffer" : "");

@@ -33,6 +33,8 @@
 #include "model/image_tokens.h"
 #include "inference/kv_cache.h"
 #include "inference/recurrent_state.h"
+#include "inference/vllm_multimodal.h"
+#include "model/cross_attention_kv.h"
 #include "inference/weight_formats.h"
 #include "planner/prepared.h"
 #include "units.h"
@@ -134,6 +136,7 @@ void EstimateTransformersEngine(const Scenario& s, const RankShard& rank, const 
     vr.llm_tokens = inf.prompt_len;
     vr.tower_params = tower;
     vr.tower_weight_bytes = tower_bytes;
+    FillVideoResult(s, &vr);
   }
   std::vector<KvGroup> groups = KvGroups(m, Engine::kTransformers, tp);
   KvElementSize e = ResolveKvDtype(inf.kv_cache, wf, Engine::kTransformers);
@@ -147,11 +150,17 @@ void EstimateTransformersEngine(const Scenario& s, const RankShard& rank, const 
   // Hybrid models: each linear-attention / Mamba layer's cache holds its conv and SSM state per
   // sequence, the same size at every length (inference/recurrent_state.h).
   const RecurrentState state = RecurrentStateOf(m, Engine::kTransformers, tp, dt);
-  const int64_t state_bytes = rank.LayerSplitBytes(Mul(state.BytesPerSequence(), b));
+  // Llama 3.2 Vision: the cross-attention cache of the images' K / V (model/cross_attention_kv.h),
+  // filled at prefill and kept for the whole generation.
+  const int64_t cross_states = CrossAttentionStates(m, Mul(b, inf.images_per_request));
+  const int64_t cross_kv = rank.LayerSplitBytes(TransformersCrossKvBytes(CrossAttentionOf(m), cross_states, e.elements == 1 ? e.bytes : dt, false));
+  if (cross_kv > 0) r->vision.cross_attention_kv_bytes = cross_kv;
+  const int64_t state_bytes = Add(rank.LayerSplitBytes(Mul(state.BytesPerSequence(), b)), cross_kv);
   const int64_t kv_prompt = Add(rank.LayerSplitBytes(KvBytes(groups, e, prompt, b)), state_bytes);
   const int64_t kv_final = Add(rank.LayerSplitBytes(KvBytes(groups, e, total_len, b)), state_bytes);
   const std::string state_explain =
-      state.layers > 0 ? " + recurrent state " + RecurrentStateExplain(state) + " x " + WithCommas(b) + " sequences" : "";
+      (state.layers > 0 ? " + recurrent state " + RecurrentStateExplain(state) + " x " + WithCommas(b) + " sequences" : "") +
+      (cross_kv > 0 ? " + cross-attention K/V of " + WithCommas(cross_states) + " vision positions (expanded to the query heads) " + Gib(cross_kv) : "");
   // torch.cat in DynamicCache.update: one layer's K (the largest) exists twice for a moment.
   int64_t cat_transient = 0;
   for (const auto& g : groups) {

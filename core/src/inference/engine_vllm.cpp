@@ -25,6 +25,7 @@
 #include "inference/kv_cache.h"
 #include "inference/recurrent_state.h"
 #include "inference/vllm_multimodal.h"
+#include "model/cross_attention_kv.h"
 #include "inference/vllm_overheads.h"
 #include "inference/weight_formats.h"
 #include "planner/prepared.h"
@@ -159,6 +160,8 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
     vr.profile_items = mm.items;
     vr.profile_tokens_per_item = mm.tokens_per_item;
     vr.profile_bytes = mm_extra;
+    vr.profile_modality = mm.modality;
+    FillVideoResult(s, &vr);
   }
   const int64_t sampler_rows = std::min(max_seqs, mnbt);
   const int64_t sampler_run = Mul(sampler_rows, V, dt + 38);
@@ -173,6 +176,12 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
   int64_t available = requested - Add(weights_total, layer_act, sampler, non_torch, graphs_in_budget ? graphs : 0);
 
   const RecurrentState state = RecurrentStateOf(m, Engine::kVllm, tp, dt);
+  const CrossAttentionLayers cross = CrossAttentionOf(m);
+  if (cross.layers > 0 && inf.vllm_version != VllmVersion::kV0Engine) {
+    Warn(r, explain, WarningCode::kApproximate, "inference.vllm_version",
+         "vLLM ran Llama 3.2 Vision only on its V0 encoder-decoder runner (0.8-0.10 fell back to it; removed in 0.11, PR #24907): its "
+         "cross-attention cache is counted the V0 way");
+  }
   // Page bytes per block over all layers (sliding layers are paged the same way by the hybrid allocator).
   int64_t page_all_layers = 0;
   int64_t num_blocks = 0, kv_pool = 0, kv_tokens = 0, need_one = 0, per_request_blocks = 0, blocks_per_seq = 0;
@@ -189,6 +198,17 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
     blocks_per_seq = hybrid.BlocksPerRequest(engine_util::PromptPlusNew(s));
   } else {
     for (const auto& g : groups) page_all_layers = Add(page_all_layers, Mul(g.layers, KvLayerBytes(g, e, block)));
+    // Llama 3.2 Vision on the V0 encoder-decoder runner (the only one vLLM ran it on: V1 fell back
+    // to V0 for encoder-decoder models, and PR #24907, 2025-09, removed both): worker/cache_engine.py
+    // allocates every attention layer's cache, the cross-attention layers' too, so each block spans
+    // all of them, and core/block_manager.py SelfAttnBlockSpaceManager.allocate gives each request a
+    // cross block table for its encoder tokens (images x tiles x 1601) from the same pool.
+    if (cross.layers > 0) {
+      KvGroup g;
+      g.layers = cross.layers;
+      g.k_elems = g.v_elems = Mul(rank.KvHeads(cross.kv_heads), cross.head_dim);
+      page_all_layers = Add(page_all_layers, Mul(g.layers, KvLayerBytes(g, e, block)));
+    }
     num_blocks = available > 0 && page_all_layers > 0 ? available / page_all_layers : 0;
     kv_pool = num_blocks * page_all_layers;
     kv_tokens = num_blocks * block;
@@ -198,8 +218,11 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
       int64_t blocks = g.window_tokens > 0 ? CeilDiv(std::min(g.window_tokens - 1 + mnbt, max_model_len), block) + 1 : CeilDiv(max_model_len, block);
       need_one = Add(need_one, Mul(g.layers, KvLayerBytes(g, e, block), blocks));
     }
-    per_request_blocks = CeilDiv(max_model_len, block);
-    blocks_per_seq = CeilDiv(engine_util::PromptPlusNew(s), block);
+    const int64_t cross_blocks = CeilDiv(CrossAttentionStates(m, inf.images_per_request), block);
+    need_one = Add(need_one, Mul(cross_blocks, page_all_layers));
+    per_request_blocks = Add(CeilDiv(max_model_len, block), cross_blocks);
+    blocks_per_seq = Add(CeilDiv(engine_util::PromptPlusNew(s), block), cross_blocks);
+    if (cross_blocks > 0) r->vision.cross_attention_kv_bytes = Mul(std::max<int64_t>(1, inf.batch_size), cross_blocks, page_all_layers);
   }
   const bool len_fits = available > 0 && need_one <= available;
   const int64_t concurrency = per_request_blocks > 0 ? std::min(max_seqs, num_blocks / per_request_blocks) : 0;

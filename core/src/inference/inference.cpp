@@ -8,6 +8,7 @@
 #include "gpu/device_overhead.h"
 #include "inference/engines.h"
 #include "inference/vllm_multimodal.h"
+#include "model/video_tokens.h"
 
 namespace vramplan {
 
@@ -70,6 +71,10 @@ void EstimateInference(const Scenario& scenario, const RankShard& rank, const Pr
   if (explain && scenario.inference.images_per_request > 0 && scenario.model.vision.kind == VisionKind::kNone) {
     result->warnings.push_back(MakeWarning(WarningCode::kNoEffect, "inference.images_per_request",
                                            "images apply to vision-language models with a modelled vision tower (docs/models.md); this model reads text only"));
+  }
+  if (explain && scenario.inference.videos_per_request > 0 && !TakesVideo(scenario.model.vision)) {
+    result->warnings.push_back(MakeWarning(WarningCode::kNoEffect, "inference.videos_per_request",
+                                           "videos apply to the vision-language models whose processors take video (Qwen2.5-VL, Qwen3-VL; docs/models.md); this model's are not modelled"));
   }
   if (scenario.parallel.pp > 1 || scenario.parallel.cp > 1 || scenario.parallel.ep > 1) {
     result->warnings.push_back(MakeWarning(WarningCode::kNotModeled, "parallel", "pipeline/context/expert parallel inference is not modelled; only tp shards weights and KV heads"));

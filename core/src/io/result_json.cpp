@@ -269,7 +269,16 @@ std::string ResultToJson(const Scenario& scenario, const Result& r) {
         .Field("image_tokens", v.image_tokens).Field("llm_tokens", v.llm_tokens).Field("tower_params", v.tower_params)
         .Field("tower_weight_bytes", v.tower_weight_bytes).Field("tower_trainable_params", v.tower_trainable_params)
         .Field("tower_activation_bytes", v.tower_activation_bytes).Field("profile_items", v.profile_items)
-        .Field("profile_tokens_per_item", v.profile_tokens_per_item).Field("profile_bytes", v.profile_bytes).EndObject();
+        .Field("profile_tokens_per_item", v.profile_tokens_per_item).Field("profile_bytes", v.profile_bytes);
+    // Towers that take video, Llama 3.2 Vision's cross-attention K/V and llama.cpp's projector
+    // add their keys only where they apply (the other results keep their shape).
+    if (v.takes_video) {
+      w.Field("tokens_per_video", v.tokens_per_video).Field("patches_per_video", v.patches_per_video).Field("video_tokens", v.video_tokens);
+    }
+    if (!v.profile_modality.empty()) w.Field("profile_modality", v.profile_modality);
+    if (v.cross_attention_kv_bytes > 0) w.Field("cross_attention_kv_bytes", v.cross_attention_kv_bytes);
+    if (v.mmproj_compute_bytes > 0) w.Field("mmproj_compute_bytes", v.mmproj_compute_bytes);
+    w.EndObject();
   }
   w.Key("warnings");
   WriteIssues(w, r.warnings);

@@ -147,8 +147,24 @@ void ImportLlamaCpp(std::string_view text, ImportContext* ctx) {
     } else if (OneOf(k, {"sm", "split-mode"})) {
       if (o.value && *o.value == "none") ctx->Ignored(key, "one GPU");
       else ctx->Unsupported(key, "several GPUs: the estimate models the GPU holding the offloaded layers");
+    } else if (k == "no-mmproj-offload") {
+      ctx->Unsupported(key, "the projector on the CPU is not modelled: --mmproj's buffers are counted on the GPU");
+    } else if (k == "mmproj-offload") {
+      ctx->Ignored(key, "the default: the projector on the GPU");
+    } else if (OneOf(k, {"mm", "mmproj"})) {
+      // tools/mtmd: the projector GGUF, loaded on the GPU (docs/inference.md "llama.cpp: --mmproj");
+      // its file type from the usual file names (mmproj-model-f16.gguf, mmproj-BF16.gguf, ...-Q8_0.gguf).
+      if (!need()) continue;
+      std::string name = *o.value;
+      std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      const char* type = name.find("bf16") != std::string::npos   ? "bf16"
+                         : name.find("f32") != std::string::npos  ? "f32"
+                         : name.find("q8_0") != std::string::npos ? "q8_0"
+                                                                  : "f16";
+      ctx->Read(key, "inference.mmproj", type);
+      if (name.find("f16") == std::string::npos && std::string(type) == "f16") ctx->AddNote("read", key, "file type not in the name: f16 assumed (the usual mmproj)");
     } else if (OneOf(k, {"ts", "tensor-split", "ot", "override-tensor", "cmoe", "cpu-moe", "ncmoe", "n-cpu-moe", "nkvo", "no-kv-offload",
-                         "swa-full", "lora", "lora-scaled", "md", "model-draft", "mmproj", "kvu", "kv-unified", "cram", "cache-ram"})) {
+                         "swa-full", "lora", "lora-scaled", "md", "model-draft", "kvu", "kv-unified", "cram", "cache-ram"})) {
       ctx->Unsupported(key, "changes what sits on the GPU in a way the llama.cpp estimate does not model");
     } else if (OneOf(k, {"t", "threads", "tb", "threads-batch", "host", "port", "temp", "top-k", "top-p", "min-p", "repeat-penalty", "seed", "s",
                          "jinja", "chat-template", "chat-template-file", "mlock", "no-mmap", "numa", "v", "verbose", "log-disable", "log-file",

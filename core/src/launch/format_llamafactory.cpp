@@ -87,6 +87,11 @@ void ReadKey(const std::string& key, const io::Json& v, ImportContext* ctx, Trai
   } else if (key == "image_max_pixels") {
     // hparams/model_args.py (default 768 x 768): mm_plugin.py _preprocess_image scales larger images down.
     if (auto n = ctx->Int(v, key, 0, int64_t{1} << 32)) ctx->Read(key, "train.image_max_pixels", *n);
+  } else if (key == "video_max_pixels") {
+    // hparams/model_args.py (default 256 x 256): mm_plugin.py _regularize_videos resizes each frame
+    // under it like an image; counted as the per-frame cap of docs/models.md "Video inputs" (the
+    // grid rounding may differ by a row of patches).
+    if (auto n = ctx->Int(v, key, 0, int64_t{1} << 32)) ctx->Read(key, "train.video_max_pixels", *n);
   } else if (key == "quantization_bit") {
     if (v.is_null()) return ctx->Ignored(key, "null: no quantization");
     if (auto n = ctx->Int(v, key, 2, 8)) {
@@ -146,7 +151,7 @@ void ReadKey(const std::string& key, const io::Json& v, ImportContext* ctx, Trai
     }
   } else if (OneOf(key, {"use_galore", "use_apollo", "use_badam", "use_adam_mini", "use_llama_pro",
                          "shift_attn", "mixture_of_depths", "rope_scaling", "resize_vocab", "train_from_scratch", "adapter_name_or_path",
-                         "freeze_vision_tower", "freeze_multi_modal_projector", "train_mm_proj_only", "image_max_pixels", "video_max_pixels",
+                         "freeze_vision_tower", "freeze_multi_modal_projector", "train_mm_proj_only", "image_max_pixels",
                          "use_muon", "sequence_parallel_size", "enable_fsdp_cpu_ram_efficient_loading"})) {
     if (v.is_boolean() && !v.get<bool>()) ctx->Ignored(key, "off");
     else if (v.is_null()) ctx->Ignored(key, "null");

@@ -118,23 +118,32 @@ void ImportVllm(std::string_view text, ImportContext* ctx) {
       if (n && *n >= 1 && *n <= (int64_t{1} << 24)) ctx->Read(key, "inference.max_num_batched_tokens", *n);
       else ctx->Error(key, "expected a token count from 1 to 16777216, got " + io::Preview(v), "out_of_range");
     } else if (k == "limit-mm-per-prompt") {
-      // vllm/engine/arg_utils.py: a JSON object ({"image": 2} or {"image": {"count": 2}}), or the
-      // older image=2,video=1 form; only the image count is modelled.
+      // vllm/engine/arg_utils.py: a JSON object ({"image": 2, "video": 1} or {"image": {"count": 2}}),
+      // or the older image=2,video=1 form; the image and video counts are modelled.
       if (!need()) continue;
       const std::string& spec = *o.value;
-      std::optional<int64_t> images;
       const io::Json j = io::Json::parse(spec, nullptr, false);
-      if (j.is_object() && j.contains("image")) {
-        const io::Json& im = j["image"];
-        const io::Json& n = im.is_object() && im.contains("count") ? im["count"] : im;
-        if (n.is_number_integer() && n.get<int64_t>() >= 0 && n.get<int64_t>() <= 65536) images = n.get<int64_t>();
-      } else if (auto at = spec.find("image="); at != std::string::npos) {
-        const auto comma = spec.find(',', at);
-        const auto n = HumanInt(spec.substr(at + 6, comma == std::string::npos ? std::string::npos : comma - at - 6));
-        if (n && *n >= 0 && *n <= 65536) images = *n;
-      }
+      auto count_of = [&](const char* modality) -> std::optional<int64_t> {
+        if (j.is_object()) {
+          if (!j.contains(modality)) return std::nullopt;
+          const io::Json& m = j[modality];
+          const io::Json& n = m.is_object() && m.contains("count") ? m["count"] : m;
+          if (n.is_number_integer() && n.get<int64_t>() >= 0 && n.get<int64_t>() <= 65536) return n.get<int64_t>();
+          return std::nullopt;
+        }
+        const std::string key_eq = std::string(modality) + "=";
+        const auto at = spec.find(key_eq);
+        if (at == std::string::npos) return std::nullopt;
+        const auto from = at + key_eq.size();
+        const auto comma = spec.find(',', from);
+        const auto n = HumanInt(spec.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
+        if (n && *n >= 0 && *n <= 65536) return *n;
+        return std::nullopt;
+      };
+      const std::optional<int64_t> images = count_of("image"), videos = count_of("video");
       if (images) ctx->Read(key, "inference.limit_mm_per_prompt", *images);
-      else ctx->Unsupported(key, "no image count read from " + io::Preview(v) + " (only the image limit is modelled)");
+      if (videos) ctx->Read(key, "inference.limit_mm_video_per_prompt", *videos);
+      if (!images && !videos) ctx->Unsupported(key, "no image or video count read from " + io::Preview(v) + " (only those limits are modelled)");
     } else if (k == "mm-processor-kwargs") {
       if (!need()) continue;
       const io::Json j = io::Json::parse(*o.value, nullptr, false);

@@ -277,4 +277,8 @@ ImageTokens LargestImage(const VisionShape& shape, int64_t max_pixels) {
   }
 }
 
+void QwenSmartResize(int64_t factor, int64_t min_pixels, int64_t max_pixels, int64_t* height, int64_t* width) {
+  SmartResize(factor, min_pixels, max_pixels, height, width);
+}
+
 }  // namespace vramplan

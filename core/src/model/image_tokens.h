@@ -38,4 +38,8 @@ ImageTokens TokensForImage(const VisionShape& shape, int64_t height, int64_t wid
 // largest grid, fixed-size towers at their size.
 ImageTokens LargestImage(const VisionShape& shape, int64_t max_pixels = 0);
 
+// transformers image_processing_qwen2_vl.py smart_resize (the Qwen processors' and qwen_vl_utils'
+// resize): both sides on the factor grid, scaled to fit [min_pixels, max_pixels].
+void QwenSmartResize(int64_t factor, int64_t min_pixels, int64_t max_pixels, int64_t* height, int64_t* width);
+
 }  // namespace vramplan

@@ -269,6 +269,16 @@ std::vector<Field> BuildTable() {
        "and freeze methods; LoRA leaves it frozen)");
   Bool(&t, "train.freeze_multi_modal_projector", AT(train.freeze_multi_modal_projector), "true",
        "the projector stays frozen (LLaMA-Factory `freeze_multi_modal_projector`, default true)");
+  Int(&t, "train.videos_per_sample", AT(train.videos_per_sample), 0, 4096, "0",
+      "vision-language models that take video (Qwen2.5-VL, Qwen3-VL): videos per sample; their tokens come on top of "
+      "`seq_len` (docs/models.md \"Video inputs\")");
+  Int(&t, "train.video_frames", AT(train.video_frames), 1, 65536, "16",
+      "frames per video after the loader's sampling (qwen_vl_utils: seconds x fps, 2 fps by default, 4 to 768 frames)");
+  Int(&t, "train.video_height", AT(train.video_height), 1, 65536, "720", "video frame height in pixels before resizing");
+  Int(&t, "train.video_width", AT(train.video_width), 1, 65536, "1280", "video frame width in pixels before resizing");
+  Int(&t, "train.video_max_pixels", AT(train.video_max_pixels), 0, int64_t{1} << 32, "0",
+      "cap on one frame's pixels (qwen_vl_utils `max_pixels`); 0 = qwen_vl_utils' per-frame budget (768 merged "
+      "tokens, less for long videos)");
   Object(&t, "train.rollout",
          "GRPO / PPO generation and log-prob passes (TRL GRPOConfig / PPOConfig names); the sequences are `seq_len` "
          "tokens (prompt + completion), `micro_batch_size` counts completions");
@@ -336,11 +346,25 @@ std::vector<Field> BuildTable() {
   Int(&t, "inference.image_width", AT(inference.image_width), 1, 65536, "1024",
       "image width in pixels before the processor resizes it");
   Int(&t, "inference.limit_mm_per_prompt", AT(inference.limit_mm_per_prompt), -1, 65536, "-1",
-      "vLLM `--limit-mm-per-prompt` images: -1 = vLLM's default (999), 0 = text only (no tower, no multimodal "
-      "profile run)");
+      "vLLM `--limit-mm-per-prompt` images: -1 = vLLM's default (999), 0 = none; with no video either "
+      "(`limit_mm_video_per_prompt` 0, or a tower that takes none) text only: no tower, no multimodal profile run");
   Int(&t, "inference.mm_max_pixels", AT(inference.mm_max_pixels), 0, int64_t{1} << 32, "0",
       "vLLM: the processor's `max_pixels` (`--mm-processor-kwargs`, Qwen-VL); 0 = the checkpoint's preprocessor "
       "default; sizes the largest image of the start-up profile run");
+  Int(&t, "inference.videos_per_request", AT(inference.videos_per_request), 0, 4096, "0",
+      "vision-language models that take video (Qwen2.5-VL, Qwen3-VL): videos per request; their tokens come on top "
+      "of `prompt_len` (docs/models.md \"Video inputs\")");
+  Int(&t, "inference.video_frames", AT(inference.video_frames), 1, 65536, "16", "frames per video after sampling");
+  Int(&t, "inference.video_height", AT(inference.video_height), 1, 65536, "720", "video frame height in pixels before resizing");
+  Int(&t, "inference.video_width", AT(inference.video_width), 1, 65536, "1280", "video frame width in pixels before resizing");
+  Int(&t, "inference.video_max_pixels", AT(inference.video_max_pixels), 0, int64_t{1} << 32, "0",
+      "cap on one frame's pixels (qwen_vl_utils `max_pixels`); 0 = qwen_vl_utils' per-frame budget");
+  Int(&t, "inference.limit_mm_video_per_prompt", AT(inference.limit_mm_video_per_prompt), -1, 65536, "-1",
+      "vLLM `--limit-mm-per-prompt` videos: -1 = vLLM's default (999), 0 = no video; sizes the profile run's dummy "
+      "video (docs/inference.md \"vLLM: multimodal models\")");
+  Enum(&t, "inference.mmproj", AT(inference.mmproj), io::kMmprojNames, "\"none\"",
+       "llama.cpp `--mmproj`: the multimodal projector GGUF's file type (`f16` usually); its weights and compute "
+       "buffer go on the GPU beside the model (docs/inference.md \"llama.cpp: --mmproj\")");
 
   // ------------------------------------------------------------------ parallel
   Int(&t, "parallel.gpus", AT(parallel.gpus), 1, int64_t{1} << 20, "1",

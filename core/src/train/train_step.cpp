@@ -30,6 +30,7 @@
 #include "train/precision.h"
 #include "train/preference.h"
 #include "train/train_plan.h"
+#include "model/video_tokens.h"
 #include "train/vision_memory.h"
 #include "train/weights.h"
 #include "util/checked_math.h"
@@ -95,7 +96,12 @@ void FillVisionResult(const VisionTrainMemory& v, const Scenario& sc_samples, Re
   out.tokens_per_image = DecoderTokens(v.per_image);
   out.patches_per_image = v.per_image.patches;
   out.image_tokens = v.image_tokens_per_sample;
-  out.llm_tokens = sc_samples.train.seq_len + v.image_tokens_per_sample;
+  out.llm_tokens = sc_samples.train.seq_len + v.image_tokens_per_sample + v.video_tokens_per_sample;
+  out.takes_video = TakesVideo(sc_samples.model.vision);
+  out.tokens_per_video = DecoderTokens(v.per_video);
+  out.patches_per_video = v.per_video.patches;
+  out.video_tokens = v.video_tokens_per_sample;
+  out.cross_attention_kv_bytes = v.cross_attention_kv_bytes;
   out.tower_params = v.tower_params;
   out.tower_weight_bytes = v.weight_bytes;
   out.tower_trainable_params = v.trainable_params;
@@ -1366,6 +1372,10 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   if (train.images_per_sample > 0 && model.vision.kind == VisionKind::kNone) {
     r->warnings.push_back(MakeWarning(WarningCode::kNoEffect, "train.images_per_sample",
                                       "images apply to vision-language models with a modelled vision tower (docs/models.md); this model reads text only"));
+  }
+  if (train.videos_per_sample > 0 && !TakesVideo(model.vision)) {
+    r->warnings.push_back(MakeWarning(WarningCode::kNoEffect, "train.videos_per_sample",
+                                      "videos apply to the vision-language models whose processors take video (Qwen2.5-VL, Qwen3-VL; docs/models.md); this model's are not modelled"));
   }
   if (train.float8) {
     r->warnings.push_back(MakeWarning(WarningCode::kNotModeled, "train.float8",

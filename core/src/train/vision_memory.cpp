@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "model/cross_attention_kv.h"
+#include "model/video_tokens.h"
 #include "util/checked_math.h"
 
 namespace vramplan {
@@ -17,6 +19,13 @@ bool HasTower(const ModelSpec& m) { return m.vision.kind != VisionKind::kNone; }
 ImageTokens ImageOf(const Scenario& sc) {
   return TokensForImage(sc.model.vision, sc.train.image_height, sc.train.image_width, sc.train.image_max_pixels);
 }
+
+ImageTokens VideoOf(const Scenario& sc) {
+  const TrainConfig& t = sc.train;
+  return TokensForVideo(sc.model.vision, t.video_frames, t.video_height, t.video_width, t.video_max_pixels);
+}
+
+int64_t VideosPerSample(const Scenario& sc) { return TakesVideo(sc.model.vision) ? sc.train.videos_per_sample : 0; }
 
 // One encoder layer's saved tensors over `n` positions (derived op by op from the transformers
 // encoder layers: CLIPEncoderLayer, SiglipEncoderLayer, Qwen2_5_VLVisionBlock, Qwen3VLVisionBlock,
@@ -85,8 +94,11 @@ int64_t TowerSavedBytesPerImage(const VisionShape& s, const ImageTokens& img, in
 }
 
 int64_t VisionLlmTokens(const Scenario& sc) {
-  if (!HasTower(sc.model) || sc.train.images_per_sample <= 0) return sc.train.seq_len;
-  return Add(sc.train.seq_len, Mul(sc.train.images_per_sample, DecoderTokens(ImageOf(sc))));
+  if (!HasTower(sc.model)) return sc.train.seq_len;
+  int64_t n = sc.train.seq_len;
+  if (sc.train.images_per_sample > 0) n = Add(n, Mul(sc.train.images_per_sample, DecoderTokens(ImageOf(sc))));
+  if (VideosPerSample(sc) > 0) n = Add(n, Mul(VideosPerSample(sc), DecoderTokens(VideoOf(sc))));
+  return n;
 }
 
 VisionTrainMemory ComputeVisionTraining(const Scenario& sc, int64_t rows, const PrecisionModel& stored, const PrecisionModel& prec) {
@@ -106,20 +118,38 @@ VisionTrainMemory ComputeVisionTraining(const Scenario& sc, int64_t rows, const 
   v.weight_bytes = Add(Mul(v.tower_params, weight_elem), Mul(v.trainable_params, stored.master));
   v.gradient_bytes = Mul(v.trainable_params, stored.grad);
   v.per_image = ImageOf(sc);  // reported even without images: what one would cost
-  if (t.images_per_sample <= 0) return v;
-  v.images = Mul(rows, t.images_per_sample);
-  v.image_tokens_per_sample = Mul(t.images_per_sample, DecoderTokens(v.per_image));
+  if (TakesVideo(m.vision)) v.per_video = VideoOf(sc);
   const int64_t e = prec.matmul;
-  // The processor's pixel_values (fp32) travel with the batch; the model casts them to its dtype.
-  int64_t per_image = Mul(v.per_image.pixel_values, 4);
-  if (tower_trains) {
-    per_image = Add(per_image, TowerSavedBytesPerImage(m.vision, v.per_image, e, t.attention, t.gradient_checkpointing == Checkpointing::kFull));
+  // What one image or video keeps for backward. The processor's pixel_values (fp32) travel with
+  // the batch; the model casts them to its dtype. A trained projector saves its tensors; so does a
+  // frozen one under a trained tower (its input needs a gradient). A frozen tower and projector save
+  // nothing: their parameters and the pixel input need no gradient, so autograd records no graph
+  // there (docs/training.md). A video runs through the tower as its temporal groups, each attending
+  // over itself (model/video_tokens.h): the same layers over more patches.
+  auto saved = [&](const ImageTokens& item) {
+    int64_t bytes = Mul(item.pixel_values, 4);
+    if (tower_trains) {
+      bytes = Add(bytes, TowerSavedBytesPerImage(m.vision, item, e, t.attention, t.gradient_checkpointing == Checkpointing::kFull));
+    }
+    if (projector_trains) bytes = Add(bytes, ProjectorSaved(m.vision, item.patches, e));
+    return bytes;
+  };
+  if (t.images_per_sample > 0) {
+    v.images = Mul(rows, t.images_per_sample);
+    v.image_tokens_per_sample = Mul(t.images_per_sample, DecoderTokens(v.per_image));
+    v.activation_bytes = Mul(v.images, saved(v.per_image));
+    // mllama: every cross-attention layer keeps the images' expanded K and V for the q gradient
+    // (and k_norm's tensors when K itself needs a gradient: a trained tower or projector, or a full
+    // fine-tune's k_proj). The decoder's walk counts these layers as self-attention over the text.
+    const bool k_grad = tower_trains || projector_trains || t.method == TrainMethod::kFull;
+    v.cross_attention_kv_bytes = TransformersCrossKvBytes(CrossAttentionOf(m), CrossAttentionStates(m, v.images), e, k_grad);
+    v.activation_bytes = Add(v.activation_bytes, v.cross_attention_kv_bytes);
   }
-  // A trained projector saves its tensors; so does a frozen one under a trained tower (its input
-  // needs a gradient). A frozen tower and projector save nothing: their parameters and the pixel
-  // input need no gradient, so autograd records no graph there (docs/training.md).
-  if (projector_trains) per_image = Add(per_image, ProjectorSaved(m.vision, v.per_image.patches, e));
-  v.activation_bytes = Mul(v.images, per_image);
+  if (VideosPerSample(sc) > 0) {
+    v.videos = Mul(rows, VideosPerSample(sc));
+    v.video_tokens_per_sample = Mul(VideosPerSample(sc), DecoderTokens(v.per_video));
+    v.activation_bytes = Add(v.activation_bytes, Mul(v.videos, saved(v.per_video)));
+  }
   return v;
 }
 

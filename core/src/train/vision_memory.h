@@ -22,9 +22,17 @@ struct VisionTrainMemory {
   int64_t weight_bytes = 0;
   int64_t gradient_bytes = 0;
   int64_t activation_bytes = 0;       // saved for backward over the micro-batch, with the pixel inputs
+  // Video inputs (model/video_tokens.h): one video, the videos in the micro-batch, their tokens per sample.
+  ImageTokens per_video;
+  int64_t videos = 0;
+  int64_t video_tokens_per_sample = 0;
+  // Llama 3.2 Vision: the cross-attention layers' K / V over the vision states, saved for backward
+  // (model/cross_attention_kv.h); included in activation_bytes.
+  int64_t cross_attention_kv_bytes = 0;
 };
 
-// The decoder tokens of one sample: seq_len (text) + images_per_sample x the image's tokens.
+// The decoder tokens of one sample: seq_len (text) + images_per_sample x the image's tokens +
+// videos_per_sample x the video's tokens (towers that take video).
 int64_t VisionLlmTokens(const Scenario& sc);
 
 // `rows`: sequences in the micro-batch (preference objectives double them); `prec`: what the

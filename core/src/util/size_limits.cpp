@@ -263,7 +263,8 @@ Wording Describe(const Scenario& s, const ModelSizes& z, Part part) {
   const std::string heads = N(static_cast<int64_t>(z.max_heads)) + " attention heads";
   const std::string vocab = "the vocabulary (" + N(s.model.vocab_size) + ")";
   const std::string train_tokens = "train.micro_batch_size (" + N(t.micro_batch_size) + ") x train.seq_len (" + N(t.seq_len) + ")" +
-                                   (t.images_per_sample > 0 ? " plus train.images_per_sample (" + N(t.images_per_sample) + ") x the tokens per image" : "");
+                                   (t.images_per_sample > 0 ? " plus train.images_per_sample (" + N(t.images_per_sample) + ") x the tokens per image" : "") +
+                                   (t.videos_per_sample > 0 ? " plus train.videos_per_sample (" + N(t.videos_per_sample) + ") x the tokens per video" : "");
   const std::string lower_train = "lower train.seq_len or train.micro_batch_size";
   const std::string infer_tokens = "inference.batch_size (" + N(inf.batch_size) + ") x inference.prompt_len (" + N(inf.prompt_len) + ")";
   const std::string lower_infer = "lower inference.prompt_len or inference.batch_size";
