@@ -41,6 +41,7 @@ export const OPTION_LABELS = {
   'train.objective': { sft: 'SFT (supervised)', dpo: 'DPO', ipo: 'IPO', orpo: 'ORPO', simpo: 'SimPO', kto: 'KTO', grpo: 'GRPO', ppo: 'PPO' },
   'train.rollout.vllm_mode': { colocate: 'colocate (training GPUs)', server: 'server (own GPUs)' },
   'train.qlora_bits': { 2: '2-bit', 4: '4-bit (NF4)', 8: '8-bit (LLM.int8)' },
+  'train.kernels': { pytorch: 'PyTorch (transformers + PEFT)', unsloth: 'unsloth', liger: 'Liger' },
   'parallel.zero': { 0: 'off', 1: 'ZeRO-1 (optimizer)', 2: 'ZeRO-2 (+ gradients)', 3: 'ZeRO-3 (+ weights)' },
   'mode': { train: 'Training / fine-tuning', inference: 'Inference / serving' },
 };
@@ -96,6 +97,7 @@ export const FIELDS = [
   { path: 'train.gradient_checkpointing', group: 'savers', show: train, label: 'Gradient checkpointing', help: 'Keeps only layer inputs and recomputes the rest in backward: activations shrink by ~an order of magnitude.' },
   { path: 'train.attention', group: 'savers', show: train, label: 'Attention kernel', help: 'eager materializes seq x seq scores; sdpa/flash do not.' },
   { path: 'train.loss', group: 'savers', show: train, label: 'Loss implementation', help: 'chunked / fused linear cross-entropy avoid full fp32 logits for the whole batch.' },
+  { path: 'train.kernels', group: 'savers', show: train, label: 'Layer kernels', help: 'unsloth / Liger autograd Functions: each RMSNorm keeps its input instead of an fp32 copy, the MLP its gate and up outputs.' },
   { path: 'inference.attention', group: 'savers', show: infer, label: 'Attention kernel', help: 'eager materializes prompt x prompt scores during prefill.' },
 
   // Parallelism

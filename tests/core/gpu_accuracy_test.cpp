@@ -142,7 +142,8 @@ namespace {
 
 // Published single-GPU figures of framework runs (tests/fixtures/gpu/framework_rows.json;
 // docs/accuracy.md section 2c): unsloth (offloaded checkpointing, its loss heads) and the Hugging
-// Face + FA2 baselines beside them. Regression bars at today's level, not the target
+// Face + FA2 baselines beside them, and fms-acceleration's HF Trainer + PEFT reference runs on an A100
+// 80GB (peak allocated; full, LoRA and QLoRA, scored, not fitted). Regression bars at today's level, not the target
 // (median 5%, no framework above 10%), which the unsloth rows miss for reasons the doc gives:
 // every row runs and stays within 45% (35% before train.kernels "unsloth": its smaller saved set
 // moved the 2024 unsloth rows, which miss a term of their own, further under), the transformers rows'
@@ -165,7 +166,7 @@ TEST(GpuAccuracy, PublishedFrameworkRows) {
     per_framework[row["framework"].get<std::string>()].push_back(err);
   }
   ASSERT_GE(per_framework["unsloth"].size(), 20u);
-  ASSERT_GE(per_framework["transformers"].size(), 13u);
+  ASSERT_GE(per_framework["transformers"].size(), 21u);  // + fms-acceleration's 8 A100 runs (peak allocated)
   for (auto& [framework, errors] : per_framework) {
     std::sort(errors.begin(), errors.end());
     const double median = errors.size() % 2 ? errors[errors.size() / 2]

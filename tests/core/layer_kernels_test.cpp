@@ -1,10 +1,12 @@
-// train.kernels "unsloth" against measured steps (tests/fixtures/training/measured_cpu_kernels.json,
-// from measure_kernels.py: unsloth's Fast_RMS_Layernorm, LoRA_QKV, LoRA_W and LoRA_MLP Functions
-// emulated with their own save_for_backward and outputs, PyTorch 1.13.1 on CPU). The saved set,
-// weights, gradients and optimizer states are exact to the byte; the phase peaks are exact on every
-// row but UK07's backward (+1.3%: the recomputation inside LoRA_MLP.backward, docs/frameworks.md).
-// The same steps with train.kernels "pytorch" (HF modules + PEFT) save more: the kernels are what
-// the estimate follows.
+// train.kernels "unsloth" and "liger" against measured steps (tests/fixtures/training/
+// measured_cpu_kernels.json, PyTorch 1.13.1 on CPU): UK rows from measure_kernels.py (unsloth's
+// Fast_RMS_Layernorm, LoRA_QKV, LoRA_W and LoRA_MLP Functions emulated with their own
+// save_for_backward and outputs), LG rows from measure_liger.py (Liger's LigerRMSNormFunction,
+// LigerSiLUMulFunction, LigerRopeFunction and LigerFusedLinearCrossEntropyFunction, train.loss
+// "fused_linear"). The saved set, weights, gradients and optimizer states are exact to the byte;
+// the phase peaks are exact on every row but UK07's backward (+1.3%: the recomputation inside
+// LoRA_MLP.backward, docs/frameworks.md). The same steps with train.kernels "pytorch" (HF modules
+// + PEFT) save more: the kernels are what the estimate follows.
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -26,12 +28,17 @@ Result EstimateRow(nlohmann::json scenario) {
   return Estimate(parsed.value());
 }
 
-TEST(LayerKernels, UnslothMatchesMeasuredSteps) {
+TEST(LayerKernels, UnslothAndLigerMatchMeasuredSteps) {
   const nlohmann::json table = testing_support::LoadFixture("training/measured_cpu_kernels.json");
-  int rows = 0, exact = 0;
+  int rows = 0, liger_rows = 0, exact = 0;
   for (const auto& row : table["rows"]) {
     const std::string name = row["name"].get<std::string>();
-    ASSERT_EQ(row["scenario"]["train"]["kernels"], "unsloth") << name;
+    const bool liger = name.rfind("LG", 0) == 0;
+    ASSERT_EQ(row["scenario"]["train"]["kernels"], liger ? "liger" : "unsloth") << name;
+    if (liger) {
+      ASSERT_EQ(row["scenario"]["train"]["loss"], "fused_linear") << name;
+      ++liger_rows;
+    }
     const Result r = EstimateRow(row["scenario"]);
     const auto& m = row["measured"];
     EXPECT_EQ(GpuTerm(r, "weights"), m["weights"].get<int64_t>()) << name;
@@ -49,14 +56,16 @@ TEST(LayerKernels, UnslothMatchesMeasuredSteps) {
     }
     ++rows;
   }
-  EXPECT_EQ(rows, 7);
-  std::cout << "[ measured ] measured_cpu_kernels.json: " << rows << " steps, saved sets exact; " << exact << " of " << 3 * rows
-            << " phase peaks exact to the byte\n";
+  EXPECT_EQ(rows, 14);
+  EXPECT_EQ(liger_rows, 7);
+  std::cout << "[ measured ] measured_cpu_kernels.json: " << rows << " steps (" << liger_rows << " Liger), saved sets exact; " << exact
+            << " of " << 3 * rows << " phase peaks exact to the byte\n";
 }
 
 TEST(LayerKernels, PytorchKernelsSaveMoreOnTheSameSteps) {
   // HF modules + PEFT: the MLP keeps gate, act(gate), up and act * up, each adapter its lora_A
-  // output, each RMSNorm an fp32 copy of its input: more than unsloth's Functions on every row.
+  // output, each RMSNorm an fp32 copy of its input: more than unsloth's or Liger's Functions on
+  // every row (the LG rows keep Liger's fused linear cross-entropy).
   const nlohmann::json table = testing_support::LoadFixture("training/measured_cpu_kernels.json");
   for (const auto& row : table["rows"]) {
     nlohmann::json sc = row["scenario"];

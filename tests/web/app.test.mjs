@@ -120,6 +120,28 @@ test('an invalid input is named next to the field and not applied', async () => 
   await context.close();
 });
 
+test('the layer-kernels select sets train.kernels, matches the CLI and shrinks the saved activations', async () => {
+  const { page, problems, context } = await openPage(chrome.browser, `${server.base}/`);
+  const select = page.locator('#f-train-kernels');
+  assert.equal(await select.isVisible(), true, 'shown with the other memory savers');
+  assert.deepEqual(await select.locator('option').evaluateAll((os) => os.map((o) => o.value).filter((v) => v)), ['pytorch', 'unsloth', 'liger']);
+  const saved = {};
+  for (const kernels of ['liger', 'unsloth', 'pytorch']) {
+    const before = await page.evaluate(() => window.__vramplan.renders);
+    await select.selectOption(kernels);
+    await page.waitForFunction((n) => window.__vramplan.renders > n, before, { timeout: 5000 });
+    const s = await expectMatchesCli(page, `kernels = ${kernels}`);
+    assert.equal(s.train.kernels ?? 'pytorch', kernels);
+    saved[kernels] = (await pageResult(page)).gpu.saved_activation_bytes;
+  }
+  // The default scenario (LoRA, RMSNorm, SwiGLU): both kernel sets save less than transformers + PEFT.
+  assert.ok(saved.liger < saved.pytorch && saved.unsloth < saved.pytorch, JSON.stringify(saved));
+  await page.selectOption('#f-mode', 'inference');
+  assert.equal(await select.isVisible(), false, 'training only');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('preset search filters and picks a model', async () => {
   const { page, problems, context } = await openPage(chrome.browser, `${server.base}/`);
   await page.fill('#preset-search', 'qwen2.5 7b');

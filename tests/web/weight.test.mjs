@@ -32,6 +32,8 @@
 // under FSDP / ZeRO-3, post-training rules): page 351,621 B measured, budget 352,700 B (the measured
 // total + 1,079 B, the largest gap seen between a local build and the fresh-clone CI's); own files
 // 44,018 B (+82 B: the two image fields), budget 44,100 B. docs/web.md.
+// Then the layer-kernels select (train.kernels: its field line and option labels): own files
+// 44,018 -> 44,122 B (+104 B), budget 44,100 -> 44,204 B; the page 352,182 B, under its budget.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -40,7 +42,7 @@ import zlib from 'node:zlib';
 import { startServer, startBrowser, openPage, SITE } from './harness.mjs';
 
 export const PAGE_WEIGHT_BUDGET_BYTES = 352_700;
-export const PAGE_OWN_BUDGET_BYTES = 40 * 1024 + 169 + 1143 + 356 + 240 + 535 + 497 + 52 + 148;
+export const PAGE_OWN_BUDGET_BYTES = 40 * 1024 + 169 + 1143 + 356 + 240 + 535 + 497 + 52 + 148 + 104;
 
 let server; let chrome;
 before(async () => { server = await startServer(); chrome = await startBrowser(); });

@@ -78,17 +78,39 @@ LossHead ComputeLossHead(const TrainConfig& train, const FrameworkConfig& fw, co
       break;
     }
     case LossImpl::kFusedLinear: {
-      // Liger: rows per chunk = next_pow2(ceil(T / ceil(V / h))); per chunk fp32 logits + their grad.
+      // Liger LigerFusedLinearCrossEntropyFunction (linkedin/Liger-Kernel ead96b6,
+      // src/liger_kernel/ops/fused_linear_cross_entropy.py, fused_linear_cross_entropy_forward;
+      // reduction "mean", accum_dtype None), reached through LigerForCausalLMLoss
+      // (transformers/model/loss_utils.py): labels padded with ignore_index (int64 b·(s+1)) and
+      // shifted (.contiguous(), int64 b·s); grad_input = zeros_like(input), grad_weight =
+      // zeros_like(weight) when the lm_head trains, loss_1d (fp32 per token), target != ignore_index
+      // (bool per token). Per chunk of next_pow2(ceil(T / ceil(V / h))) rows: the logits in the
+      // matmul dtype, the loss kernel writes their gradient in place, grad_input[rows] = grad @ W
+      // (a chunk·h product, copied), grad_weight += mm(grad^T, x).float(). It saves grad_input and
+      // grad_weight for backward, nothing else (no logits, no labels). Measured: the LG rows of
+      // measured_cpu_kernels.json (the Triton kernels emulated by measure_liger.py).
       const int64_t inc = std::max<int64_t>(1, CeilDiv(V, h));
       int64_t rows = std::max<int64_t>(1, CeilDiv(T, inc));
       int64_t pow2 = 1;
       while (pow2 < rows) pow2 *= 2;
       rows = std::min(pow2, T);
-      head.saved_bytes = prec.matmul * T * h + (lm_head_trainable ? prec.grad * V * h : 0) + 8 * T + 4;
-      head.forward_extra_bytes = 2 * 4 * rows * V + 4;
+      const int64_t grad_weight = lm_head_trainable ? prec.weight * V * h : 0;
+      head.saved_bytes = prec.residual * T * h + grad_weight;
+      // labels[..., 1:] of one row is contiguous already: .contiguous() copies only when b > 1 (LG05).
+      const int64_t labels = 8 * b * (s + 1) + (b > 1 ? 8 * T : 0), per_token = 4 * T + T;
+      int64_t chunk = prec.matmul * rows * h;  // grad_input's chunk product
+      if (lm_head_trainable) {
+        const int64_t upcast_copy = prec.matmul == 4 ? 0 : 4 * V * h;  // .float() of the mm (the same tensor in fp32)
+        chunk = std::max(chunk, prec.matmul * V * h + upcast_copy);
+        // `grad_weight +=` an fp32 product into a 16-bit gradient: on the CPU TensorIterator casts
+        // the 16-bit operand to fp32 and computes into an fp32 temporary (cast_common_dtype_to_outputs,
+        // CPU only); CUDA's kernels read and write mixed dtypes (measured: LG03, add_ > aten::to).
+        if (fw.device == Device::kCpu && upcast_copy > 0) chunk = std::max(chunk, upcast_copy + 8 * V * h);
+      }
+      head.forward_extra_bytes = labels + per_token + prec.matmul * rows * V + chunk;
       head.backward_extra_bytes = 0;
       if (explain) head.explain = "fused linear cross-entropy (Liger): chunks of " + WithCommas(rows) +
-                     " tokens; keeps grad_input b·s·h and grad_W V·h from forward to backward";
+                     " tokens; keeps grad_input b·s·h" + (lm_head_trainable ? " and grad_W V·h" : "") + " from forward to backward";
       break;
     }
   }

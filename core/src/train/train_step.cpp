@@ -38,6 +38,21 @@
 namespace vramplan {
 namespace {
 
+// Whether a layer under Liger's kernels runs peft's LoRA (no dropout, no DoRA) on its `slot`
+// projection (the moments of Liger's SwiGLU MLP that depend on it: measured_cpu_kernels.json).
+bool LigerLoraAt(const LayerPlan& lp, const LayerKind& kind, const LoraConfig& lora, LinearSlot slot) {
+  if (!lp.lora || lora.dropout > 0 || lora.use_dora) return false;
+  for (const auto& l : kind.linears) {
+    if (l.slot == slot && IsLoraTarget(l, lora)) return true;
+  }
+  return false;
+}
+
+// peft's `* scaling`: the Python float becomes a 0-dim tensor on the CPU: a float64 scalar and its
+// fp32 cast for fp32 tensors, a 16-bit scalar for 16-bit ones (measured: LG01 bf16, LG02 fp32); on
+// CUDA a host-side wrapped number.
+int64_t CpuScalarBytes(bool on_cpu, const PrecisionModel& prec) { return !on_cpu ? 0 : prec.half ? prec.matmul : 8 + 4; }
+
 int64_t BreakdownBytes(const Result& r, const char* key) {
   for (const Term& t : r.gpu.breakdown) {
     if (t.key == key) return t.bytes;
@@ -319,10 +334,13 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   bool final_req = plan.embedding_trainable;
   for (const auto& lp : plan.layers) final_req = final_req || lp.weights_trainable || lp.lora;
   const int64_t final_norm_saved = NormSavedBytes(model.final_norm, model.norm_kind, final_req, plan.final_norm_trainable, T, ctx);
+  // Liger's fused linear cross-entropy runs the lm_head inside its Function: no mm saves the final
+  // norm's output (the Function keeps its gradients instead: logits_loss.cpp).
+  const bool fused_head = train.loss == LossImpl::kFusedLinear && !preference;
   int64_t lm_head_saved = 0;
-  if (plan.lm_head_trainable) lm_head_saved += (prec.autocast ? 2 : prec.residual) * T * h;
+  if (plan.lm_head_trainable && !fused_head) lm_head_saved += (prec.autocast ? 2 : prec.residual) * T * h;
   if (final_req && prec.autocast) lm_head_saved += 2 * V * h;  // bf16 weight cast, also when frozen or tied
-  const bool norm_out_saved = plan.lm_head_trainable && !prec.autocast;
+  const bool norm_out_saved = plan.lm_head_trainable && !prec.autocast && !fused_head;
   const int64_t norm_out_extra = norm_out_saved ? 0 : prec.residual * T * h;
   const bool upcast = fw.loss_upcast_logits && model.loss_upcasts_logits && (!fw.loss_shift_logits_copy || model.legacy_logits_upcast);
   LossHead loss = ComputeLossHead(train, fw, prec, V, h, plan.lm_head_trainable, upcast, explain);
@@ -823,6 +841,12 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
         // measured_cpu_kernels.json).
         mlp.temporary_bytes += prec.matmul * T * (h + train.lora.rank);
       }
+      if (li.saved.liger_swiglu && LigerLoraAt(last_plan, last_kind, train.lora, LinearSlot::kUp)) {
+        // Liger's SiLUMul has not run yet at up_proj's peft `lora_B(lora_A(x)) * scaling`: gate_proj's
+        // output, the base output, lora_B's output and their product (+ the scaling scalar) beside
+        // the residual sum and the norm's output (measured: LG02 in measured_cpu_kernels.json).
+        mlp.temporary_bytes += prec.matmul * T * li.intermediate + CpuScalarBytes(on_cpu, prec);
+      }
       highest = highest.temporary_bytes < 0 ? mlp : HigherOnRank(highest, mlp, view);
     }
     if (highest.temporary_bytes >= 0) push(highest);
@@ -854,6 +878,23 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
       m.temporary_bytes = frames + prec.matmul * T * h + 3 * 4 * T * h + rng_states;
       push(m);
     }
+  }
+  // -- forward without full checkpointing, Liger's kernels and a LoRA adapter in the base dtype on
+  // the last layer's down projection: at peft's `lora_B(lora_A(x)) * scaling` the base output,
+  // lora_B's output and their product (+ the scaling scalar) beside what the frames hold and nothing
+  // saves: inputs_embeds (unless layer 0's norm saved it), the eager mask and cache_position. Liger's
+  // norms save the layer input and the attention sum, lora_A saves SiLUMul's output (measured: LG01
+  // in measured_cpu_kernels.json, live blocks at the forward's peak, exact).
+  if (ckpt != Checkpointing::kFull && L > 0 && layers.back().saved.liger_swiglu && !prec.autocast && !prec.autocast16 &&
+      plan.adapter_bytes_per_param == prec.weight && !ctx.quantized_base &&
+      LigerLoraAt(plan.layers.back(), last_kind, train.lora, LinearSlot::kDown)) {
+    const int64_t embeds = plan.layers.front().input_requires_grad ? 0 : prec.residual * T * h;
+    Moment m = step(Phase::kForward, At::kLayerForward, L - 1);
+    m.gradient_bytes = grads_resident;
+    m.activation_bytes = cos_sin + ckpt_shared + layers_kept;
+    m.kv_cache_bytes = kv_cache;
+    m.temporary_bytes = embeds + mask_bytes + 8 * s + 3 * prec.matmul * T * h + CpuScalarBytes(on_cpu, prec) + rng_states;
+    push(m);
   }
   if (L > 0) push(layer_done);
   // -- forward: the loss op (logits, fp32 upcast, log-probs) on top of everything saved.
@@ -1099,7 +1140,15 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
         // unsloth's LoRA_MLP.backward: DW = dY @ downW^T (T·I), then swiglu_DWf_DW_dfg_kernel writes h,
         // df, de into DW, e, g in place and dX goes into X (out = X); Liger's SiLUMul backward writes
         // into a and b: one intermediate-width buffer beside the saved ones.
-        const int64_t mlp_buffers = li.saved.unsloth_mlp || li.saved.liger_swiglu ? 1 : li.gated ? 3 : 2;
+        // With an adapter on the down projection the gradient of SiLUMul's output is the sum of the
+        // base's and lora_A's input gradients: three intermediate-width buffers at the sum
+        // (measured: LG01, bwd ReshapeAliasBackward0 > aten::add, measured_cpu_kernels.json).
+        const bool liger_down_adapter = li.saved.liger_swiglu && LigerLoraAt(plan.layers[static_cast<size_t>(i)], kind, train.lora, LinearSlot::kDown);
+        // Without one, the peak is down_proj's MmBackward0 making that gradient while its saved input
+        // (SiLUMul's output) is still held; SiLUMul's backward then writes into a and b in place
+        // (measured: LG07, full fine-tuning, bwd MmBackward0 > aten::mm).
+        if (li.saved.liger_swiglu && !liger_down_adapter) mlp.activation_bytes += down_released;
+        const int64_t mlp_buffers = li.saved.unsloth_mlp ? 1 : li.saved.liger_swiglu ? (liger_down_adapter ? 3 : 1) : li.gated ? 3 : 2;
         mlp.temporary_bytes = carry + mlp_buffers * prec.matmul * T * li.intermediate + layer_extra + li.saved.max_dequant_bytes;
         push(mlp);
         if (in_bwd && li.down_grad_bytes > 0) {
