@@ -145,6 +145,19 @@ PreferenceHead ComputePreferenceHead(const TrainConfig& train, int64_t pairs, in
     const bool embedding_trains = train.method != TrainMethod::kLora && train.method != TrainMethod::kQlora;
     const int64_t ids = embedding_trains ? 8 * R * s : 0;
     const int64_t log_prob_peak = h.policy.saved_bytes + h.policy.backward_extra_bytes + index;
+    // concatenated_forward's frame locals through both heads' forward: concatenated_inputs' ids,
+    // attention mask and labels (R, s) int64, and `torch.where(attention_mask == 1, labels, -100)`'s
+    // (R, s) int64 labels (for one pair the cross-entropy's target keeps it: in ce_saved).
+    const int64_t where_labels = 8 * R * s;
+    const int64_t locals = 3 * 8 * R * s + (pairs > 1 ? where_labels : 0);
+    // get_batch_logps, after the cross-entropy (its output q alive): loss_mask (R, s-1) bool made
+    // before selective_log_softmax and the index; at the log-prob head's forward moment (fp32: the last
+    // row's logsumexp; 16-bit: after torch.stack, `loss_mask.sum(-1)` casts the bool mask to int64 (a
+    // temporary) beside its (R,) int64 output, the per-token log-probs and the product's (R,) sum;
+    // the per-row gathered tensors released). Measured: O01's forward peak at logsumexp, O02's at
+    // aten::sum > aten::to.
+    const int64_t at_mask_sum = fp32_path ? 0 : -lp * R * (s - 1) + lp * R + 8 * R + 8 * R * (s - 1);
+    const int64_t log_prob_forward = h.policy.saved_bytes + h.policy.forward_extra_bytes + ce_saved + index + R * (s - 1) + q + locals + at_mask_sum;
     h.policy.saved_bytes += ce_saved + index + ids;
     h.alive_at_reference_bytes += ce_saved + index + ids;
     // The log-prob branch's backward runs first (the odds-ratio term was recorded last), with the
@@ -164,8 +177,11 @@ PreferenceHead ComputePreferenceHead(const TrainConfig& train, int64_t pairs, in
     // frame beside the whole logits and log_softmax's output (and autocast's fp32 cast of its
     // input) at nll_loss (measured: the forward peaks of O02-O04, live blocks at aten::nll_loss_forward).
     const int64_t copy = pairs > 1 ? ld * pairs_row : 0;
-    const int64_t at_nll = ld * R * s * V + copy + (upcast ? 4 : ld) * pairs_row + (upcast && !fp32_path ? 4 * pairs_row : 0);
-    h.policy.forward_extra_bytes = std::max(h.policy.forward_extra_bytes, at_nll - h.policy.saved_bytes);
+    // Beside them: the frame locals, nll_loss's target (a copy for more than one pair, the where
+    // labels for one), its output and total_weight (q each). Measured: O03's and O04's forward peaks.
+    const int64_t target = pairs > 1 ? 8 * pairs * (s - 1) : where_labels;
+    const int64_t at_nll = ld * R * s * V + copy + q * pairs_row + (upcast && !fp32_path ? 4 * pairs_row : 0) + locals + target + 2 * q;
+    h.policy.forward_extra_bytes = std::max(log_prob_forward, at_nll) - h.policy.saved_bytes;
   }
   if (explain) {
     h.policy.explain = std::string("policy log-probs (TRL selective_log_softmax) over ") + std::to_string(R) + " rows (" +
