@@ -121,14 +121,13 @@ PreferenceHead ComputePreferenceHead(const TrainConfig& train, int64_t pairs, in
   }
   if (train.objective == Objective::kOrpo) {
     // ORPO adds the NLL (cross-entropy) of the chosen rows (trl/experimental/orpo/orpo_trainer.py
-    // concatenated_forward, cross_entropy_loss on the first len_chosen rows): the SFT head's saved
-    // tensors over the pairs stay alive under the log-prob head's backward, which autograd runs
-    // first (the odds-ratio branch was recorded last); the cross-entropy's own backward peak comes
-    // after the log-prob head's tensors were released (measured: the O rows of measured_cpu_dpo.json).
-    // TRL calls nn.CrossEntropyLoss on the logits as they are (no upcast, unlike transformers' own
-    // loss): without autocast, log_softmax's output, saved, is in the logits' dtype, not the SFT
-    // head's fp32 upcast; autocast (CPU and CUDA: cross_entropy on its fp32 list) casts the 16-bit
-    // logits to fp32 first, as the SFT head under autocast.
+    // concatenated_forward, cross_entropy_loss on the first len_chosen rows; f2cd577): its saved
+    // tensors stay alive under the log-prob head's backward, which autograd runs first (the
+    // odds-ratio branch was recorded last). TRL calls nn.CrossEntropyLoss on the logits as they are
+    // (no upcast, unlike transformers' own loss): without autocast, log_softmax's output, saved, is
+    // in the logits' dtype; autocast (CPU and CUDA: cross_entropy on its fp32 list) casts the 16-bit
+    // logits to fp32 first. Every moment below was traced from the live blocks at the O rows' peaks
+    // (measured_cpu_dpo.json, measure_dpo.py "debug_blocks").
     const int64_t pairs_row = pairs * row;
     const bool upcast = fp32_path || autocast;
     // cross_entropy_loss(all_logits[:len_chosen], labels[:len_chosen]): log_softmax's output (q per
