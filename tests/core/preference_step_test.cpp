@@ -63,9 +63,8 @@ TEST(PreferenceStep, MatchesMeasuredDpoSteps) {
 }
 
 // ORPO and KTO steps measured the same way (the O and T rows; docs/post_training.md): the model
-// states exact, the phase peaks within the errors the docs give (KTO: within 8,000 B, 0.1%; ORPO:
-// the forward within 0.2%, the backward within 0.2% but on the AMP + checkpointing row, -4.2%: not
-// exact).
+// states, the optimizer peak, every ORPO phase peak and the 16-bit KTO backward peaks exact; the fp32
+// KTO backward within 4 B, the KTO forward and reference peaks within 2,200 B.
 TEST(PreferenceStep, MatchesMeasuredOrpoAndKtoSteps) {
   const nlohmann::json table = testing_support::LoadFixture("training/measured_cpu_dpo.json");
   int orpo = 0, kto = 0;
@@ -81,8 +80,10 @@ TEST(PreferenceStep, MatchesMeasuredOrpoAndKtoSteps) {
     EXPECT_EQ(r.gpu.gradient_bytes, m["gradients"].get<int64_t>()) << name;
     EXPECT_EQ(r.gpu.optimizer_state_bytes, m["optimizer_states"].get<int64_t>()) << name;
     auto near = [&](int64_t predicted, int64_t measured, const char* what) {
-      const double tolerance = objective == "kto" ? 0.001 : std::string(what) == "backward" ? 0.042 : 0.002;
-      EXPECT_LE(std::abs(static_cast<double>(predicted - measured)), tolerance * static_cast<double>(measured)) << name << " " << what << ": " << predicted << " vs " << measured;
+      std::cout << "[ measured ] " << name << " " << what << ": " << predicted - measured << " B of " << measured << "\n";
+      const bool backward = std::string(what) == "backward";
+      const double tolerance = objective == "kto" ? (backward ? 4.0 : 2200.0) : 0.0;
+      EXPECT_LE(std::abs(static_cast<double>(predicted - measured)), tolerance) << name << " " << what << ": " << predicted << " vs " << measured;
     };
     near(r.gpu.phase_peaks.forward, std::max(m["peak_forward"].get<int64_t>(), m["peak_loss"].get<int64_t>()), "forward");
     near(r.gpu.phase_peaks.reference, m["peak_reference"].get<int64_t>(), "reference");

@@ -20,6 +20,9 @@ int64_t RowsPerSample(Objective objective) {
   return 1;
 }
 
+// `logits[:, :-1, :]` (KTO, ORPO's get_batch_logps) against DPO's `logits[..., :-1, :]`.
+static bool WholeRowsSliceRecorded(Objective objective) { return objective == Objective::kKto || objective == Objective::kOrpo; }
+
 bool ReferencePassRuns(const TrainConfig& t) {
   const bool needs = t.objective == Objective::kDpo || t.objective == Objective::kIpo || t.objective == Objective::kKto;
   return needs && !t.precompute_ref_log_probs;
@@ -34,7 +37,7 @@ bool ReferenceCopyResident(const TrainConfig& t) {
 // per-row torch.logsumexp (the loop "to reduce peak mem consumption"); 16-bit logits: a per-row
 // F.log_softmax whose output LogSoftmaxBackward0 saves, then gather. Sizes below measured on
 // PyTorch 1.13.1 CPU (measured_cpu_dpo.json); R rows, s tokens, V vocabulary, row = (s-1)·V.
-PreferenceHead ComputePreferenceHead(const TrainConfig& train, const LossHead& sft_head, int64_t pairs, int64_t R, int64_t s, int64_t V,
+PreferenceHead ComputePreferenceHead(const TrainConfig& train, int64_t pairs, int64_t R, int64_t s, int64_t V,
                                      int64_t ld, bool autocast, bool on_cpu, bool explain) {
   PreferenceHead h;
   const int64_t row = (s - 1) * V;
@@ -47,7 +50,8 @@ PreferenceHead ComputePreferenceHead(const TrainConfig& train, const LossHead& s
   h.saved_in_loss_bytes = 2 * lp * pairs + 16;
   // The loss and ones_like's root gradient (measured: 2 + 2 B at K01's backward peak, bf16 with a
   // reference copy; 4 + 4 B at D09's and H06's, 16-bit with precomputed reference log-probs).
-  h.loss_scalar_bytes = 2 * (train.precompute_ref_log_probs ? 4 : lp);
+  // ORPO: odds_ratio_loss upcasts the log-probs (`policy_chosen_logps.float()`, orpo_trainer.py f2cd577).
+  h.loss_scalar_bytes = 2 * (train.precompute_ref_log_probs || train.objective == Objective::kOrpo ? 4 : lp);
   const int64_t mask = R * (s - 1);
   if (fp32_path) {
     // gather and logsumexp save views of the logits (4·R·s·V kept whole) + logsumexp's results.
@@ -78,6 +82,14 @@ PreferenceHead ComputePreferenceHead(const TrainConfig& train, const LossHead& s
     const int64_t bwd_peak = ld * R * s * V + ld * R * row + h.loss_scalar_bytes;
     h.policy.backward_extra_bytes = bwd_peak - h.policy.saved_bytes;
     h.alive_at_reference_bytes = h.policy.saved_bytes - h.saved_in_loss_bytes + ld * R * s * V + lp * R * (s - 1) + lp * R;
+    if (WholeRowsSliceRecorded(train.objective)) {
+      // KTO and ORPO slice `logits[:, :-1, :]` (trl/trainer/kto_trainer.py _compute_loss,
+      // trl/experimental/orpo/orpo_trainer.py get_batch_logps; f2cd577): the `:` over the rows is a
+      // SliceBackward0 of its own, and its slice_backward zero-fills a second (R, s, V) gradient
+      // beside the first (derivatives.yaml slice: slice_backward_wrapper; measured on PyTorch 1.13:
+      // three SliceBackward0 nodes at T02's and T05's backward, -8,000 B before this moment).
+      h.policy.backward_extra_bytes = std::max(h.policy.backward_extra_bytes, 2 * ld * R * s * V + h.loss_scalar_bytes - h.policy.saved_bytes);
+    }
     // No grad: one row's log_softmax beside the previous row's (the loop variable), the gathered rows.
     h.reference_pass_bytes = ld * R * s * V + lp * row * std::min<int64_t>(R, 2) + lp * (s - 1) * (R - 1);
   }
@@ -109,30 +121,66 @@ PreferenceHead ComputePreferenceHead(const TrainConfig& train, const LossHead& s
   }
   if (train.objective == Objective::kOrpo) {
     // ORPO adds the NLL (cross-entropy) of the chosen rows (trl/experimental/orpo/orpo_trainer.py
-    // concatenated_forward, cross_entropy_loss on the first len_chosen rows): the SFT head's saved
-    // tensors over the pairs stay alive under the log-prob head's backward, which autograd runs
-    // first (the odds-ratio branch was recorded last); the cross-entropy's own backward peak comes
-    // after the log-prob head's tensors were released (measured: the O rows of measured_cpu_dpo.json).
-    // TRL calls nn.CrossEntropyLoss on the logits as they are (no upcast, unlike transformers' own
-    // loss): without autocast, log_softmax's output, saved, is in the logits' dtype, not the SFT
-    // head's fp32 upcast; autocast (CPU and CUDA: cross_entropy on its fp32 list) casts the 16-bit
-    // logits to fp32 first, as the SFT head under autocast.
+    // concatenated_forward, cross_entropy_loss on the first len_chosen rows; f2cd577): its saved
+    // tensors stay alive under the log-prob head's backward, which autograd runs first (the
+    // odds-ratio branch was recorded last). TRL calls nn.CrossEntropyLoss on the logits as they are
+    // (no upcast, unlike transformers' own loss): without autocast, log_softmax's output, saved, is
+    // in the logits' dtype; autocast (CPU and CUDA: cross_entropy on its fp32 list) casts the 16-bit
+    // logits to fp32 first. Every moment below was traced from the live blocks at the O rows' peaks
+    // (measured_cpu_dpo.json, measure_dpo.py "debug_blocks").
     const int64_t pairs_row = pairs * row;
     const bool upcast = fp32_path || autocast;
-    const int64_t ce_saved = upcast ? sft_head.saved_bytes : sft_head.saved_bytes - (4 - ld) * pairs_row;
-    h.policy.saved_bytes += ce_saved;
-    h.alive_at_reference_bytes += ce_saved;
-    // At the backward peak a (pairs, s-1, V) tensor in the logits' dtype more is alive for 16-bit
-    // logits without autocast (measured: O02; not traced): the backward total stays the one the
-    // SFT head's saved bytes gave.
-    h.policy.backward_extra_bytes += sft_head.saved_bytes - ce_saved;
+    // cross_entropy_loss(all_logits[:len_chosen], labels[:len_chosen]): log_softmax's output (q per
+    // logit), nll_loss's target and total_weight. The target is `labels[..., 1:].contiguous()`: a copy
+    // for more than one pair; for one pair the slice is contiguous already, a view that keeps the
+    // whole `torch.where(attention_mask == 1, labels, -100)` (R, s) int64 tensor (concatenated_forward).
+    const int64_t q = upcast ? 4 : ld;
+    const int64_t ce_saved = q * pairs_row + (pairs > 1 ? 8 * pairs * (s - 1) : 8 * R * s) + q;
+    // get_batch_logps gathers with `torch.where(labels == -100, 0, labels)`: a new (R, s-1) int64
+    // index, saved by gather (derivatives.yaml gather: index), where DPO's index is a view of the
+    // batch; and a trained embedding saves concatenated_inputs' new (R, s) input ids (embedding:
+    // indices; a frozen one under LoRA saves nothing) until the very end of backward.
+    const int64_t index = 8 * R * (s - 1);
+    const bool embedding_trains = train.method != TrainMethod::kLora && train.method != TrainMethod::kQlora;
+    const int64_t ids = embedding_trains ? 8 * R * s : 0;
+    const int64_t log_prob_peak = h.policy.saved_bytes + h.policy.backward_extra_bytes + index;
+    // concatenated_forward's frame locals through both heads' forward: concatenated_inputs' ids,
+    // attention mask and labels (R, s) int64, and `torch.where(attention_mask == 1, labels, -100)`'s
+    // (R, s) int64 labels (for one pair the cross-entropy's target keeps it: in ce_saved).
+    const int64_t where_labels = 8 * R * s;
+    const int64_t locals = 3 * 8 * R * s + (pairs > 1 ? where_labels : 0);
+    // get_batch_logps, after the cross-entropy (its output q alive): loss_mask (R, s-1) bool made
+    // before selective_log_softmax and the index; at the log-prob head's forward moment (fp32: the last
+    // row's logsumexp; 16-bit: after torch.stack, `loss_mask.sum(-1)` casts the bool mask to int64 (a
+    // temporary) beside its (R,) int64 output, the per-token log-probs and the product's (R,) sum;
+    // the per-row gathered tensors released). Measured: O01's forward peak at logsumexp, O02's at
+    // aten::sum > aten::to.
+    const int64_t at_mask_sum = fp32_path ? 0 : -lp * R * (s - 1) + lp * R + 8 * R + 8 * R * (s - 1);
+    const int64_t log_prob_forward = h.policy.saved_bytes + h.policy.forward_extra_bytes + ce_saved + index + R * (s - 1) + q + locals + at_mask_sum;
+    h.policy.saved_bytes += ce_saved + index + ids;
+    h.alive_at_reference_bytes += ce_saved + index + ids;
+    // The log-prob branch's backward runs first (the odds-ratio term was recorded last), with the
+    // cross-entropy's saved tensors alive. Its logits gradient, the (R, s, V) SliceBackward0 output,
+    // then waits in the engine's input buffer for `all_logits` until the cross-entropy's branch
+    // delivers its own (torch/csrc/autograd/input_buffer.cpp InputBuffer::add): alive through the
+    // cross-entropy's backward (LogSoftmaxBackward0: its saved output, nll_loss's gradient and its
+    // own, q per logit each), and the two are summed out of place into a third (R, s, V) tensor
+    // (measured on PyTorch 1.13: O03's peak at LogSoftmaxBackward0 beside the waiting gradient, O02's
+    // at SliceBackward0 > aten::add with three (R, s, V) blocks alive).
+    const int64_t waiting = ld * R * s * V;
+    const int64_t ce_peak = waiting + 3 * q * pairs_row + h.loss_scalar_bytes;
+    const int64_t add_peak = 3 * waiting + h.loss_scalar_bytes;
+    h.policy.backward_extra_bytes = std::max({log_prob_peak + ce_saved, ce_peak, add_peak}) + ids - h.policy.saved_bytes;
     // The cross-entropy runs first, on `logits[:len_chosen][..., :-1, :].contiguous()`: a copy for
     // more than one pair (one pair's slice is contiguous, a view), alive in cross_entropy_loss's
     // frame beside the whole logits and log_softmax's output (and autocast's fp32 cast of its
     // input) at nll_loss (measured: the forward peaks of O02-O04, live blocks at aten::nll_loss_forward).
     const int64_t copy = pairs > 1 ? ld * pairs_row : 0;
-    const int64_t at_nll = ld * R * s * V + copy + (upcast ? 4 : ld) * pairs_row + (upcast && !fp32_path ? 4 * pairs_row : 0);
-    h.policy.forward_extra_bytes = std::max(h.policy.forward_extra_bytes, at_nll - h.policy.saved_bytes);
+    // Beside them: the frame locals, nll_loss's target (a copy for more than one pair, the where
+    // labels for one), its output and total_weight (q each). Measured: O03's and O04's forward peaks.
+    const int64_t target = pairs > 1 ? 8 * pairs * (s - 1) : where_labels;
+    const int64_t at_nll = ld * R * s * V + copy + q * pairs_row + (upcast && !fp32_path ? 4 * pairs_row : 0) + locals + target + 2 * q;
+    h.policy.forward_extra_bytes = std::max(log_prob_forward, at_nll) - h.policy.saved_bytes;
   }
   if (explain) {
     h.policy.explain = std::string("policy log-probs (TRL selective_log_softmax) over ") + std::to_string(R) + " rows (" +

@@ -40,7 +40,7 @@ struct PreferenceHead {
 // `pairs`: the micro-batch in samples (pairs for DPO); `rows` = pairs x RowsPerSample. `logits`:
 // bytes per logit of the lm_head output (no upcast: TRL passes no labels); `on_cpu`: CPU autocast
 // runs log_softmax in bf16, CUDA autocast in fp32.
-PreferenceHead ComputePreferenceHead(const TrainConfig& train, const LossHead& sft_head, int64_t pairs, int64_t rows, int64_t seq,
+PreferenceHead ComputePreferenceHead(const TrainConfig& train, int64_t pairs, int64_t rows, int64_t seq,
                                      int64_t vocab, int64_t logits, bool autocast, bool on_cpu, bool explain);
 
 }  // namespace vramplan

@@ -347,13 +347,10 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   PreferenceHead pref;
   if (preference) {
     // TRL passes no labels: the logits stay in the lm_head's output dtype (no .float() upcast).
-    TrainConfig pairs_train = train;
-    pairs_train.micro_batch_size = sc_samples.train.micro_batch_size;
-    const LossHead sft_pairs = ComputeLossHead(pairs_train, fw, prec, V, h, plan.lm_head_trainable, upcast, false);
     // GRPO forwards with logits_to_keep = completion + 1 (GRPOTrainer._get_per_token_logps_and_entropies);
     // TRL PPO's forward() returns every position's logits and slices the completion's.
     const int64_t head_seq = online_rl && !ppo ? CompletionTokens(train) + 1 : s;
-    pref = ComputePreferenceHead(train, sft_pairs, sc_samples.train.micro_batch_size, b, head_seq, V, prec.matmul, prec.autocast || prec.autocast16, on_cpu, explain);
+    pref = ComputePreferenceHead(train, sc_samples.train.micro_batch_size, b, head_seq, V, prec.matmul, prec.autocast || prec.autocast16, on_cpu, explain);
     if (LigerChunkedLossApplies(train)) {
       // TRL use_liger_kernel (train/liger_chunked_loss.h): the hidden state goes to Liger's chunked
       // loss, no logits; DPO runs the reference backbone (no logits either) before the loss.
@@ -623,7 +620,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     const int64_t chunk = LogprobChunkRows(train);
     auto scaled = [&](int64_t bytes) { return b > 0 ? checked::Mul(bytes / b + (bytes % b != 0), chunk) : 0; };
     const int64_t head_seq = ppo ? s : CompletionTokens(train) + 1;
-    const int64_t head = ComputePreferenceHead(train, LossHead{}, chunk, chunk, head_seq, V, prec.matmul, prec.autocast || prec.autocast16, on_cpu, false)
+    const int64_t head = ComputePreferenceHead(train, chunk, chunk, head_seq, V, prec.matmul, prec.autocast || prec.autocast16, on_cpu, false)
                              .reference_pass_bytes;
     const int64_t pass = scaled(no_grad_last_layer()) + head;
     // TRL PPO keeps the fp32 generation scores of every rollout until its scoring loop ends.
