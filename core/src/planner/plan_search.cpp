@@ -297,13 +297,17 @@ class Searcher {
   }
 
   // InnerChainFor(space_, s, model), kept per value of what it reads from the variant (the
-  // micro-batch chain: the data-parallel degree and optimizer-in-backward; the serving chains: the
+  // micro-batch chain: the data-parallel degree, optimizer-in-backward and GRPO's completions per
+  // prompt; the serving chains: the
   // user's layers on the GPU or batch size): the search asked for it ~900 times per 8B search and
   // each time built its list of values anew. References stay valid (a deque).
   const InnerChain& ChainOf(const Scenario& s) {
     std::pair<int64_t, int64_t> key;
     switch (space_.inner) {
-      case Knob::kMicroBatch: key = {DataParallelDegree(s.parallel), s.train.optimizer_in_backward ? 1 : 0}; break;
+      // GRPO's completions per prompt scale the global batch (InnerChainFor): part of the key.
+      case Knob::kMicroBatch:
+        key = {DataParallelDegree(s.parallel), (s.train.optimizer_in_backward ? 1 : 0) + 2 * s.train.rollout.num_generations};
+        break;
       case Knob::kGpuLayers: key = {s.inference.n_gpu_layers, 0}; break;
       default: key = {s.inference.batch_size, 0}; break;
     }
