@@ -96,7 +96,14 @@ class Searcher {
   void Enumerate() {
     light_ = base_;
     light_.model = ModelSpec{};
-    model_ = base_.model;
+    work_ = base_;
+    levels_ = Levels();
+    // Whether a checkpointing level sets nothing but the checkpointing mode (so that applying one
+    // level over another leaves the variant as applying it alone would: Expand relies on it).
+    levels_absolute_ = true;
+    for (const LeverOption& o : space_.checkpointing) {
+      for (const Assign& a : o.sets) levels_absolute_ = levels_absolute_ && a.knob == Knob::kCheckpointing;
+    }
     const size_t n = space_.dims.size();
     ordered_.assign(n, false);
     for (size_t d = 0; d < n; ++d) {
@@ -141,7 +148,6 @@ class Searcher {
       if (!chain.values.empty()) chain.Apply(w, chain.values.back());
       return CostOf(*w, nullptr);
     };
-    if (levels_.empty()) levels_ = Levels();
     // Without offloaded activations no checkpointing is the cheapest level.
     if (!variant->train.activation_offload) return at(levels_.front(), variant);
     double floor = std::numeric_limits<double>::infinity();
@@ -275,10 +281,10 @@ class Searcher {
 
   // Relative cost in steps of 0.5%: the step-time model is no finer than that, and finer
   // differences (an 8-bit optimizer step a few milliseconds faster) would make fronts of noise.
-  double CostOf(const Scenario& s, const Result* r) const {
+  double CostOf(const Scenario& s, const Result* r) const { return CostOf(TimeOf(s, r)); }
+  double CostOf(const StepTime& t) const {
     const double base = base_time_.GpuSecondsPerToken();
-    const double mine = TimeOf(s, r).GpuSecondsPerToken();
-    return base > 0 ? QuantizedCost(mine / base) : 1.0;
+    return base > 0 ? QuantizedCost(t.GpuSecondsPerToken() / base) : 1.0;
   }
 
   Scenario Full(const Combo& c) const {
@@ -371,39 +377,28 @@ class Searcher {
     return false;
   }
 
-  // Swaps the user's model into a light variant for as long as it lives: the expansion works on
-  // variants without a model (copies stay cheap) and lends them the model to estimate or validate.
-  class Lend {
-   public:
-    Lend(ModelSpec* model, Scenario* s) : model_(model), s_(s) { std::swap(*model_, s_->model); }
-    ~Lend() { std::swap(*model_, s_->model); }
-    Lend(const Lend&) = delete;
-    Lend& operator=(const Lend&) = delete;
+  // Aims the working variant (work_, which holds the user's model) at a combination: the light
+  // variant's fields, the model kept in place (two moves of the model instead of a copy).
+  void Aim(const Combo& c) {
+    ModelSpec model = std::move(work_.model);
+    Light(c.pick, &work_);  // the combination ran in Enumerate (combos_ holds no other)
+    work_.model = std::move(model);
+  }
 
-   private:
-    ModelSpec* model_;
-    Scenario* s_;
-  };
-
-  // A light variant's estimate and verdicts (memory alone; memory and usable).
+  // A variant's estimate and verdicts (memory alone; memory and usable).
   struct Check {
     std::optional<Result> result;
     bool memory_fits = false;
     bool fits = false;
   };
-  Check Estimate(Scenario* light) {
-    Lend lend(&model_, light);
+  Check Estimate(const Scenario& s) {
     Check out;
-    out.result = Evaluate(*light);
+    out.result = Evaluate(s);
     if (out.result) {
-      out.memory_fits = MemoryFits(*light, *out.result);
+      out.memory_fits = MemoryFits(s, *out.result);
       out.fits = out.memory_fits && Usable(*out.result);
     }
     return out;
-  }
-  bool Valid(Scenario* light) {
-    Lend lend(&model_, light);
-    return ValidateCombination(*light).empty();
   }
 
   // The lowest cost of a plan found so far with at least this fidelity: a plan that costs more
@@ -422,10 +417,18 @@ class Searcher {
     if (c.cost_floor > bound + kCostEpsilon) return std::nullopt;
     const uint64_t key = UnorderedKey(c.pick);
     if (DominatedByFailure(c, key)) return std::nullopt;
-    Scenario v;  // light: the model is lent for estimates
-    Light(c.pick, &v);
-    if (!Valid(&v)) return std::nullopt;
-    const std::vector<const LeverOption*> levels = Levels();
+    // One variant, aimed at this combination, then at each checkpointing level and chain value in
+    // place: a level sets the checkpointing mode only (levels_absolute_) and a chain value every
+    // field the chain moves, whatever they held, so the variant at (level, value) is the
+    // combination's with that level and value applied, as if copied afresh (the copies were a
+    // fifth of the 8B search's work).
+    Scenario& x = work_;
+    Aim(c);
+    if (!ValidateCombination(x).empty()) return std::nullopt;
+    const std::vector<const LeverOption*>& levels = levels_;
+    // The chain reads what no checkpointing level sets (ChainOf's key): one for every level.
+    const InnerChain& chain = ChainOf(x);
+    if (chain.values.empty()) return std::nullopt;
     // The smallest setting: the dearest checkpointing level, the first chain value (kept: the
     // bisection of the last level starts there). Estimated first when it could itself be a plan
     // (its cost is within the bound): a failure there bounds every point of this combination and,
@@ -434,33 +437,22 @@ class Searcher {
     // least its memory, so the first of them to fail says as much about this combination (one
     // estimate instead of two; the memory orders are those of the bisection below).
     Check smallest;
-    Scenario smallest_s = v;
     bool smallest_known = false;
-    {
-      if (levels.back() != nullptr) levels.back()->Apply(&smallest_s);
-      const InnerChain& chain = ChainOf(smallest_s);
-      if (chain.values.empty()) return std::nullopt;
-      chain.Apply(&smallest_s, chain.values.front());
-      if (CostOf(smallest_s, nullptr) <= bound + kCostEpsilon) {
-        smallest = Estimate(&smallest_s);
-        smallest_known = true;
-        if (!smallest.memory_fits) {
-          failed_[key].push_back(&c.pick);
-          return std::nullopt;
-        }
-        if (!smallest.fits) return std::nullopt;
+    if (levels.back() != nullptr) levels.back()->Apply(&x);
+    chain.Apply(&x, chain.values.front());
+    if (CostOf(x, nullptr) <= bound + kCostEpsilon) {
+      smallest = Estimate(x);
+      smallest_known = true;
+      if (!smallest.memory_fits) {
+        failed_[key].push_back(&c.pick);
+        return std::nullopt;
       }
+      if (!smallest.fits) return std::nullopt;
     }
     std::optional<Plan> best;
-    Scenario x;
     for (size_t li = 0; li < levels.size(); ++li) {
-      Scenario w = v;
-      if (levels[li] != nullptr) levels[li]->Apply(&w);
-      const InnerChain& chain = ChainOf(w);
-      // `x`: this level's variant at one chain value. chain.Apply sets every field the chain
-      // moves, whatever it held, and estimates leave `x` as they found it (Lend), so `x` is
-      // copied from `w` once per level, not once per chain value.
-      x = w;
+      if (!levels_absolute_) Aim(c);
+      if (levels[li] != nullptr) levels[li]->Apply(&x);
       // Chain values dearer than the bound (or than this combination's best so far) cannot make
       // a front point: costs fall along the chain, so only a suffix of it is searched.
       const double limit = std::min(bound, best ? best->cost : std::numeric_limits<double>::infinity());
@@ -475,45 +467,40 @@ class Searcher {
       // Bisection for the largest chain value that fits.
       int64_t lo = first, hi = last;
       std::optional<Result> at_lo;
-      Scenario at_lo_s;
-      auto fits_at = [&](int64_t i, std::optional<Result>* keep, Scenario* keep_s) {
-        if (smallest_known && li + 1 == levels.size() && i == 0) {  // the smallest setting, already estimated
-          *keep = smallest.result;
-          *keep_s = smallest_s;
+      auto fits_at = [&](int64_t i, std::optional<Result>* keep) {
+        if (smallest_known && li + 1 == levels.size() && i == 0) {  // the smallest setting, already estimated (asked once)
+          *keep = std::move(smallest.result);
           return true;
         }
         const int64_t value = chain.values[static_cast<size_t>(i)];
         if (FailedBefore(c, key, li, value)) return false;
         chain.Apply(&x, value);
-        Check r = Estimate(&x);
+        Check r = Estimate(x);
         if (!r.memory_fits) {
           inner_failures_[key].push_back(InnerFailure{&c.pick, li, value});
           return false;
         }
         if (!r.fits) return false;
         *keep = std::move(r.result);
-        *keep_s = x;
         return true;
       };
-      if (!fits_at(lo, &at_lo, &at_lo_s)) continue;
+      if (!fits_at(lo, &at_lo)) continue;
       while (lo < hi) {
         const int64_t mid = (lo + hi + 1) / 2;
         std::optional<Result> r;
-        Scenario xs;
-        if (fits_at(mid, &r, &xs)) {
+        if (fits_at(mid, &r)) {
           lo = mid;
           at_lo = std::move(r);
-          at_lo_s = std::move(xs);
         } else {
           hi = mid - 1;
         }
       }
+      chain.Apply(&x, chain.values[static_cast<size_t>(lo)]);
       Plan p;
-      p.scenario = std::move(at_lo_s);
-      p.scenario.model = base_.model;
+      p.scenario = x;  // with the user's model
       p.result = std::move(*at_lo);
       p.time = TimeOf(p.scenario, &p.result);
-      p.cost = CostOf(p.scenario, &p.result);
+      p.cost = CostOf(p.time);
       p.fidelity = c.fidelity;
       for (size_t d = 0; d < c.pick.size(); ++d) {
         if (c.pick[d] == 0) continue;
@@ -534,6 +521,8 @@ class Searcher {
   const PlanRequest& request_;
   Scenario base_;
   Scenario light_;  // base_ without its model
+  Scenario work_;   // the variant Expand aims (Aim), with the user's model
+  bool levels_absolute_ = true;  // every checkpointing level sets the checkpointing mode only
   const GpuEntry* gpu_ = nullptr;
   HardwareRates rates_;
   Prepared prepared_;
@@ -543,10 +532,9 @@ class Searcher {
   bool base_fits_ = false;
   std::vector<std::pair<std::string, std::string>> base_warnings_;
   std::vector<Combo> combos_;
-  std::vector<const LeverOption*> levels_;  // Levels(), for the enumeration
+  std::vector<const LeverOption*> levels_;  // Levels()
   std::deque<std::pair<std::pair<int64_t, int64_t>, InnerChain>> chains_;  // ChainOf
   Scenario floor_scratch_;
-  ModelSpec model_;            // the user's model, lent to light variants (Lend)
   std::vector<bool> ordered_;  // per lever: whether any option is declared no larger than another
   std::unordered_map<uint64_t, std::vector<const std::vector<uint8_t>*>> failed_;
   struct InnerFailure {
