@@ -4,7 +4,9 @@
 // found at a lower cost). Inside a combination, checkpointing x the batch-like chain is searched
 // by bisection (memory grows and cost falls along the chain). Two prunings are exact under the
 // memory orders levers.h declares (property-tested): a combination whose every lever needs at
-// least the memory of one that already failed at its smallest setting fails too.
+// least the memory of one that already failed at its smallest setting fails too, and so does a
+// point (checkpointing level, chain value) where such a combination failed; before a point is
+// estimated, the least combination below it in those orders is estimated there first (SmallerFails).
 #include "planner/plan_search.h"
 
 #include <algorithm>
@@ -12,7 +14,9 @@
 #include <deque>
 #include <limits>
 #include <optional>
+#include <map>
 #include <queue>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -135,6 +139,8 @@ class Searcher {
       if (a.fidelity != b.fidelity) return a.fidelity > b.fidelity;
       return a.changes < b.changes;
     });
+    for (size_t i = 0; i < combos_.size(); ++i) combo_index_.emplace(PickCode(combos_[i].pick), i);
+    spec_ = base_;
   }
 
   // The cheapest cost a combination can reach: its largest chain value, at the cheapest
@@ -368,13 +374,19 @@ class Searcher {
 
   // A combination that needs no more memory failed at a checkpointing level that saves at least as
   // much and a chain value no larger (memory grows along the chain): this point fails too.
-  bool FailedBefore(const Combo& c, uint64_t key, size_t level, int64_t value) const {
+  // kBySmaller: only a failure SmallerFails found says so.
+  enum class Failed { kNo, kYes, kBySmaller };
+  Failed FailedBefore(const Combo& c, uint64_t key, size_t level, int64_t value) const {
     const auto it = inner_failures_.find(key);
-    if (it == inner_failures_.end()) return false;
+    if (it == inner_failures_.end()) return Failed::kNo;
+    bool by_smaller = false;
     for (const InnerFailure& f : it->second) {
-      if (f.level >= level && f.value <= value && AtMostAsLarge(*f.pick, c)) return true;
+      if (f.level >= level && f.value <= value && AtMostAsLarge(*f.pick, c)) {
+        if (!f.smaller) return Failed::kYes;
+        by_smaller = true;
+      }
     }
-    return false;
+    return by_smaller ? Failed::kBySmaller : Failed::kNo;
   }
 
   // Aims the working variant (work_, which holds the user's model) at a combination: the light
@@ -399,6 +411,100 @@ class Searcher {
       out.fits = out.memory_fits && Usable(*out.result);
     }
     return out;
+  }
+
+  // Estimate(x), `x` being combination c at (level, value): SmallerFails' estimate of that very
+  // point when it made one (the same variant: levels and chain values are set absolutely).
+  Check EstimateAt(const Combo& c, size_t li, int64_t value, const Scenario& x) {
+    if (!kept_.empty()) {
+      const auto it = kept_.find(std::make_tuple(static_cast<size_t>(&c - combos_.data()), li, value));
+      if (it != kept_.end()) {
+        Check r = std::move(it->second);
+        kept_.erase(it);
+        ++smaller_balance_;  // not spent in vain after all
+        return r;
+      }
+    }
+    return Estimate(x);
+  }
+
+  // A pick as one number (mixed radix over the levers' option counts).
+  uint64_t PickCode(const std::vector<uint8_t>& pick) const {
+    uint64_t code = 0;
+    for (size_t d = 0; d < pick.size(); ++d) code = code * space_.dims[d].options.size() + pick[d];
+    return code;
+  }
+
+  // The combination that needs the least memory of those the declared orders put at or below `c`:
+  // in each ordered lever, the option that every option at or below c's is at or above (c's own
+  // when there is none); the unordered levers as c has them.
+  std::vector<uint8_t> SmallestBelow(const Combo& c) const {
+    std::vector<uint8_t> m = c.pick;
+    for (size_t d = 0; d < m.size(); ++d) {
+      if (!ordered_[d]) continue;
+      const auto& order = space_.dims[d].no_more_memory;
+      const size_t n = order.size();
+      for (size_t b = 0; b < n; ++b) {
+        if (!order[c.pick[d]][b]) continue;
+        bool least = true;
+        for (size_t o = 0; o < n && least; ++o) least = !order[c.pick[d]][o] || order[o][b];
+        if (least) {
+          m[d] = static_cast<uint8_t>(b);
+          break;
+        }
+      }
+    }
+    return m;
+  }
+
+  // Exact pruning across a bucket (docs/planner.md, "Search"): before estimating combination `c`
+  // at (level, chain value), the combination `m` below it that needs the least memory
+  // (SmallestBelow: the same unordered options, in every ordered lever an option never needing
+  // more memory than c's) is estimated at the same point, once per point. If m does not fit
+  // there, neither does c (m needs no more memory in any lever: the declared orders), and m's
+  // failure, kept in inner_failures_, bounds every combination above m at that point, the ones
+  // the walk reaches later included. The walk visits combinations by cost, so the cheap ones (more
+  // memory) come first and their failures bound nothing below them: one estimate of the bucket's
+  // least combination replaces one failing estimate per combination above it (the 8B LoRA search:
+  // ~300 combinations whose no-checkpointing point fails). A point m fits costs one estimate more:
+  // where that happens more often than m's failures save estimates (full fine-tuning, whose least
+  // combinations offload and fit), smaller_balance_ falls and the estimates stop (a heuristic of
+  // cost only: every pruned point is a failure either way).
+  // Only in training, where m runs, is valid and has c's chain (values compared as the same
+  // micro-batch), and only on the GPU's verdict.
+  bool SmallerFails(const Combo& c, uint64_t key, const InnerChain& chain, size_t li, int64_t value) {
+    if (base_.mode != Mode::kTrain) return false;  // training's GPU verdict only (below)
+    if (smaller_balance_ < -kSmallerSlack) return false;  // it has not paid lately
+    // Only where some combination's estimate failed at a point that needs no more memory (a level
+    // saving at least as much, a value no larger): a region that fails elsewhere, likely here too.
+    bool failing_region = false;
+    for (const auto& [level, v] : failed_points_) failing_region = failing_region || (level >= li && v <= value);
+    if (!failing_region) return false;
+    const std::vector<uint8_t> m_pick = SmallestBelow(c);
+    if (m_pick == c.pick) return false;
+    const auto found = combo_index_.find(PickCode(m_pick));
+    if (found == combo_index_.end()) return false;  // an option refused it (it does not run)
+    const size_t mi = found->second;
+    const Combo& m = combos_[mi];
+    if (!spoken_.emplace(mi, li, value).second) return false;  // asked before: its failure, if any, is in inner_failures_
+    ModelSpec model = std::move(spec_.model);
+    Light(m.pick, &spec_);
+    spec_.model = std::move(model);
+    if (!ValidateCombination(spec_).empty()) return false;
+    if (&ChainOf(spec_) != &chain) return false;
+    if (levels_[li] != nullptr) levels_[li]->Apply(&spec_);
+    chain.Apply(&spec_, value);
+    // The GPU's verdict alone: the orders speak of GPU memory (an offloading m can fail on host RAM
+    // where c does not), and an m too large to estimate says nothing about c.
+    Check r = Estimate(spec_);
+    if (!r.result || !r.result->errors.empty() || (r.result->gpu.fits && r.result->gpu.headroom_bytes >= request_.min_headroom_bytes)) {
+      // Spent for nothing, unless m's own expansion asks for this point (EstimateAt).
+      --smaller_balance_;
+      kept_.emplace(std::make_tuple(mi, li, value), std::move(r));
+      return false;
+    }
+    inner_failures_[key].push_back(InnerFailure{&m.pick, li, value, true});
+    return true;
   }
 
   // The lowest cost of a plan found so far with at least this fidelity: a plan that costs more
@@ -441,7 +547,7 @@ class Searcher {
     if (levels.back() != nullptr) levels.back()->Apply(&x);
     chain.Apply(&x, chain.values.front());
     if (CostOf(x, nullptr) <= bound + kCostEpsilon) {
-      smallest = Estimate(x);
+      smallest = EstimateAt(c, levels.size() - 1, chain.values.front(), x);
       smallest_known = true;
       if (!smallest.memory_fits) {
         failed_[key].push_back(&c.pick);
@@ -473,11 +579,20 @@ class Searcher {
           return true;
         }
         const int64_t value = chain.values[static_cast<size_t>(i)];
-        if (FailedBefore(c, key, li, value)) return false;
+        const Failed failed = FailedBefore(c, key, li, value);
+        if (failed == Failed::kYes) return false;
+        if (failed == Failed::kBySmaller || SmallerFails(c, key, chain, li, value)) {
+          // c fails here (the declared orders): kept as if estimated, and what SmallerFails
+          // spent paid back by the estimate saved.
+          if (failed == Failed::kBySmaller) ++smaller_balance_;
+          inner_failures_[key].push_back(InnerFailure{&c.pick, li, value, false});
+          return false;
+        }
         chain.Apply(&x, value);
-        Check r = Estimate(x);
+        Check r = EstimateAt(c, li, value, x);
         if (!r.memory_fits) {
-          inner_failures_[key].push_back(InnerFailure{&c.pick, li, value});
+          inner_failures_[key].push_back(InnerFailure{&c.pick, li, value, false});
+          if (std::find(failed_points_.begin(), failed_points_.end(), std::make_pair(li, value)) == failed_points_.end()) failed_points_.emplace_back(li, value);
           return false;
         }
         if (!r.fits) return false;
@@ -522,6 +637,14 @@ class Searcher {
   Scenario base_;
   Scenario light_;  // base_ without its model
   Scenario work_;   // the variant Expand aims (Aim), with the user's model
+  Scenario spec_;   // the smaller combination SmallerFails estimates, with the user's model
+  std::unordered_map<uint64_t, size_t> combo_index_;     // PickCode -> index in combos_
+  std::set<std::tuple<size_t, size_t, int64_t>> spoken_;  // (combination, level, value) SmallerFails estimated
+  // Estimates SmallerFails saved less those it spent in vain; below -kSmallerSlack it waits.
+  int64_t smaller_balance_ = 0;
+  std::map<std::tuple<size_t, size_t, int64_t>, Check> kept_;  // SmallerFails' estimates that did not prune (EstimateAt)
+  static constexpr int64_t kSmallerSlack = 0;
+  std::vector<std::pair<size_t, int64_t>> failed_points_;  // (level, value) of the walk's own failed estimates
   bool levels_absolute_ = true;  // every checkpointing level sets the checkpointing mode only
   const GpuEntry* gpu_ = nullptr;
   HardwareRates rates_;
@@ -541,6 +664,7 @@ class Searcher {
     const std::vector<uint8_t>* pick;
     size_t level;
     int64_t value;
+    bool smaller;  // found by SmallerFails (an estimate the walk did not ask for)
   };
   std::unordered_map<uint64_t, std::vector<InnerFailure>> inner_failures_;
   std::vector<std::pair<double, int>> found_;  // (cost, fidelity) of every plan an expansion returned
