@@ -72,6 +72,7 @@ class Searcher {
     gpu_ = FindGpu(base_.gpu.id);
     rates_ = RatesFor(gpu_);
     prepared_ = PrepareModel(base_);
+    kind_counts_ = KindCounts(base_.model);
     const bool train = base_.mode == Mode::kTrain;
     space_ = train ? TrainingLevers(base_, request_.levers, request_.budget, gpu_)
                    : ServingLevers(base_, request_.levers, request_.budget, gpu_);
@@ -276,7 +277,7 @@ class Searcher {
   // The step time; for serving, the estimate's weights and KV bytes when known (`r`), else the
   // preparation's weight bytes and no KV (a lower bound).
   StepTime TimeOf(const Scenario& s, const Result* r) const {
-    if (s.mode == Mode::kTrain) return TrainingStepTime(s, base_.model, prepared_.params, rates_);
+    if (s.mode == Mode::kTrain) return TrainingStepTime(s, base_.model, prepared_.params, rates_, &kind_counts_);
     // The weights one GPU reads per token when every layer is on it (ServingTime moves the share
     // of the layers llama.cpp leaves on the CPU to host memory itself).
     const int64_t weights = prepared_.WeightBytesFor(base_.model, s.inference.weights, std::max<int64_t>(1, s.parallel.tp)).total_bytes /
@@ -637,6 +638,7 @@ class Searcher {
   Scenario base_;
   Scenario light_;  // base_ without its model
   Scenario work_;   // the variant Expand aims (Aim), with the user's model
+  std::vector<double> kind_counts_;  // KindCounts(base_.model), for the step times
   Scenario spec_;   // the smaller combination SmallerFails estimates, with the user's model
   std::unordered_map<uint64_t, size_t> combo_index_;     // PickCode -> index in combos_
   std::set<std::tuple<size_t, size_t, int64_t>> spoken_;  // (combination, level, value) SmallerFails estimated
