@@ -4,7 +4,9 @@
 // found at a lower cost). Inside a combination, checkpointing x the batch-like chain is searched
 // by bisection (memory grows and cost falls along the chain). Two prunings are exact under the
 // memory orders levers.h declares (property-tested): a combination whose every lever needs at
-// least the memory of one that already failed at its smallest setting fails too.
+// least the memory of one that already failed at its smallest setting fails too, and so does a
+// point (checkpointing level, chain value) where such a combination failed; before a point is
+// estimated, the least combination below it in those orders is estimated there first (SmallerFails).
 #include "planner/plan_search.h"
 
 #include <algorithm>
@@ -12,7 +14,9 @@
 #include <deque>
 #include <limits>
 #include <optional>
+#include <map>
 #include <queue>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -68,6 +72,7 @@ class Searcher {
     gpu_ = FindGpu(base_.gpu.id);
     rates_ = RatesFor(gpu_);
     prepared_ = PrepareModel(base_);
+    kind_counts_ = KindCounts(base_.model);
     const bool train = base_.mode == Mode::kTrain;
     space_ = train ? TrainingLevers(base_, request_.levers, request_.budget, gpu_)
                    : ServingLevers(base_, request_.levers, request_.budget, gpu_);
@@ -96,7 +101,14 @@ class Searcher {
   void Enumerate() {
     light_ = base_;
     light_.model = ModelSpec{};
-    model_ = base_.model;
+    work_ = base_;
+    levels_ = Levels();
+    // Whether a checkpointing level sets nothing but the checkpointing mode (so that applying one
+    // level over another leaves the variant as applying it alone would: Expand relies on it).
+    levels_absolute_ = true;
+    for (const LeverOption& o : space_.checkpointing) {
+      for (const Assign& a : o.sets) levels_absolute_ = levels_absolute_ && a.knob == Knob::kCheckpointing;
+    }
     const size_t n = space_.dims.size();
     ordered_.assign(n, false);
     for (size_t d = 0; d < n; ++d) {
@@ -128,6 +140,8 @@ class Searcher {
       if (a.fidelity != b.fidelity) return a.fidelity > b.fidelity;
       return a.changes < b.changes;
     });
+    for (size_t i = 0; i < combos_.size(); ++i) combo_index_.emplace(PickCode(combos_[i].pick), i);
+    spec_ = base_;
   }
 
   // The cheapest cost a combination can reach: its largest chain value, at the cheapest
@@ -141,7 +155,6 @@ class Searcher {
       if (!chain.values.empty()) chain.Apply(w, chain.values.back());
       return CostOf(*w, nullptr);
     };
-    if (levels_.empty()) levels_ = Levels();
     // Without offloaded activations no checkpointing is the cheapest level.
     if (!variant->train.activation_offload) return at(levels_.front(), variant);
     double floor = std::numeric_limits<double>::infinity();
@@ -264,7 +277,7 @@ class Searcher {
   // The step time; for serving, the estimate's weights and KV bytes when known (`r`), else the
   // preparation's weight bytes and no KV (a lower bound).
   StepTime TimeOf(const Scenario& s, const Result* r) const {
-    if (s.mode == Mode::kTrain) return TrainingStepTime(s, base_.model, prepared_.params, rates_);
+    if (s.mode == Mode::kTrain) return TrainingStepTime(s, base_.model, prepared_.params, rates_, &kind_counts_);
     // The weights one GPU reads per token when every layer is on it (ServingTime moves the share
     // of the layers llama.cpp leaves on the CPU to host memory itself).
     const int64_t weights = prepared_.WeightBytesFor(base_.model, s.inference.weights, std::max<int64_t>(1, s.parallel.tp)).total_bytes /
@@ -275,10 +288,10 @@ class Searcher {
 
   // Relative cost in steps of 0.5%: the step-time model is no finer than that, and finer
   // differences (an 8-bit optimizer step a few milliseconds faster) would make fronts of noise.
-  double CostOf(const Scenario& s, const Result* r) const {
+  double CostOf(const Scenario& s, const Result* r) const { return CostOf(TimeOf(s, r)); }
+  double CostOf(const StepTime& t) const {
     const double base = base_time_.GpuSecondsPerToken();
-    const double mine = TimeOf(s, r).GpuSecondsPerToken();
-    return base > 0 ? QuantizedCost(mine / base) : 1.0;
+    return base > 0 ? QuantizedCost(t.GpuSecondsPerToken() / base) : 1.0;
   }
 
   Scenario Full(const Combo& c) const {
@@ -297,13 +310,17 @@ class Searcher {
   }
 
   // InnerChainFor(space_, s, model), kept per value of what it reads from the variant (the
-  // micro-batch chain: the data-parallel degree and optimizer-in-backward; the serving chains: the
+  // micro-batch chain: the data-parallel degree, optimizer-in-backward and GRPO's completions per
+  // prompt; the serving chains: the
   // user's layers on the GPU or batch size): the search asked for it ~900 times per 8B search and
   // each time built its list of values anew. References stay valid (a deque).
   const InnerChain& ChainOf(const Scenario& s) {
     std::pair<int64_t, int64_t> key;
     switch (space_.inner) {
-      case Knob::kMicroBatch: key = {DataParallelDegree(s.parallel), s.train.optimizer_in_backward ? 1 : 0}; break;
+      // GRPO's completions per prompt scale the global batch (InnerChainFor): part of the key.
+      case Knob::kMicroBatch:
+        key = {DataParallelDegree(s.parallel), (s.train.optimizer_in_backward ? 1 : 0) + 2 * s.train.rollout.num_generations};
+        break;
       case Knob::kGpuLayers: key = {s.inference.n_gpu_layers, 0}; break;
       default: key = {s.inference.batch_size, 0}; break;
     }
@@ -358,48 +375,137 @@ class Searcher {
 
   // A combination that needs no more memory failed at a checkpointing level that saves at least as
   // much and a chain value no larger (memory grows along the chain): this point fails too.
-  bool FailedBefore(const Combo& c, uint64_t key, size_t level, int64_t value) const {
+  // kBySmaller: only a failure SmallerFails found says so.
+  enum class Failed { kNo, kYes, kBySmaller };
+  Failed FailedBefore(const Combo& c, uint64_t key, size_t level, int64_t value) const {
     const auto it = inner_failures_.find(key);
-    if (it == inner_failures_.end()) return false;
+    if (it == inner_failures_.end()) return Failed::kNo;
+    bool by_smaller = false;
     for (const InnerFailure& f : it->second) {
-      if (f.level >= level && f.value <= value && AtMostAsLarge(*f.pick, c)) return true;
+      if (f.level >= level && f.value <= value && AtMostAsLarge(*f.pick, c)) {
+        if (!f.smaller) return Failed::kYes;
+        by_smaller = true;
+      }
     }
-    return false;
+    return by_smaller ? Failed::kBySmaller : Failed::kNo;
   }
 
-  // Swaps the user's model into a light variant for as long as it lives: the expansion works on
-  // variants without a model (copies stay cheap) and lends them the model to estimate or validate.
-  class Lend {
-   public:
-    Lend(ModelSpec* model, Scenario* s) : model_(model), s_(s) { std::swap(*model_, s_->model); }
-    ~Lend() { std::swap(*model_, s_->model); }
-    Lend(const Lend&) = delete;
-    Lend& operator=(const Lend&) = delete;
+  // Aims the working variant (work_, which holds the user's model) at a combination: the light
+  // variant's fields, the model kept in place (two moves of the model instead of a copy).
+  void Aim(const Combo& c) {
+    ModelSpec model = std::move(work_.model);
+    Light(c.pick, &work_);  // the combination ran in Enumerate (combos_ holds no other)
+    work_.model = std::move(model);
+  }
 
-   private:
-    ModelSpec* model_;
-    Scenario* s_;
-  };
-
-  // A light variant's estimate and verdicts (memory alone; memory and usable).
+  // A variant's estimate and verdicts (memory alone; memory and usable).
   struct Check {
     std::optional<Result> result;
     bool memory_fits = false;
     bool fits = false;
   };
-  Check Estimate(Scenario* light) {
-    Lend lend(&model_, light);
+  Check Estimate(const Scenario& s) {
     Check out;
-    out.result = Evaluate(*light);
+    out.result = Evaluate(s);
     if (out.result) {
-      out.memory_fits = MemoryFits(*light, *out.result);
+      out.memory_fits = MemoryFits(s, *out.result);
       out.fits = out.memory_fits && Usable(*out.result);
     }
     return out;
   }
-  bool Valid(Scenario* light) {
-    Lend lend(&model_, light);
-    return ValidateCombination(*light).empty();
+
+  // Estimate(x), `x` being combination c at (level, value): SmallerFails' estimate of that very
+  // point when it made one (the same variant: levels and chain values are set absolutely).
+  Check EstimateAt(const Combo& c, size_t li, int64_t value, const Scenario& x) {
+    if (!kept_.empty()) {
+      const auto it = kept_.find(std::make_tuple(static_cast<size_t>(&c - combos_.data()), li, value));
+      if (it != kept_.end()) {
+        Check r = std::move(it->second);
+        kept_.erase(it);
+        ++smaller_balance_;  // not spent in vain after all
+        return r;
+      }
+    }
+    return Estimate(x);
+  }
+
+  // A pick as one number (mixed radix over the levers' option counts).
+  uint64_t PickCode(const std::vector<uint8_t>& pick) const {
+    uint64_t code = 0;
+    for (size_t d = 0; d < pick.size(); ++d) code = code * space_.dims[d].options.size() + pick[d];
+    return code;
+  }
+
+  // The combination that needs the least memory of those the declared orders put at or below `c`:
+  // in each ordered lever, the option that every option at or below c's is at or above (c's own
+  // when there is none); the unordered levers as c has them.
+  std::vector<uint8_t> SmallestBelow(const Combo& c) const {
+    std::vector<uint8_t> m = c.pick;
+    for (size_t d = 0; d < m.size(); ++d) {
+      if (!ordered_[d]) continue;
+      const auto& order = space_.dims[d].no_more_memory;
+      const size_t n = order.size();
+      for (size_t b = 0; b < n; ++b) {
+        if (!order[c.pick[d]][b]) continue;
+        bool least = true;
+        for (size_t o = 0; o < n && least; ++o) least = !order[c.pick[d]][o] || order[o][b];
+        if (least) {
+          m[d] = static_cast<uint8_t>(b);
+          break;
+        }
+      }
+    }
+    return m;
+  }
+
+  // Exact pruning across a bucket (docs/planner.md, "Search"): before estimating combination `c`
+  // at (level, chain value), the combination `m` below it that needs the least memory
+  // (SmallestBelow: the same unordered options, in every ordered lever an option never needing
+  // more memory than c's) is estimated at the same point, once per point. If m does not fit
+  // there, neither does c (m needs no more memory in any lever: the declared orders), and m's
+  // failure, kept in inner_failures_, bounds every combination above m at that point, the ones
+  // the walk reaches later included. The walk visits combinations by cost, so the cheap ones (more
+  // memory) come first and their failures bound nothing below them: one estimate of the bucket's
+  // least combination replaces one failing estimate per combination above it (the 8B LoRA search:
+  // ~300 combinations whose no-checkpointing point fails). A point m fits costs one estimate more:
+  // where that happens more often than m's failures save estimates (full fine-tuning, whose least
+  // combinations offload and fit), smaller_balance_ falls and the estimates stop (a heuristic of
+  // cost only: every pruned point is a failure either way).
+  // Only in training, where m runs, is valid and has c's chain (values compared as the same
+  // micro-batch), and only on the GPU's verdict.
+  bool SmallerFails(const Combo& c, uint64_t key, const InnerChain& chain, size_t li, int64_t value) {
+    if (base_.mode != Mode::kTrain) return false;  // training's GPU verdict only (below)
+    if (smaller_balance_ < -kSmallerSlack) return false;  // it has not paid lately
+    // Only where some combination's estimate failed at a point that needs no more memory (a level
+    // saving at least as much, a value no larger): a region that fails elsewhere, likely here too.
+    bool failing_region = false;
+    for (const auto& [level, v] : failed_points_) failing_region = failing_region || (level >= li && v <= value);
+    if (!failing_region) return false;
+    const std::vector<uint8_t> m_pick = SmallestBelow(c);
+    if (m_pick == c.pick) return false;
+    const auto found = combo_index_.find(PickCode(m_pick));
+    if (found == combo_index_.end()) return false;  // an option refused it (it does not run)
+    const size_t mi = found->second;
+    const Combo& m = combos_[mi];
+    if (!spoken_.emplace(mi, li, value).second) return false;  // asked before: its failure, if any, is in inner_failures_
+    ModelSpec model = std::move(spec_.model);
+    Light(m.pick, &spec_);
+    spec_.model = std::move(model);
+    if (!ValidateCombination(spec_).empty()) return false;
+    if (&ChainOf(spec_) != &chain) return false;
+    if (levels_[li] != nullptr) levels_[li]->Apply(&spec_);
+    chain.Apply(&spec_, value);
+    // The GPU's verdict alone: the orders speak of GPU memory (an offloading m can fail on host RAM
+    // where c does not), and an m too large to estimate says nothing about c.
+    Check r = Estimate(spec_);
+    if (!r.result || !r.result->errors.empty() || (r.result->gpu.fits && r.result->gpu.headroom_bytes >= request_.min_headroom_bytes)) {
+      // Spent for nothing, unless m's own expansion asks for this point (EstimateAt).
+      --smaller_balance_;
+      kept_.emplace(std::make_tuple(mi, li, value), std::move(r));
+      return false;
+    }
+    inner_failures_[key].push_back(InnerFailure{&m.pick, li, value, true});
+    return true;
   }
 
   // The lowest cost of a plan found so far with at least this fidelity: a plan that costs more
@@ -418,10 +524,18 @@ class Searcher {
     if (c.cost_floor > bound + kCostEpsilon) return std::nullopt;
     const uint64_t key = UnorderedKey(c.pick);
     if (DominatedByFailure(c, key)) return std::nullopt;
-    Scenario v;  // light: the model is lent for estimates
-    Light(c.pick, &v);
-    if (!Valid(&v)) return std::nullopt;
-    const std::vector<const LeverOption*> levels = Levels();
+    // One variant, aimed at this combination, then at each checkpointing level and chain value in
+    // place: a level sets the checkpointing mode only (levels_absolute_) and a chain value every
+    // field the chain moves, whatever they held, so the variant at (level, value) is the
+    // combination's with that level and value applied, as if copied afresh (the copies were a
+    // fifth of the 8B search's work).
+    Scenario& x = work_;
+    Aim(c);
+    if (!ValidateCombination(x).empty()) return std::nullopt;
+    const std::vector<const LeverOption*>& levels = levels_;
+    // The chain reads what no checkpointing level sets (ChainOf's key): one for every level.
+    const InnerChain& chain = ChainOf(x);
+    if (chain.values.empty()) return std::nullopt;
     // The smallest setting: the dearest checkpointing level, the first chain value (kept: the
     // bisection of the last level starts there). Estimated first when it could itself be a plan
     // (its cost is within the bound): a failure there bounds every point of this combination and,
@@ -430,33 +544,22 @@ class Searcher {
     // least its memory, so the first of them to fail says as much about this combination (one
     // estimate instead of two; the memory orders are those of the bisection below).
     Check smallest;
-    Scenario smallest_s = v;
     bool smallest_known = false;
-    {
-      if (levels.back() != nullptr) levels.back()->Apply(&smallest_s);
-      const InnerChain& chain = ChainOf(smallest_s);
-      if (chain.values.empty()) return std::nullopt;
-      chain.Apply(&smallest_s, chain.values.front());
-      if (CostOf(smallest_s, nullptr) <= bound + kCostEpsilon) {
-        smallest = Estimate(&smallest_s);
-        smallest_known = true;
-        if (!smallest.memory_fits) {
-          failed_[key].push_back(&c.pick);
-          return std::nullopt;
-        }
-        if (!smallest.fits) return std::nullopt;
+    if (levels.back() != nullptr) levels.back()->Apply(&x);
+    chain.Apply(&x, chain.values.front());
+    if (CostOf(x, nullptr) <= bound + kCostEpsilon) {
+      smallest = EstimateAt(c, levels.size() - 1, chain.values.front(), x);
+      smallest_known = true;
+      if (!smallest.memory_fits) {
+        failed_[key].push_back(&c.pick);
+        return std::nullopt;
       }
+      if (!smallest.fits) return std::nullopt;
     }
     std::optional<Plan> best;
-    Scenario x;
     for (size_t li = 0; li < levels.size(); ++li) {
-      Scenario w = v;
-      if (levels[li] != nullptr) levels[li]->Apply(&w);
-      const InnerChain& chain = ChainOf(w);
-      // `x`: this level's variant at one chain value. chain.Apply sets every field the chain
-      // moves, whatever it held, and estimates leave `x` as they found it (Lend), so `x` is
-      // copied from `w` once per level, not once per chain value.
-      x = w;
+      if (!levels_absolute_) Aim(c);
+      if (levels[li] != nullptr) levels[li]->Apply(&x);
       // Chain values dearer than the bound (or than this combination's best so far) cannot make
       // a front point: costs fall along the chain, so only a suffix of it is searched.
       const double limit = std::min(bound, best ? best->cost : std::numeric_limits<double>::infinity());
@@ -471,45 +574,49 @@ class Searcher {
       // Bisection for the largest chain value that fits.
       int64_t lo = first, hi = last;
       std::optional<Result> at_lo;
-      Scenario at_lo_s;
-      auto fits_at = [&](int64_t i, std::optional<Result>* keep, Scenario* keep_s) {
-        if (smallest_known && li + 1 == levels.size() && i == 0) {  // the smallest setting, already estimated
-          *keep = smallest.result;
-          *keep_s = smallest_s;
+      auto fits_at = [&](int64_t i, std::optional<Result>* keep) {
+        if (smallest_known && li + 1 == levels.size() && i == 0) {  // the smallest setting, already estimated (asked once)
+          *keep = std::move(smallest.result);
           return true;
         }
         const int64_t value = chain.values[static_cast<size_t>(i)];
-        if (FailedBefore(c, key, li, value)) return false;
+        const Failed failed = FailedBefore(c, key, li, value);
+        if (failed == Failed::kYes) return false;
+        if (failed == Failed::kBySmaller || SmallerFails(c, key, chain, li, value)) {
+          // c fails here (the declared orders): kept as if estimated, and what SmallerFails
+          // spent paid back by the estimate saved.
+          if (failed == Failed::kBySmaller) ++smaller_balance_;
+          inner_failures_[key].push_back(InnerFailure{&c.pick, li, value, false});
+          return false;
+        }
         chain.Apply(&x, value);
-        Check r = Estimate(&x);
+        Check r = EstimateAt(c, li, value, x);
         if (!r.memory_fits) {
-          inner_failures_[key].push_back(InnerFailure{&c.pick, li, value});
+          inner_failures_[key].push_back(InnerFailure{&c.pick, li, value, false});
+          if (std::find(failed_points_.begin(), failed_points_.end(), std::make_pair(li, value)) == failed_points_.end()) failed_points_.emplace_back(li, value);
           return false;
         }
         if (!r.fits) return false;
         *keep = std::move(r.result);
-        *keep_s = x;
         return true;
       };
-      if (!fits_at(lo, &at_lo, &at_lo_s)) continue;
+      if (!fits_at(lo, &at_lo)) continue;
       while (lo < hi) {
         const int64_t mid = (lo + hi + 1) / 2;
         std::optional<Result> r;
-        Scenario xs;
-        if (fits_at(mid, &r, &xs)) {
+        if (fits_at(mid, &r)) {
           lo = mid;
           at_lo = std::move(r);
-          at_lo_s = std::move(xs);
         } else {
           hi = mid - 1;
         }
       }
+      chain.Apply(&x, chain.values[static_cast<size_t>(lo)]);
       Plan p;
-      p.scenario = std::move(at_lo_s);
-      p.scenario.model = base_.model;
+      p.scenario = x;  // with the user's model
       p.result = std::move(*at_lo);
       p.time = TimeOf(p.scenario, &p.result);
-      p.cost = CostOf(p.scenario, &p.result);
+      p.cost = CostOf(p.time);
       p.fidelity = c.fidelity;
       for (size_t d = 0; d < c.pick.size(); ++d) {
         if (c.pick[d] == 0) continue;
@@ -530,6 +637,17 @@ class Searcher {
   const PlanRequest& request_;
   Scenario base_;
   Scenario light_;  // base_ without its model
+  Scenario work_;   // the variant Expand aims (Aim), with the user's model
+  std::vector<double> kind_counts_;  // KindCounts(base_.model), for the step times
+  Scenario spec_;   // the smaller combination SmallerFails estimates, with the user's model
+  std::unordered_map<uint64_t, size_t> combo_index_;     // PickCode -> index in combos_
+  std::set<std::tuple<size_t, size_t, int64_t>> spoken_;  // (combination, level, value) SmallerFails estimated
+  // Estimates SmallerFails saved less those it spent in vain; below -kSmallerSlack it waits.
+  int64_t smaller_balance_ = 0;
+  std::map<std::tuple<size_t, size_t, int64_t>, Check> kept_;  // SmallerFails' estimates that did not prune (EstimateAt)
+  static constexpr int64_t kSmallerSlack = 0;
+  std::vector<std::pair<size_t, int64_t>> failed_points_;  // (level, value) of the walk's own failed estimates
+  bool levels_absolute_ = true;  // every checkpointing level sets the checkpointing mode only
   const GpuEntry* gpu_ = nullptr;
   HardwareRates rates_;
   Prepared prepared_;
@@ -539,16 +657,16 @@ class Searcher {
   bool base_fits_ = false;
   std::vector<std::pair<std::string, std::string>> base_warnings_;
   std::vector<Combo> combos_;
-  std::vector<const LeverOption*> levels_;  // Levels(), for the enumeration
+  std::vector<const LeverOption*> levels_;  // Levels()
   std::deque<std::pair<std::pair<int64_t, int64_t>, InnerChain>> chains_;  // ChainOf
   Scenario floor_scratch_;
-  ModelSpec model_;            // the user's model, lent to light variants (Lend)
   std::vector<bool> ordered_;  // per lever: whether any option is declared no larger than another
   std::unordered_map<uint64_t, std::vector<const std::vector<uint8_t>*>> failed_;
   struct InnerFailure {
     const std::vector<uint8_t>* pick;
     size_t level;
     int64_t value;
+    bool smaller;  // found by SmallerFails (an estimate the walk did not ask for)
   };
   std::unordered_map<uint64_t, std::vector<InnerFailure>> inner_failures_;
   std::vector<std::pair<double, int>> found_;  // (cost, fidelity) of every plan an expansion returned

@@ -78,14 +78,6 @@ double PcieBytesPerS(const GpuEntry& g) {
   return 25e9;
 }
 
-// Layers of each kind (most models have one to three kinds: per kind instead of per layer, the
-// planner prices every lever combination with this).
-std::vector<double> KindCounts(const ModelSpec& m) {
-  std::vector<double> counts(m.kinds.size(), 0.0);
-  for (uint8_t k : m.layer_kind) counts[k] += 1.0;
-  return counts;
-}
-
 // Attention-core FLOPs per token in the forward pass (QK^T and AV, causal: half the square).
 double AttentionFlopsPerToken(const ModelSpec& m, const std::vector<double>& counts, int64_t seq_len) {
   double flops = 0;
@@ -134,6 +126,12 @@ double OptimizerBytesPerParam(const Scenario& s) {
 
 }  // namespace
 
+std::vector<double> KindCounts(const ModelSpec& m) {
+  std::vector<double> counts(m.kinds.size(), 0.0);
+  for (uint8_t k : m.layer_kind) counts[k] += 1.0;
+  return counts;
+}
+
 HardwareRates RatesFor(const GpuEntry* gpu) {
   HardwareRates r;
   double tflops = 989, hbm = 3350, pcie = 50e9, nvlink = 450e9;  // H100 SXM (a custom GPU)
@@ -156,7 +154,8 @@ HardwareRates RatesFor(const GpuEntry* gpu) {
   return r;
 }
 
-StepTime TrainingStepTime(const Scenario& s, const ModelSpec& model, const ParamCounts& params, const HardwareRates& rates) {
+StepTime TrainingStepTime(const Scenario& s, const ModelSpec& model, const ParamCounts& params, const HardwareRates& rates,
+                          const std::vector<double>* kind_counts) {
   const TrainConfig& t = s.train;
   const ParallelConfig& p = s.parallel;
   const ModelSpec& m = model;
@@ -188,7 +187,9 @@ StepTime TrainingStepTime(const Scenario& s, const ModelSpec& model, const Param
     weight_grad_fraction = backprop_fraction;
   }
   const double matmul = 2.0 * MatmulParamsPerToken(m, params);
-  const std::vector<double> counts = KindCounts(m);
+  std::vector<double> own_counts;
+  if (kind_counts == nullptr) own_counts = KindCounts(m);
+  const std::vector<double>& counts = kind_counts != nullptr ? *kind_counts : own_counts;
   const double attention = AttentionFlopsPerToken(m, counts, t.seq_len);
   const double attention_rate_divisor = t.attention == AttentionImpl::kEager ? kEagerAttentionSlowdown : 1.0;
   const double rate = SixteenBitCompute(t.precision) ? rates.matmul_flops_per_s : rates.fp32_flops_per_s;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "model/catalog.h"
 #include "vramplan/model_spec.h"
@@ -46,9 +47,15 @@ struct StepTime {
   double GpuSecondsPerToken() const { return tokens > 0 ? total_s * static_cast<double>(gpus) / tokens : 0; }
 };
 
+// Layers of each kind (most models have one to three kinds: per kind instead of per layer, the
+// planner prices every lever combination with this).
+std::vector<double> KindCounts(const ModelSpec& model);
+
 // `model` is passed apart from the scenario so the search can price variants that do not carry a
-// copy of the model (s.model is not read).
-StepTime TrainingStepTime(const Scenario& s, const ModelSpec& model, const ParamCounts& params, const HardwareRates& rates);
+// copy of the model (s.model is not read). `kind_counts`: KindCounts(model) when the caller keeps
+// it (the plan search prices ~2,000 variants of one model), else counted here.
+StepTime TrainingStepTime(const Scenario& s, const ModelSpec& model, const ParamCounts& params, const HardwareRates& rates,
+                          const std::vector<double>* kind_counts = nullptr);
 
 // `weight_bytes`: the weights one GPU holds; `kv_bytes_per_token`: one token's K/V over all layers
 // (the estimate's); `requests`: the user's batch, served s.inference.batch_size at a time (the rest
