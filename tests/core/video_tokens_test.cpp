@@ -127,22 +127,23 @@ TEST(VideoTokens, VllmProfilesTheModalityWithTheMostTokens) {
 }
 
 TEST(VideoTokens, RequestsAndTrainingCountTheVideo) {
-  // Two 16-frame 720p videos per request: 2 x 5,760 tokens on top of the prompt.
+  // Two 16-frame 720p videos per request: 2 x (5,760 features + 2 markup: <|vision_start|> /
+  // <|vision_end|>, as for an image) on top of the prompt.
   Scenario s = Vllm("{\"engine\": \"vllm\", \"max_model_len\": 32768, \"videos_per_request\": 2}");
   const Result r = Estimate(s);
   ASSERT_TRUE(r.vision.present);
   EXPECT_TRUE(r.vision.takes_video);
-  EXPECT_EQ(r.vision.tokens_per_video, 5760);
-  EXPECT_EQ(r.vision.video_tokens, 2 * 5760);
-  EXPECT_EQ(r.vision.llm_tokens, 1024 + 2 * 5760);
+  EXPECT_EQ(r.vision.tokens_per_video, 5760 + 2);
+  EXPECT_EQ(r.vision.video_tokens, 2 * (5760 + 2));
+  EXPECT_EQ(r.vision.llm_tokens, 1024 + 2 * (5760 + 2));
   // Training with the tower trained: the video's saved tensors are the image path's over its
   // 23,040 patches (8 groups, each attending over itself).
   auto t = ParseScenario(R"({"model": "Qwen/Qwen2.5-VL-7B-Instruct", "train": {"method": "full", "seq_len": 1024,
       "videos_per_sample": 1, "freeze_vision_tower": false, "gradient_checkpointing": false}})");
   ASSERT_TRUE(t.ok());
   const Result tr = Estimate(t.value());
-  EXPECT_EQ(tr.vision.video_tokens, 5760);
-  EXPECT_EQ(tr.vision.llm_tokens, 1024 + 5760);
+  EXPECT_EQ(tr.vision.video_tokens, 5760 + 2);
+  EXPECT_EQ(tr.vision.llm_tokens, 1024 + 5760 + 2);
   const ImageTokens one = TokensForVideo(t.value().model.vision, 16, 720, 1280);
   const int64_t expected = one.pixel_values * 4 + TowerSavedBytesPerImage(t.value().model.vision, one, 2, AttentionImpl::kSdpa, false) + 4 * one.patches * 1280 * 2;
   EXPECT_EQ(tr.vision.tower_activation_bytes, expected);
