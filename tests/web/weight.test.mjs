@@ -34,6 +34,9 @@
 // 44,018 B (+82 B: the two image fields), budget 44,100 B. docs/web.md.
 // Then the layer-kernels select (train.kernels: its field line and option labels): own files
 // 44,018 -> 44,122 B (+104 B), budget 44,100 -> 44,204 B; the page 352,182 B, under its budget.
+// Session 7's merges (video inputs, mllama cross-attention K/V, llama.cpp --mmproj, Gemma 4 towers,
+// image markup, Liger's chunked preference / GRPO loss, traced ORPO / KTO rules): page 358,458 B
+// measured, budget 359,600 B (measured + 1,142 B, the CI margin as before). docs/web.md.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -41,7 +44,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { startServer, startBrowser, openPage, SITE } from './harness.mjs';
 
-export const PAGE_WEIGHT_BUDGET_BYTES = 352_700;
+export const PAGE_WEIGHT_BUDGET_BYTES = 359_600;
 export const PAGE_OWN_BUDGET_BYTES = 40 * 1024 + 169 + 1143 + 356 + 240 + 535 + 497 + 52 + 148 + 104;
 
 let server; let chrome;
