@@ -133,6 +133,11 @@ void EstimateLlamaCppEngine(const Scenario& s, const RankShard& rank, const Prep
     vr.tower_params = mmproj.params;
     vr.tower_weight_bytes = mmproj.weight_bytes;
     vr.mmproj_compute_bytes = mmproj.compute_bytes;
+    // The product's rule: no guess without an `approximate` warning. The file's weights follow the
+    // tower's exact parameter count; the compute buffer is derived from clip.cpp's warm-up graph.
+    Warn(r, explain, WarningCode::kApproximate, "inference.mmproj",
+         "the projector's compute buffer is derived from clip.cpp's warm-up graph (F32 activations of one image of " +
+             WithCommas(mmproj.warmup_side) + " px), not checked against a printed compute buffer size; its weights follow the tower's exact count");
   } else if (explain && inf.mmproj != MmprojType::kNone) {
     Warn(r, true, WarningCode::kNoEffect, "inference.mmproj", "this model has no modelled vision tower (docs/models.md): no projector to load");
   }
