@@ -143,6 +143,16 @@ double LlamaUbatch(const Scenario& s) {
   return std::max(1.0, std::min({D(inf.n_ubatch), D(inf.n_batch), LlamaCtx(s)}));
 }
 
+// The decoder tokens of one training sample (text + images + videos). VisionLlmTokens sums in
+// checked int64; its own scope keeps an overflow there from setting the caller's sticky flag (this
+// pre-flight runs before the estimate's scope): an overflowed count is read as the byte limit itself
+// (finite, so a product with a zero stays 0 instead of NaN), which the sizes it enters exceed.
+double SampleTokensBound(const Scenario& s) {
+  checked::OverflowScope scope;
+  const int64_t n = VisionLlmTokens(s);
+  return scope.overflowed() ? kLimit : D(n);
+}
+
 Bounds Assess(const Scenario& s, const ModelSizes& z) {
   Bounds out;
   const ModelSpec& m = s.model;
@@ -150,7 +160,7 @@ Bounds Assess(const Scenario& s, const ModelSizes& z) {
   if (s.mode == Mode::kTrain) {
     const TrainConfig& t = s.train;
     // A VLM sample's decoder runs over its text and its images' tokens (train/vision_memory.h).
-    const double b = D(t.micro_batch_size), sl = D(VisionLlmTokens(s)), T = b * sl;
+    const double b = D(t.micro_batch_size), sl = SampleTokensBound(s), T = b * sl;
     const bool lora = t.method == TrainMethod::kLora || t.method == TrainMethod::kQlora;
     const double rank = lora ? D(t.lora.rank) : 0;
     // Weights, gradients, master weights, optimizer states, step temporaries, AMP casts, the load
