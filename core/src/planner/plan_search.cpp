@@ -13,8 +13,8 @@
 #include <cmath>
 #include <deque>
 #include <limits>
-#include <optional>
 #include <map>
+#include <optional>
 #include <queue>
 #include <set>
 #include <tuple>
@@ -390,12 +390,12 @@ class Searcher {
     return by_smaller ? Failed::kBySmaller : Failed::kNo;
   }
 
-  // Aims the working variant (work_, which holds the user's model) at a combination: the light
-  // variant's fields, the model kept in place (two moves of the model instead of a copy).
-  void Aim(const Combo& c) {
-    ModelSpec model = std::move(work_.model);
-    Light(c.pick, &work_);  // the combination ran in Enumerate (combos_ holds no other)
-    work_.model = std::move(model);
+  // Aims a working variant (work_ or spec_, each holding the user's model) at a combination: the
+  // light variant's fields, the model kept in place (two moves of the model instead of a copy).
+  void Aim(const Combo& c, Scenario* s) const {
+    ModelSpec model = std::move(s->model);
+    Light(c.pick, s);  // the combination ran in Enumerate (combos_ holds no other)
+    s->model = std::move(model);
   }
 
   // A variant's estimate and verdicts (memory alone; memory and usable).
@@ -488,9 +488,7 @@ class Searcher {
     const size_t mi = found->second;
     const Combo& m = combos_[mi];
     if (!spoken_.emplace(mi, li, value).second) return false;  // asked before: its failure, if any, is in inner_failures_
-    ModelSpec model = std::move(spec_.model);
-    Light(m.pick, &spec_);
-    spec_.model = std::move(model);
+    Aim(m, &spec_);
     if (!ValidateCombination(spec_).empty()) return false;
     if (&ChainOf(spec_) != &chain) return false;
     if (levels_[li] != nullptr) levels_[li]->Apply(&spec_);
@@ -530,7 +528,7 @@ class Searcher {
     // combination's with that level and value applied, as if copied afresh (the copies were a
     // fifth of the 8B search's work).
     Scenario& x = work_;
-    Aim(c);
+    Aim(c, &x);
     if (!ValidateCombination(x).empty()) return std::nullopt;
     const std::vector<const LeverOption*>& levels = levels_;
     // The chain reads what no checkpointing level sets (ChainOf's key): one for every level.
@@ -558,7 +556,7 @@ class Searcher {
     }
     std::optional<Plan> best;
     for (size_t li = 0; li < levels.size(); ++li) {
-      if (!levels_absolute_) Aim(c);
+      if (!levels_absolute_) Aim(c, &x);
       if (levels[li] != nullptr) levels[li]->Apply(&x);
       // Chain values dearer than the bound (or than this combination's best so far) cannot make
       // a front point: costs fall along the chain, so only a suffix of it is searched.
