@@ -3,24 +3,19 @@
 #include <gtest/gtest.h>
 
 #include "model/image_tokens.h"
+#include "qwen_vl_tower_shapes.h"
 #include "vramplan/estimate.h"
 
 namespace vramplan {
 namespace {
 
-VisionShape Qwen25() {
-  VisionShape s;
-  s.kind = VisionKind::kQwen25Vl;
-  s.hidden = 1280; s.layers = 32; s.intermediate = 3420; s.heads = 16;
-  s.gated_mlp = true; s.rms_norm = true;
-  s.patch = 14; s.temporal_patch = 2; s.merge = 2; s.window_size = 112; s.full_attention_layers = 4;
-  return s;
-}
+using testing_support::Qwen25VlTower;
+using testing_support::Qwen3VlTower;
 
 TEST(ImageTokens, Qwen25VlSmartResize) {
   // 1024 / 28 = 36.57 -> 37 -> 1036 px a side; 74 x 74 patches, 37 x 37 tokens; windows of 4 x 4
   // merged tokens (112 / 2 / 14) over the 37 x 37 grid: 10 x 10.
-  ImageTokens t = TokensForImage(Qwen25(), 1024, 1024);
+  ImageTokens t = TokensForImage(Qwen25VlTower(), 1024, 1024);
   EXPECT_EQ(t.patches, 5476);
   EXPECT_EQ(t.llm_tokens, 1369);
   // + <|vision_start|> / <|vision_end|> (LLaMA-Factory mm_plugin.py Qwen2VLPlugin.process_messages)
@@ -31,22 +26,20 @@ TEST(ImageTokens, Qwen25VlSmartResize) {
   EXPECT_EQ(t.pixel_values, 5476 * 3 * 2 * 14 * 14);
   // LLaMA-Factory's image_max_pixels 768 x 768: beta = sqrt(1024^2 / 589,824) = 4/3;
   // floor(1024 / beta / 28) = 27 -> 756 px: 54 x 54 patches, 729 tokens.
-  t = TokensForImage(Qwen25(), 1024, 1024, 589824);
+  t = TokensForImage(Qwen25VlTower(), 1024, 1024, 589824);
   EXPECT_EQ(t.patches, 2916);
   EXPECT_EQ(t.llm_tokens, 729);
   // Below min_pixels (3,136): 20 x 20 -> ceil(20 x 2.8 / 28) x 28 = 56 a side: 4 x 4 patches, 4 tokens.
-  t = TokensForImage(Qwen25(), 20, 20);
+  t = TokensForImage(Qwen25VlTower(), 20, 20);
   EXPECT_EQ(t.llm_tokens, 4);
   // The largest image (vLLM's profile): max_pixels 12,845,056 = 3584^2: 256 x 256 patches, 16,384 tokens.
-  EXPECT_EQ(LargestImage(Qwen25()).llm_tokens, 16384);
+  EXPECT_EQ(LargestImage(Qwen25VlTower()).llm_tokens, 16384);
   // max_pixels 28 x 28 x 1280 = 1,003,520: floor(1001.76 / 28) x 28 = 980 a side, 35 x 35 tokens.
-  EXPECT_EQ(LargestImage(Qwen25(), 1003520).llm_tokens, 1225);
+  EXPECT_EQ(LargestImage(Qwen25VlTower(), 1003520).llm_tokens, 1225);
 }
 
 TEST(ImageTokens, Qwen3VlPatch16) {
-  VisionShape s = Qwen25();
-  s.kind = VisionKind::kQwen3Vl;
-  s.patch = 16; s.window_size = 0;
+  const VisionShape s = Qwen3VlTower();
   ImageTokens t = TokensForImage(s, 1024, 1024);  // factor 32: 64 x 64 patches, 32 x 32 tokens
   EXPECT_EQ(t.patches, 4096);
   EXPECT_EQ(t.llm_tokens, 1024);

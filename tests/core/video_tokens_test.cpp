@@ -10,26 +10,14 @@
 #include "launch/launch_ops.h"
 #include "model/video_tokens.h"
 #include "train/vision_memory.h"
+#include "qwen_vl_tower_shapes.h"
 #include "vramplan/estimate.h"
 
 namespace vramplan {
 namespace {
 
-VisionShape Qwen25() {
-  VisionShape s;
-  s.kind = VisionKind::kQwen25Vl;
-  s.hidden = 1280; s.layers = 32; s.intermediate = 3420; s.heads = 16;
-  s.gated_mlp = true; s.rms_norm = true;
-  s.patch = 14; s.temporal_patch = 2; s.merge = 2; s.window_size = 112; s.full_attention_layers = 4;
-  return s;
-}
-
-VisionShape Qwen3() {
-  VisionShape s = Qwen25();
-  s.kind = VisionKind::kQwen3Vl;
-  s.patch = 16; s.window_size = 0; s.full_attention_layers = 27; s.layers = 27;
-  return s;
-}
+using testing_support::Qwen25VlTower;
+using testing_support::Qwen3VlTower;
 
 struct Case {
   const char* what;
@@ -42,17 +30,17 @@ TEST(VideoTokens, QwenVlUtilsFrames) {
   const Case cases[] = {
       // 720p, 16 frames, factor 28: cap min(768 x 784, 90,316,800 / 16 x 2) = 602,112; 728 x 1288 is
       // above it, beta = sqrt(921,600 / 602,112) = 1.2372 -> 560 x 1008: 40 x 72 patches a group, 8 groups.
-      {"qwen2.5 720p 16 frames", Qwen25(), 16, 720, 1280, 0, 8 * 40 * 72, 8 * 720, 8},
+      {"qwen2.5 720p 16 frames", Qwen25VlTower(), 16, 720, 1280, 0, 8 * 40 * 72, 8 * 720, 8},
       // 768 frames: the total budget wins, 90,316,800 / 768 x 2 = 235,200 -> 336 x 644: 24 x 46 a group.
-      {"qwen2.5 720p 768 frames", Qwen25(), 768, 720, 1280, 0, 384 * 24 * 46, 384 * 276, 384},
+      {"qwen2.5 720p 768 frames", Qwen25VlTower(), 768, 720, 1280, 0, 384 * 24 * 46, 384 * 276, 384},
       // max_pixels 256 x 28 x 28 = 200,704 (the element's max_pixels): 336 x 588, 24 x 42 a group.
-      {"qwen2.5 720p max_pixels 200704", Qwen25(), 16, 720, 1280, 200704, 8 * 24 * 42, 8 * 252, 8},
+      {"qwen2.5 720p max_pixels 200704", Qwen25VlTower(), 16, 720, 1280, 200704, 8 * 24 * 42, 8 * 252, 8},
       // 5 frames pad to 6 (3 groups); 240 x 320 is below min_pixels 100,352: scaled up to 280 x 392.
-      {"qwen2.5 small, odd frames", Qwen25(), 5, 240, 320, 0, 3 * 20 * 28, 3 * 140, 3},
+      {"qwen2.5 small, odd frames", Qwen25VlTower(), 5, 240, 320, 0, 3 * 20 * 28, 3 * 140, 3},
       // Qwen3-VL, factor 32: cap 786,432; 704 x 1280 above it -> 640 x 1152, 40 x 72 a group; plus
       // the 8 groups' "<i.2 seconds>" (6 tokens) and vision_start / vision_end, less the prompt's pair:
       // 8 x 8 - 2 = 62 text tokens.
-      {"qwen3 720p 16 frames", Qwen3(), 16, 720, 1280, 0, 8 * 40 * 72, 8 * 720 + 62, 8},
+      {"qwen3 720p 16 frames", Qwen3VlTower(), 16, 720, 1280, 0, 8 * 40 * 72, 8 * 720 + 62, 8},
   };
   for (const Case& c : cases) {
     const ImageTokens t = TokensForVideo(c.shape, c.frames, c.height, c.width, c.max_pixels);
@@ -62,13 +50,13 @@ TEST(VideoTokens, QwenVlUtilsFrames) {
     EXPECT_EQ(t.pixel_values, c.patches * 3 * 2 * c.shape.patch * c.shape.patch) << c.what;
   }
   // Qwen2.5-VL's windows: 4 x 4 merged units (112 / 2 / 14) over each group's 20 x 36 merged grid.
-  const ImageTokens t = TokensForVideo(Qwen25(), 16, 720, 1280);
+  const ImageTokens t = TokensForVideo(Qwen25VlTower(), 16, 720, 1280);
   EXPECT_EQ(t.windows, 8 * 5 * 9);
   EXPECT_EQ(t.window_len, 64);
   EXPECT_EQ(t.sequence_len, 40 * 72);
   // Timestamps past 9 s take one more digit: groups 0-9 x 8 + 10-11 x 9 - 2.
-  EXPECT_EQ(VideoTextTokens(Qwen3(), 12), 10 * 8 + 2 * 9 - 2);
-  EXPECT_EQ(VideoTextTokens(Qwen25(), 12), 0);
+  EXPECT_EQ(VideoTextTokens(Qwen3VlTower(), 12), 10 * 8 + 2 * 9 - 2);
+  EXPECT_EQ(VideoTextTokens(Qwen25VlTower(), 12), 0);
   // Towers that take no video.
   VisionShape gemma;
   gemma.kind = VisionKind::kGemma3;
@@ -80,16 +68,16 @@ TEST(VideoTokens, VllmDummyVideo) {
   // vllm qwen2_vl.py (002d181) Qwen2VLProcessingInfo: frames of the largest image (16,384 tokens a
   // group); with max_model_len 32,768 the frame count grows 1 -> 4 (5 frames pad to 6 = 3 groups,
   // 49,152 tokens, too many); one video: min(4, 14) = 4 frames = 2 groups.
-  const ImageTokens frame = LargestImage(Qwen25());
+  const ImageTokens frame = LargestImage(Qwen25VlTower());
   ASSERT_EQ(frame.llm_tokens, 16384);
-  ImageTokens v = VllmDummyVideo(Qwen25(), frame, 32768, 1);
+  ImageTokens v = VllmDummyVideo(Qwen25VlTower(), frame, 32768, 1);
   EXPECT_EQ(v.llm_tokens, 32768);
   EXPECT_EQ(v.patches, 2 * 65536);
   // vLLM's default limit (999 videos): 4 // 999 = 0 -> 1 frame, padded to one group.
-  v = VllmDummyVideo(Qwen25(), frame, 32768, 999);
+  v = VllmDummyVideo(Qwen25VlTower(), frame, 32768, 999);
   EXPECT_EQ(v.llm_tokens, 16384);
   // A long context caps at _MAX_FRAMES_PER_VIDEO = 14 frames = 7 groups.
-  EXPECT_EQ(VllmDummyVideo(Qwen25(), frame, 1 << 20, 1).llm_tokens, 7 * 16384);
+  EXPECT_EQ(VllmDummyVideo(Qwen25VlTower(), frame, 1 << 20, 1).llm_tokens, 7 * 16384);
 }
 
 Scenario Vllm(const std::string& inference_json) {
