@@ -66,7 +66,9 @@ int64_t VideoTextTokens(const VisionShape& s, int64_t groups) {
   // digits one by one: "<", the integer part's digits, ".", one digit, " seconds", ">" = 5 + digits.
   int64_t n = 0;
   for (int64_t i = 0; i < groups; ++i) n = Add(n, 5 + Digits(i) + 2);
-  return n - 2;  // the first group's vision_start / vision_end replace the prompt's pair
+  // The first group's vision_start / vision_end are the video's markup (ImageTokens::markup_tokens,
+  // carried from the frame: DecoderTokens adds them), not text.
+  return n - 2;
 }
 
 ImageTokens TokensForVideo(const VisionShape& s, int64_t frames, int64_t h, int64_t w, int64_t max_pixels) {
