@@ -6,6 +6,7 @@
 
 #include "parallel/topology.h"
 #include "planner/levers.h"
+#include "train/liger_chunked_loss.h"
 #include "train/online_rl.h"
 #include "train/preference.h"
 
@@ -148,13 +149,23 @@ LeverDim AttentionDim(const Scenario& user, const GpuEntry* gpu) {
 }
 
 // Preference objectives compute TRL's log-probs on the full logits whatever the loss setting (the
-// estimate warns that other losses are not modeled there): no loss lever for them. (DPO and GRPO
-// with TRL's use_liger_kernel are estimated, train/liger_chunked_loss.h, but not offered as a
-// lever yet: that would move the plans of the golden post-training scenarios.)
+// estimate warns that other losses are not modeled there), except where TRL routes the loss through
+// Liger's chunked losses (DPO and GRPO with use_liger_kernel, train/liger_chunked_loss.h): the
+// full logits never exist, so that is their one loss lever.
 LeverDim LossDim(const Scenario& user) {
   LeverDim d{"loss", {User()}, {}};
   const LossImpl u = user.train.loss;
-  if (user.train.objective != Objective::kSft) return d;
+  if (user.train.objective != Objective::kSft) {
+    TrainConfig liger = user.train;
+    liger.loss = LossImpl::kFusedLinear;
+    if (u != LossImpl::kFusedLinear && LigerChunkedLossApplies(liger)) {
+      d.options.push_back({"Liger's chunked " + std::string(user.train.objective == Objective::kDpo ? "DPO" : "GRPO") +
+                               " loss (TRL use_liger_kernel)",
+                           0, "", {{Knob::kLoss, static_cast<int64_t>(LossImpl::kFusedLinear)}}});
+    }
+    Incomparable(&d);
+    return d;
+  }
   if (u == LossImpl::kStandard) d.options.push_back({"chunked cross-entropy", 0, "", {{Knob::kLoss, static_cast<int64_t>(LossImpl::kChunked)}}});
   if (u != LossImpl::kFusedLinear) {
     d.options.push_back({"fused linear cross-entropy (Liger)", 0, "", {{Knob::kLoss, static_cast<int64_t>(LossImpl::kFusedLinear)}}});
