@@ -278,6 +278,44 @@ json RowById(const std::string& id) {
 // GRPO's levers (docs/planner.md, "Levers"): a server plan says it needs more GPUs and counts them
 // in its cost; fewer generations keep the prompts per step (the global batch in completions shrinks
 // by the same factor and the plan says so); sleep and a smaller vLLM claim give up nothing.
+// The loss lever under preference objectives: Liger's chunked loss for DPO and GRPO only (TRL routes
+// only those trainers' use_liger_kernel through liger_kernel.chunked_loss), nothing for KTO. Where the
+// full logits dominate (DPO, 4 pairs of 4,096 tokens, vocabulary 151,936) it lowers the peak.
+TEST(Planner, PreferenceLossLeverIsLigersChunkedLoss) {
+  auto loss_options = [](const std::string& objective) {
+    json sc = {{"model", "Qwen/Qwen2.5-1.5B"}, {"mode", "train"}, {"gpu", "rtx-4090-24gb"},
+               {"train", {{"method", "lora"}, {"objective", objective}, {"seq_len", 4096}, {"micro_batch_size", 4}}}};
+    Expected<Scenario> s = ParseScenario(sc.dump());
+    EXPECT_TRUE(s.ok());
+    std::vector<LeverOption> out;
+    if (!s.ok()) return out;
+    const LeverSpace space = TrainingLevers(s.value(), LeverSwitches{}, PlanBudget{}, FindGpu(s.value().gpu.id));
+    for (const LeverDim& d : space.dims) {
+      if (d.name != "loss") continue;
+      for (const LeverOption& o : d.options) {
+        if (!o.sets.empty()) out.push_back(o);
+      }
+    }
+    return out;
+  };
+  EXPECT_TRUE(loss_options("kto").empty());
+  for (const std::string objective : {"dpo", "grpo"}) {
+    const std::vector<LeverOption> options = loss_options(objective);
+    ASSERT_EQ(options.size(), 1u) << objective;
+    EXPECT_NE(options[0].label.find("Liger"), std::string::npos) << options[0].label;
+  }
+  json sc = {{"model", "Qwen/Qwen2.5-1.5B"}, {"mode", "train"}, {"gpu", "rtx-4090-24gb"},
+             {"train", {{"method", "lora"}, {"objective", "dpo"}, {"seq_len", 4096}, {"micro_batch_size", 4}}}};
+  Expected<Scenario> s = ParseScenario(sc.dump());
+  ASSERT_TRUE(s.ok());
+  Scenario liger = s.value();
+  ASSERT_TRUE(loss_options("dpo")[0].Apply(&liger));
+  EXPECT_EQ(liger.train.loss, LossImpl::kFusedLinear);
+  const Result before = Estimate(s.value());
+  const Result after = Estimate(liger);
+  EXPECT_LT(after.gpu.peak_allocated_bytes, before.gpu.peak_allocated_bytes);
+}
+
 TEST(Planner, OnlineRlLeversKeepTheirSemantics) {
   const json row = RowById("grpo_lora_7b_h100_vllm_awake_budget2");
   ASSERT_FALSE(row.is_null());
