@@ -93,6 +93,9 @@ struct RankView {
   int64_t pending_grad_bytes = 0;       // DeepSpeed ZeRO-2/3 without contiguous_gradients: gradients awaiting a bucket's reduce
   int64_t backward_bucket_bytes = 0;    // ZeRO-1/2 ipg buffers (backward)
   int64_t persistent_bucket_bytes = 0;  // ZeRO-3 ipg buffer, allocated when the engine starts (after the load)
+  // DeepSpeed ZeRO-3: the optimizer step's temporaries on this rank, those of its largest sub-group
+  // (parallel/zero3_sub_groups.h); -1: the rank's share of the whole step's (States).
+  int64_t zero3_step_temporary_bytes = -1;
 
   // FSDP / ZeRO-3: weight bytes outside the sharded parameter data, whole on every rank, never offloaded
   // (bitsandbytes' QuantState: parallel/fsdp_bnb_quant_state.h).
@@ -150,7 +153,7 @@ inline void RankView::Apply(Moment* moment) const {
     case Phase::kLoad:  // before the engine starts: no buckets, nothing gathered
       return;
     case Phase::kOptimizerStep:  // the optimizer's temporaries follow its states (sharded, or on the host)
-      m.temporary_bytes = States(m.temporary_bytes);
+      m.temporary_bytes = zero3_step_temporary_bytes >= 0 ? zero3_step_temporary_bytes : States(m.temporary_bytes);
       break;
     case Phase::kRollout:  // the engine's own copy generates (colocated vLLM, or generate() on the gathered policy)
       break;

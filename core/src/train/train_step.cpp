@@ -19,6 +19,7 @@
 #include "parallel/fsdp_nf4_shard.h"
 #include "parallel/shard.h"
 #include "parallel/zero3_gather.h"
+#include "parallel/zero3_sub_groups.h"
 #include "planner/prepared.h"
 #include "train/activations.h"
 #include "train/liger_chunked_loss.h"
@@ -423,6 +424,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   const int64_t bucket_dtype = plan.lora_params > 0 && plan.trainable_params == plan.lora_params ? std::min<int64_t>(plan.adapter_bytes_per_param, prec.weight)
                                                                                                : prec.grad;
   RankView view;
+  int64_t zero3_sub_group_elements = 0;  // DeepSpeed ZeRO-3: the largest optimizer sub-group (explanation)
   {
     const int64_t vh = model.vocab_size * model.hidden_size;
     const int64_t root_bytes = (vh * (model.tied_embeddings ? 1 : 2) + model.final_norm.Params()) * prec.weight;
@@ -460,6 +462,14 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
       const int64_t per_element = elements > 0 ? gathered_data / elements : 0;
       if (per_element >= 1) view.gathered_bytes = g.Total() * per_element;
       else if (elements > 0) view.gathered_bytes = static_cast<int64_t>(static_cast<double>(g.Total()) * static_cast<double>(gathered_data) / static_cast<double>(elements));
+    }
+    // DeepSpeed ZeRO-3 steps one sub-group at a time (parallel/zero3_sub_groups.h): the largest
+    // sub-group's fp32 gradient (a moment with its 16-bit flat copy beside it) and the optimizer's
+    // temporaries over that one flat fp32 tensor.
+    if (dp.shard_params && !dp.fsdp && !dp.offload_states && stored.master > 0 && !in_bwd) {
+      const int64_t sub_group = Zero3LargestSubGroupElements(plan.trainable_tensors, dp.dp);
+      view.zero3_step_temporary_bytes = std::max(one_tensor_step(sub_group, 4), (bucket_dtype + 4) * sub_group);
+      zero3_sub_group_elements = sub_group;
     }
   }
   const int64_t weights_dev = view.Weights(weights.bytes), states_dev = view.States(opt.state_bytes);
@@ -1348,7 +1358,11 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
                               (view.backward_bucket_bytes > 0 && peak->phase == Phase::kBackward ? "; includes DeepSpeed gradient buckets " + WithCommas(dp.backward_bucket_elements) + " x " + std::to_string(bucket_dtype) + " B" : "") +
                               (peak->persistent_bucket_bytes > 0 && dp.persistent_bucket_elements > 0 ? " + DeepSpeed ZeRO-3 gradient bucket " + WithCommas(dp.persistent_bucket_elements) + " x " + std::to_string(bucket_dtype) + " B" : "") +
                               (peak->persistent_bucket_bytes > 0 && dp.ddp_gradient_copy ? " + DDP all-reduce buckets (a flat copy of the gradients, gradient_as_bucket_view false) " + Gib(grads_total) : "") +
-                              (peak->phase == Phase::kOptimizerStep ? "; " + opt.explain_temporary : "");
+                              (peak->phase == Phase::kOptimizerStep ? "; " + opt.explain_temporary : "") +
+                              (peak->phase == Phase::kOptimizerStep && zero3_sub_group_elements > 0
+                                   ? "; DeepSpeed ZeRO-3 steps one sub-group at a time (sub_group_size 1e9): the largest holds " +
+                                         WithCommas(zero3_sub_group_elements) + " elements on this rank: " + Gib(view.zero3_step_temporary_bytes) + " at once (its 16-bit flat gradient and fp32 copy, or the update)"
+                                   : "");
 
     // ---- timeline: the moments themselves (allocated bytes; the CUDA context and the allocator
     // reserve come on top), thinned on deep models but always with the peak and every phase's
