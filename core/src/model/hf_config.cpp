@@ -184,6 +184,19 @@ void ApplyCheckpointFacts(const nlohmann::json& facts, ModelSpec* spec) {
   };
   flag("tied_lm_head_stored", &spec->checkpoint.tied_lm_head_stored);
   flag("mtp_stores_embeddings", &spec->checkpoint.mtp_stores_embeddings);
+  // A rotary inv_freq buffer saved with every decoder layer (model.layers.N.self_attn.rotary_emb.inv_freq):
+  // Moonshot's Kimi K2 checkpoints, converted to the DeepSeek-V3 layout, keep one in bf16 ([56] in
+  // Kimi-K2-Base / Instruct, [128] in Kimi-K2-Instruct-0905), although modeling_deepseek.py registers
+  // inv_freq as a non-persistent buffer. The engines skip it when loading (vLLM deepseek_v2.py
+  // DeepseekV2Model.load_weights at 002d6073: `if "rotary_emb.inv_freq" in name: continue`; ROCm ATOM
+  // d6e6cffd "inv_freq is not needed from checkpoint"), so it counts as unloaded.
+  auto inv_freq = facts.find("rope_inv_freq_per_layer");
+  if (inv_freq != facts.end() && inv_freq->is_number_integer()) {
+    const int64_t per_layer = inv_freq->get<int64_t>();
+    if (per_layer > 0 && per_layer <= (int64_t{1} << 20)) {
+      spec->checkpoint.unloaded_params += per_layer * static_cast<int64_t>(spec->layer_kind.size());
+    }
+  }
 }
 
 Expected<ModelSpec> ModelSpecFromHfConfig(const Json& config, const std::string& path, Issues* warnings, ModelReading reading) {
