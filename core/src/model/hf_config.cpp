@@ -103,6 +103,7 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
       type = inner.String("model_type", "");
       if (type == "gemma3") type = "gemma3_text";
       if (outer == "gemma4" && (type == "gemma4" || type.empty())) type = "gemma4_text";
+      if (outer == "gemma4_unified" && (type == "gemma4_unified_text" || type.empty())) type = "gemma4_text";
       if (outer == "mllama" && (type == "mllama" || type.empty())) type = "mllama_text_model";
       if (outer == "qwen2_5_vl" && (type == "qwen2_5_vl_text" || type == "qwen2_5_vl" || type.empty())) type = "qwen2";
       // transformers Qwen3VLTextModel is the Qwen3 decoder (q/k RMSNorm); Qwen3VLMoeTextModel the Qwen3-MoE
@@ -149,6 +150,13 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
       text.checkpoint.projector_params = tower->projector;
       text.checkpoint.audio_params = tower->audio;
       text.vision = ReadVisionShape(wrapper, config, text.hidden_size);
+      if (wrapper == "gemma4_unified") {
+        // No VisionShape for the encoder-free embedders: their weights are counted, not held.
+        text.notes.push_back("\"gemma4_unified\" (Gemma 4 12B) embeds image patches and audio frames without towers: its "
+                             "embedders are counted in params.checkpoint_total and by_module.vision / projector, not in "
+                             "params.total; image and audio inputs and the embedders' weights are not in the memory estimate");
+        return text;
+      }
       // Said once per result: the tower is held and its image inputs are modelled (docs/models.md
       // "Image inputs"), but params.total stays the text decoder's.
       text.notes.push_back(io::Quote(wrapper) +
