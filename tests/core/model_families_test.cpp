@@ -334,5 +334,59 @@ TEST(ModelFamilies, Gemma4LayerKindsAndKvCache) {
   EXPECT_EQ(CountParams(m).unloaded, (64 * 32 * 2 + 16) + (64 * 32 + 32));
 }
 
+// Gemma 4 as transformers 5.15 saves it: per_layer_config (zero-padded layer index -> head_dim,
+// num_key_value_heads) instead of global_head_dim / num_global_key_value_heads, and no layer_types:
+// the named layers are the full-attention ones. Read the same as the flat form.
+TEST(ModelFamilies, Gemma4PerLayerConfigMatchesTheFlatForm) {
+  json flat = {{"model_type", "gemma4_text"}, {"hidden_size", 64}, {"intermediate_size", 128},
+               {"num_hidden_layers", 6}, {"num_attention_heads", 4}, {"num_key_value_heads", 2},
+               {"num_global_key_value_heads", 1}, {"attention_k_eq_v", true}, {"head_dim", 16},
+               {"global_head_dim", 32}, {"vocab_size", 100}, {"sliding_window", 8},
+               {"layer_types", {"sliding_attention", "sliding_attention", "full_attention", "sliding_attention",
+                                "sliding_attention", "full_attention"}}};
+  json saved = flat;
+  saved.erase("global_head_dim");
+  saved.erase("num_global_key_value_heads");
+  saved.erase("layer_types");
+  saved["per_layer_config"] = {{"02", {{"head_dim", 32}, {"num_key_value_heads", 1}}},
+                               {"05", {{"head_dim", 32}, {"num_key_value_heads", 1}}}};
+  Issues warnings;
+  auto a = ModelSpecFromHfConfig(flat, "model", &warnings);
+  auto b = ModelSpecFromHfConfig(saved, "model", &warnings);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_TRUE(warnings.empty());
+  const ModelSpec& m = b.value();
+  EXPECT_EQ(m.kinds[m.layer_kind[2]].attention.head_dim, 32);
+  EXPECT_EQ(m.kinds[m.layer_kind[2]].attention.num_kv_heads, 1);
+  EXPECT_EQ(m.kinds[m.layer_kind[2]].attention.sliding_window, 0);
+  EXPECT_EQ(m.kinds[m.layer_kind[1]].attention.sliding_window, 8);
+  EXPECT_EQ(CountParams(a.value()).total, CountParams(m).total);
+  // A key that is not a layer index is refused.
+  saved["per_layer_config"]["6"] = {{"head_dim", 32}};
+  EXPECT_FALSE(ModelSpecFromHfConfig(saved, "model", &warnings).ok());
+}
+
+// Gemma 4 12B (gemma4_unified): the Gemma 4 decoder, then encoder-free embedders in the checkpoint.
+TEST(ModelFamilies, Gemma4UnifiedEmbeddersInTheCheckpoint) {
+  json text = {{"model_type", "gemma4_unified_text"}, {"hidden_size", 64}, {"intermediate_size", 128},
+               {"num_hidden_layers", 6}, {"num_attention_heads", 4}, {"num_key_value_heads", 2},
+               {"num_global_key_value_heads", 1}, {"attention_k_eq_v", true}, {"head_dim", 16},
+               {"vocab_size", 100}};
+  json cfg = {{"model_type", "gemma4_unified"}, {"text_config", text},
+              {"vision_config", {{"patch_size", 2}, {"pooling_kernel_size", 2}, {"mm_embed_dim", 8}, {"mm_posemb_size", 5}}},
+              {"audio_config", {{"audio_embed_dim", 10}}}};
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok()) << spec.errors()[0].message;
+  EXPECT_TRUE(warnings.empty());
+  const ParamCounts c = CountParams(spec.value());
+  // 48 raw pixels: patch_ln1 2 x 48, patch_dense 48 x 8 + 8, patch_ln2 2 x 8, pos_embedding 5 x 2 x 8, pos_norm 2 x 8.
+  EXPECT_EQ(c.vision, 96 + 392 + 16 + 80 + 16);
+  EXPECT_EQ(c.projector, 8 * 64 + 10 * 64);  // embed_vision, embed_audio
+  EXPECT_EQ(c.audio, 0);
+  EXPECT_EQ(c.checkpoint_total, c.total + c.vision + c.projector);
+  EXPECT_EQ(spec.value().vision.kind, VisionKind::kNone);  // image inputs are not modelled
+}
+
 }  // namespace
 }  // namespace vramplan

@@ -96,4 +96,35 @@ VisionTowerParams CountGemma4Towers(const nlohmann::json& config, const std::str
   return p;
 }
 
+// Gemma4UnifiedVisionEmbedder (transformers models/gemma4_unified, Gemma4UnifiedVisionConfig
+// defaults; the same layers in vLLM gemma4_unified.py): patch_ln1 LayerNorm(P) with bias, patch_dense
+// Linear(P, E) with bias, patch_ln2 LayerNorm(E), pos_embedding [mm_posemb_size, 2, E], pos_norm
+// LayerNorm(E), where P = (patch_size x pooling_kernel_size)^2 x 3 raw pixels of a merged patch and
+// E = mm_embed_dim. embed_vision Linear(E, text hidden) and embed_audio Linear(audio_embed_dim, text
+// hidden) follow RMSNorms without weight (Gemma4MultimodalEmbedder). google/gemma-4-12B-it:
+// 35,176,704 + 14,745,600 + 2,457,600 beside its text decoder, 11,959,730,224 in all (its Hub total).
+VisionTowerParams CountGemma4UnifiedEmbedders(const nlohmann::json& config, const std::string& path, int64_t text_hidden,
+                                              Issues* errors) {
+  VisionTowerParams p;
+  auto vc = config.find("vision_config");
+  if (vc != config.end() && vc->is_object()) {
+    const std::string vc_path = io::JoinPath(path, "vision_config");
+    families::ConfigReader v(*vc, vc_path, errors);
+    const Count side = Count(v.Int({"patch_size"}, 1).value_or(16)) * Count(v.Int({"pooling_kernel_size"}, 1).value_or(3));
+    const Count pixels = side * side * 3;
+    const Count e = v.Int({"mm_embed_dim"}, 1).value_or(3840);
+    const Count positions = v.Int({"mm_posemb_size"}, 1).value_or(1120);
+    const Count embedder = 2 * pixels + Linear(pixels, e) + e + 2 * e + positions * 2 * e + 2 * e;
+    p.vision = TowerParamsOrError(embedder, vc_path, errors);
+    p.projector += TowerParamsOrError(Linear(e, text_hidden), vc_path, errors);
+  }
+  auto ac = config.find("audio_config");
+  if (ac != config.end() && ac->is_object()) {
+    const std::string ac_path = io::JoinPath(path, "audio_config");
+    families::ConfigReader a(*ac, ac_path, errors);
+    p.projector += TowerParamsOrError(Linear(a.Int({"audio_embed_dim"}, 1).value_or(640), text_hidden), ac_path, errors);
+  }
+  return p;
+}
+
 }  // namespace vramplan

@@ -17,4 +17,9 @@ namespace vramplan {
 VisionTowerParams CountGemma4Towers(const nlohmann::json& config, const std::string& path, int64_t text_hidden,
                                     Issues* errors);
 
+// Gemma 4 12B (gemma4_unified): no towers. Gemma4UnifiedVisionEmbedder (vision) and the two
+// Gemma4MultimodalEmbedder projections of the image and audio embeddings (projector).
+VisionTowerParams CountGemma4UnifiedEmbedders(const nlohmann::json& config, const std::string& path, int64_t text_hidden,
+                                              Issues* errors);
+
 }  // namespace vramplan

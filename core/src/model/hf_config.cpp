@@ -103,6 +103,7 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
       type = inner.String("model_type", "");
       if (type == "gemma3") type = "gemma3_text";
       if (outer == "gemma4" && (type == "gemma4" || type.empty())) type = "gemma4_text";
+      if (outer == "gemma4_unified" && (type == "gemma4_unified_text" || type.empty())) type = "gemma4_text";
       if (outer == "mllama" && (type == "mllama" || type.empty())) type = "mllama_text_model";
       if (outer == "qwen2_5_vl" && (type == "qwen2_5_vl_text" || type == "qwen2_5_vl" || type.empty())) type = "qwen2";
       // transformers Qwen3VLTextModel is the Qwen3 decoder (q/k RMSNorm); Qwen3VLMoeTextModel the Qwen3-MoE
@@ -149,6 +150,13 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
       text.checkpoint.projector_params = tower->projector;
       text.checkpoint.audio_params = tower->audio;
       text.vision = ReadVisionShape(wrapper, config, text.hidden_size);
+      if (wrapper == "gemma4_unified") {
+        // No VisionShape for the encoder-free embedders: their weights are counted, not held.
+        text.notes.push_back("\"gemma4_unified\" (Gemma 4 12B) embeds image patches and audio frames without towers: its "
+                             "embedders are counted in params.checkpoint_total and by_module.vision / projector, not in "
+                             "params.total; image and audio inputs and the embedders' weights are not in the memory estimate");
+        return text;
+      }
       // Said once per result: the tower is held and its image inputs are modelled (docs/models.md
       // "Image inputs"), but params.total stays the text decoder's.
       text.notes.push_back(io::Quote(wrapper) +
@@ -184,6 +192,19 @@ void ApplyCheckpointFacts(const nlohmann::json& facts, ModelSpec* spec) {
   };
   flag("tied_lm_head_stored", &spec->checkpoint.tied_lm_head_stored);
   flag("mtp_stores_embeddings", &spec->checkpoint.mtp_stores_embeddings);
+  // A rotary inv_freq buffer saved with every decoder layer (model.layers.N.self_attn.rotary_emb.inv_freq):
+  // Moonshot's Kimi K2 checkpoints, converted to the DeepSeek-V3 layout, keep one in bf16 ([56] in
+  // Kimi-K2-Base / Instruct, [128] in Kimi-K2-Instruct-0905), although modeling_deepseek.py registers
+  // inv_freq as a non-persistent buffer. The engines skip it when loading (vLLM deepseek_v2.py
+  // DeepseekV2Model.load_weights at 002d6073: `if "rotary_emb.inv_freq" in name: continue`; ROCm ATOM
+  // d6e6cffd "inv_freq is not needed from checkpoint"), so it counts as unloaded.
+  auto inv_freq = facts.find("rope_inv_freq_per_layer");
+  if (inv_freq != facts.end() && inv_freq->is_number_integer()) {
+    const int64_t per_layer = inv_freq->get<int64_t>();
+    if (per_layer > 0 && per_layer <= (int64_t{1} << 20)) {
+      spec->checkpoint.unloaded_params += per_layer * static_cast<int64_t>(spec->layer_kind.size());
+    }
+  }
 }
 
 Expected<ModelSpec> ModelSpecFromHfConfig(const Json& config, const std::string& path, Issues* warnings, ModelReading reading) {

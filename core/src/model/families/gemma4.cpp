@@ -1,6 +1,8 @@
 // Gemma 4's text decoder (transformers models/gemma4/modeling_gemma4.py, Gemma4TextConfig; the
 // text_config of the multimodal gemma4 wrapper, whose vision and audio towers
-// model/gemma4_towers.cpp counts).
+// model/gemma4_towers.cpp counts). Gemma 4 12B's text_config (gemma4_unified_text, transformers
+// models/gemma4_unified) is the same decoder without MoE and per-layer embeddings
+// (convert_gemma4_unified_weights.py: "identical to the standard Gemma4 conversion (minus MoE and PLE)").
 //
 // Gemma4TextAttention: sliding layers use head_dim and num_key_value_heads; full-attention layers
 // use global_head_dim (512 unless given) and, with attention_k_eq_v, num_global_key_value_heads and
@@ -18,6 +20,9 @@
 // Linear(h, layers x p) and per_layer_projection_norm RMSNorm(p); each layer's
 // per_layer_input_gate Linear(h, p), per_layer_projection Linear(p, h) and post_per_layer_input_norm.
 #include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "model/families/builders.h"
 #include "model/families/layer_kit.h"
@@ -33,7 +38,47 @@ struct Gemma4Text {
   bool k_eq_v = false, double_wide = false, moe = false, bias = false;
   ActivationFn act = ActivationFn::kGeluTanh;
   std::vector<bool> full;  // full attention per layer
+  // per_layer_config overrides per layer (0: none): head_dim and num_key_value_heads.
+  std::vector<int64_t> head_dim_at, kv_at;
 };
+
+// per_layer_config, the form transformers (5.15 on) saves instead of global_head_dim /
+// num_global_key_value_heads: Gemma4TextConfig.__post_init__ (and Gemma4UnifiedTextConfig's)
+// turns those into {layer index: {"head_dim": global_head_dim, "num_key_value_heads": ...}} for every
+// full-attention layer, and to_dict writes the indices as zero-padded strings ("05"). Returns the
+// layers it names (the full-attention ones), or nothing when the config has no per_layer_config.
+std::optional<std::vector<bool>> ReadPerLayerConfig(ConfigReader& c, Gemma4Text* g) {
+  auto plc = c.raw().find("per_layer_config");
+  if (plc == c.raw().end() || plc->is_null()) return std::nullopt;
+  const std::string path = io::JoinPath(c.path(), "per_layer_config");
+  if (!plc->is_object()) {
+    io::AddError(c.errors(), "wrong_type", path, path + " must be an object of layer index -> {head_dim, num_key_value_heads}");
+    return std::nullopt;
+  }
+  const size_t n = static_cast<size_t>(g->m.layers);
+  std::vector<bool> named(n, false);
+  g->head_dim_at.assign(n, 0);
+  g->kv_at.assign(n, 0);
+  for (const auto& [key, entry] : plc->items()) {
+    const std::string entry_path = io::JoinPath(path, key);
+    int64_t index = -1;
+    if (!key.empty() && key.size() <= 6 && std::all_of(key.begin(), key.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
+      index = std::stoll(key);
+    }
+    if (index < 0 || index >= g->m.layers || !entry.is_object()) {
+      io::AddError(c.errors(), "invalid_value", entry_path,
+                   entry_path + ": per_layer_config keys must be layer indices below num_hidden_layers (" +
+                       std::to_string(g->m.layers) + "), each with an object of overrides");
+      continue;
+    }
+    ConfigReader e(entry, entry_path, c.errors());
+    const size_t i = static_cast<size_t>(index);
+    named[i] = true;
+    g->head_dim_at[i] = e.Int({"head_dim"}, 1, kMaxHeadsOrExperts).value_or(0);
+    g->kv_at[i] = e.Int({"num_key_value_heads"}, 1, kMaxHeadsOrExperts).value_or(0);
+  }
+  return named;
+}
 
 Gemma4Text Read(ConfigReader& c) {
   Gemma4Text g;
@@ -46,7 +91,7 @@ Gemma4Text Read(ConfigReader& c) {
   g.shared = c.Int({"num_kv_shared_layers"}, 0, 4096).value_or(0);
   g.double_wide = c.Bool("use_double_wide_mlp", false);
   g.ple = c.Int({"hidden_size_per_layer_input"}, 0).value_or(0);
-  g.ple_vocab = c.Int({"vocab_size_per_layer_input"}, 1).value_or(262144);
+  g.ple_vocab = c.Int({"vocab_size_per_layer_input"}, 0).value_or(262144);  // 0 where unused (Gemma 4 12B)
   g.moe = c.Bool("enable_moe_block", false);
   g.bias = c.Bool("attention_bias", false);
   g.act = ParseActivation(c.String("hidden_activation", "gelu_pytorch_tanh"));
@@ -57,8 +102,14 @@ Gemma4Text Read(ConfigReader& c) {
     CheckTopK(c, "top_k_experts", g.top_k, g.experts);
   }
   // Gemma4TextConfig.__post_init__: 5 sliding layers then one full by default; the last layer is
-  // always full attention.
-  std::vector<bool> sliding = SlidingFlags(c, g.m.layers, [](int64_t i) { return (i + 1) % 6 != 0; });
+  // always full attention. Without layer_types, a saved per_layer_config names the full layers.
+  std::optional<std::vector<bool>> named = c.errors()->empty() ? ReadPerLayerConfig(c, &g) : std::nullopt;
+  auto layer_types = c.raw().find("layer_types");
+  const bool has_layer_types = layer_types != c.raw().end() && !layer_types->is_null();
+  std::vector<bool> sliding = SlidingFlags(c, g.m.layers, [&](int64_t i) {
+    if (named && !has_layer_types) return !(*named)[static_cast<size_t>(i)];
+    return (i + 1) % 6 != 0;
+  });
   g.full.assign(sliding.size(), false);
   for (size_t i = 0; i < sliding.size(); ++i) g.full[i] = !sliding[i];
   if (!g.full.empty()) g.full.back() = true;
@@ -74,6 +125,9 @@ LayerKind Layer(const Gemma4Text& g, int64_t i, int64_t* unloaded) {
   Dims d = m;
   d.d = full && g.global_head_dim > 0 ? g.global_head_dim : m.d;
   if (k_is_v && g.global_kv > 0) d.kv = g.global_kv;
+  const size_t at = static_cast<size_t>(i);
+  if (at < g.head_dim_at.size() && g.head_dim_at[at] > 0) d.d = g.head_dim_at[at];
+  if (at < g.kv_at.size() && g.kv_at[at] > 0) d.kv = g.kv_at[at];
   LayerKind k;
   AddLinear(&k, "q_proj", LinearSlot::kQ, m.h, m.a * d.d, g.bias);
   const int64_t kv_weights = m.h * d.kv * d.d * (k_is_v ? 1 : 2) + (g.bias ? d.kv * d.d * (k_is_v ? 1 : 2) : 0) + d.d;
