@@ -150,6 +150,8 @@ namespace {
 // moved the 2024 unsloth rows, which miss a term of their own, further under), the transformers rows'
 // median within 10%, unsloth's within 20% (was 25%), and unsloth's Llama-3.1-8B max-context column,
 // where the kernels' saved set decides the slope, within 15% on every card (was up to +29%).
+// fms-acceleration's Liger runs of Meta-Llama-3-8B (a100_80gb_liger.csv, foak's unsloth RMSNorm / RoPE,
+// Liger's fused linear cross-entropy; peak allocated) are within 1.1%: each within 3%.
 TEST(GpuAccuracy, PublishedFrameworkRows) {
   nlohmann::json doc = testing_support::LoadFixture("gpu/framework_rows.json");
   ASSERT_TRUE(doc.is_object());
@@ -164,10 +166,11 @@ TEST(GpuAccuracy, PublishedFrameworkRows) {
     const double err = std::abs(predicted - measured) / measured;
     EXPECT_LE(err, 0.45) << id << " predicted " << predicted << " measured " << measured;
     if (id.rfind("unsloth-bench-llama3.1-8b", 0) == 0) EXPECT_LE(err, 0.15) << id;
+    if (id.rfind("fms-acceleration-liger-", 0) == 0) EXPECT_LE(err, 0.03) << id;
     per_framework[row["framework"].get<std::string>()].push_back(err);
   }
   ASSERT_GE(per_framework["unsloth"].size(), 20u);
-  ASSERT_GE(per_framework["transformers"].size(), 21u);  // + fms-acceleration's 8 A100 runs (peak allocated)
+  ASSERT_GE(per_framework["transformers"].size(), 27u);  // + fms-acceleration's 8 A100 runs and 6 Liger runs (peak allocated)
   for (auto& [framework, errors] : per_framework) {
     std::sort(errors.begin(), errors.end());
     const double median = errors.size() % 2 ? errors[errors.size() / 2]

@@ -320,6 +320,10 @@ add("cpu_kv_alive_at_scores", train(LLAMA32_1B, method="lora", precision="fp32",
 add("torchtune_load_full_llama31_8b", train(LLAMA31_8B, method="full", framework={"model_load": "torchtune_0_1"}))
 add("torchtune_load_lora_llama31_8b", train(LLAMA31_8B, method="lora", framework={"model_load": "torchtune_0_1"}))
 add("torchtune_load_lora_qwen25_05b_fp32", train(QWEN25_05B, method="lora", precision="fp32", framework={"model_load": "torchtune_0_1"}))
+# transformers <= 4.41 Mistral / Mixtral: a cos/sin cache of max_position_embeddings rows per attention layer
+# (fms-acceleration's A100 rows, docs/accuracy.md section 2c).
+add("rope_cache_per_layer_true_mistral_7b_qlora", train(MISTRAL_7B, method="qlora", precision="amp_fp16",
+                                                        framework={"rope_cache_per_layer": True}))
 
 # ---------------------------------------------------------------------------------------------
 # Online RL (docs/post_training.md): GRPO with a colocated vLLM at each sleep level, in server mode

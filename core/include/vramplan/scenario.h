@@ -314,6 +314,9 @@ struct FrameworkConfig {
   // those measurements exactly; never part of a GPU estimate.
   bool cpu_onednn_bf16_buffers = false;      // a bf16 mm allocates an fp32 buffer of its output size (+128 B)
   bool cpu_kv_alive_at_scores = false;       // k after RoPE and the v projection are still alive at the scores
+  // transformers <= 4.41 Mistral / Mixtral: every attention layer's rotary module holds a cos/sin cache of
+  // max_position_embeddings rows in the load dtype (train/rope_cache.h).
+  bool rope_cache_per_layer = false;
 };
 
 struct Scenario {

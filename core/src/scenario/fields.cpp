@@ -147,6 +147,10 @@ std::vector<Field> BuildTable() {
   Bool(&t, "framework.cpu_kv_alive_at_scores", AT(framework.cpu_kv_alive_at_scores), "false",
        "fixture replay only: k after RoPE and the v projection are still alive at the attention scores on the "
        "fixture host; never part of a GPU estimate");
+  Bool(&t, "framework.rope_cache_per_layer", AT(framework.rope_cache_per_layer), "false",
+       "transformers <= 4.41 Mistral / Mixtral (before transformers#30642): every attention layer keeps a RoPE cos/sin "
+       "cache of `max_position_embeddings` rows in the load dtype (2·L·P·rotary_dim·2 B for a 16-bit load: 0.5 GiB "
+       "for Mistral-7B's 32,768 positions); later versions compute cos/sin per step");
 
   // ------------------------------------------------------------------ train
   Enum(&t, "train.method", AT(train.method), io::kMethodNames, "\"lora\"",

@@ -33,6 +33,7 @@
 #include "train/train_plan.h"
 #include "model/video_tokens.h"
 #include "train/vision_memory.h"
+#include "train/rope_cache.h"
 #include "train/weights.h"
 #include "util/checked_math.h"
 
@@ -190,6 +191,13 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     const int64_t saved = TorchaoNf4ShardedSavedBytes(weights.quantized_linear_params);
     weights.bytes -= saved;
     if (explain) weights.explain += "; FSDP's NF4 shards hold compact quantization factors (new_zeros): - " + Gib(saved) + " = " + BytesExplained(weights.bytes);
+  }
+  // transformers <= 4.41 Mistral / Mixtral: each attention layer's cos/sin cache (train/rope_cache.h);
+  // buffers, so ZeRO-3 / FSDP leave them whole on every rank (kept out of the sharded data below).
+  const int64_t rope_cache_bytes = fw.rope_cache_per_layer ? PerLayerRopeCacheBytes(model, train, stored) : 0;
+  if (rope_cache_bytes > 0) {
+    weights.bytes += rope_cache_bytes;
+    if (explain) weights.explain += "; + per-layer RoPE cos/sin caches (framework.rope_cache_per_layer) " + Gib(rope_cache_bytes) + " = " + BytesExplained(weights.bytes);
   }
   OptimizerMemory opt = ComputeOptimizerMemory(train, stored, plan.trainable_tensors, legacy, fw.adamw_foreach_denom_copy, fw.device, explain);
   // A VLM's vision tower and projector (train/vision_memory.h): held beside the decoder; when they
@@ -429,7 +437,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     const int64_t vh = model.vocab_size * model.hidden_size;
     const int64_t root_bytes = (vh * (model.tied_embeddings ? 1 : 2) + model.final_norm.Params()) * prec.weight;
     // bitsandbytes' QuantState is not in the sharded parameter data: never gathered, whole on the rank.
-    const int64_t unsharded = FsdpUnshardedWeightBytes(dp, train, weights.quant_state_bytes);
+    const int64_t unsharded = FsdpUnshardedWeightBytes(dp, train, weights.quant_state_bytes) + (dp.shard_params ? rope_cache_bytes : 0);
     int64_t layer_bytes = L > 0 ? std::max<int64_t>(0, weights.bytes - unsharded - root_bytes) / L : 0;
     // FSDP mixed precision gathers 16-bit copies of the fp32 units (parallel/fsdp_mixed_precision.h).
     const int64_t gathered_root = fsdp_16bit_units ? root_bytes / prec.weight * 2 : root_bytes;
@@ -1313,7 +1321,12 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     else if (ReferencePassRuns(train)) bd[0].explain += "; reference = the base with its adapters disabled (PEFT: no copy)";
     if (dp.shard_params) {
       if (view.unsharded_weight_bytes > 0) {
-        const std::string qs = "bitsandbytes' QuantState " + Gib(view.unsharded_weight_bytes) + " stays whole on every rank (outside the sharded parameter data)";
+        const bool quant_state = view.unsharded_weight_bytes > rope_cache_bytes;
+        const std::string what = quant_state && rope_cache_bytes > 0 ? "bitsandbytes' QuantState and the RoPE caches "
+                                 : quant_state                     ? "bitsandbytes' QuantState "
+                                                                   : "the RoPE caches (buffers) ";
+        const std::string qs = what + Gib(view.unsharded_weight_bytes) + (quant_state && rope_cache_bytes > 0 ? " stay" : " stays") +
+                               " whole on every rank (outside the sharded parameter data)";
         bd[0].explain += dp.offload_params ? "; offloaded to host RAM but " + qs
                                            : "; sharded: / " + std::to_string(dp.dp) + " ranks except " + qs + " = " + Gib(weights_dev);
       } else {
