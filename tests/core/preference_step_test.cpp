@@ -46,7 +46,15 @@ TEST(PreferenceStep, MatchesMeasuredDpoSteps) {
     const int64_t forward = std::max(m["peak_forward"].get<int64_t>(), m.value("peak_loss", int64_t{0}));
     EXPECT_EQ(r.gpu.phase_peaks.forward, forward) << name << " forward (policy log-probs) peak";
     EXPECT_EQ(r.gpu.phase_peaks.reference, m["peak_reference"].get<int64_t>()) << name << " reference peak";
-    EXPECT_EQ(r.gpu.phase_peaks.backward, m["peak_backward"].get<int64_t>()) << name << " backward peak";
+    if (row["scenario"]["train"].value("rpo_alpha", 0.0) > 0) {
+      // TRL's "sft" term (the P and Q rows): the backward within 16 B (P10 and Q03, one pair in bf16:
+      // +16 B at the log-prob head's per-row LogSoftmaxBackward0, not traced); every other peak exact.
+      const int64_t off = r.gpu.phase_peaks.backward - m["peak_backward"].get<int64_t>();
+      if (off != 0) std::cout << "[ measured ] " << name << " backward: " << off << " B\n";
+      EXPECT_LE(std::abs(off), 16) << name << " backward peak";
+    } else {
+      EXPECT_EQ(r.gpu.phase_peaks.backward, m["peak_backward"].get<int64_t>()) << name << " backward peak";
+    }
     EXPECT_EQ(r.gpu.phase_peaks.optimizer_step, m["peak_optimizer"].get<int64_t>()) << name << " optimizer peak";
     const int64_t measured_peak = std::max({forward, m["peak_reference"].get<int64_t>(),
                                             m["peak_backward"].get<int64_t>(), m["peak_optimizer"].get<int64_t>()});
@@ -58,7 +66,7 @@ TEST(PreferenceStep, MatchesMeasuredDpoSteps) {
     EXPECT_EQ(Term(r.gpu.models, "policy") + Term(r.gpu.models, "reference"), r.gpu.peak_allocated_bytes) << name;
     ++count;
   }
-  EXPECT_GE(count, 21);
+  EXPECT_GE(count, 35);
   std::cout << "[ measured ] measured_cpu_dpo.json: " << count << " DPO steps, step peak exact on " << exact << "\n";
 }
 
@@ -122,6 +130,19 @@ TEST(PreferenceStep, PrecomputedReferenceAndReferenceFreeObjectivesRunNoReferenc
   EXPECT_EQ(simpo.gpu.peak_allocated_bytes, pre.gpu.peak_allocated_bytes);
   // ORPO adds the chosen rows' cross-entropy: its saved tensors lie under the log-prob head's backward.
   EXPECT_GT(RunTrain(R"("method":"full","objective":"orpo")").gpu.phase_peaks.backward, simpo.gpu.phase_peaks.backward);
+}
+
+TEST(PreferenceStep, RpoAlphaAddsTheChosenRowsCrossEntropyToDpoOnly) {
+  const Result dpo = RunTrain(R"("method":"full","objective":"dpo")");
+  const Result rpo = RunTrain(R"("method":"full","objective":"dpo","rpo_alpha":1.0)");
+  const Result rpo_small = RunTrain(R"("method":"full","objective":"dpo","rpo_alpha":0.1)");
+  EXPECT_GT(rpo.gpu.peak_allocated_bytes, dpo.gpu.peak_allocated_bytes);  // the term's cross-entropy and gradient
+  EXPECT_GT(rpo.gpu.phase_peaks.forward, dpo.gpu.phase_peaks.forward);    // after the reference, its logits alive
+  EXPECT_EQ(rpo_small.gpu.peak_allocated_bytes, rpo.gpu.peak_allocated_bytes);  // the weight is no memory
+  // Other objectives ignore it (ORPO has its own NLL head; KTO and SFT none).
+  EXPECT_EQ(RunTrain(R"("method":"full","objective":"orpo","rpo_alpha":1.0)").gpu.peak_allocated_bytes,
+            RunTrain(R"("method":"full","objective":"orpo")").gpu.peak_allocated_bytes);
+  EXPECT_EQ(RunTrain(R"("method":"full","rpo_alpha":1.0)").gpu.peak_allocated_bytes, RunTrain(R"("method":"full")").gpu.peak_allocated_bytes);
 }
 
 TEST(PreferenceStep, KtoForwardsUnpairedRowsWithAReference) {

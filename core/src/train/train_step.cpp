@@ -359,6 +359,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
       pref.policy = liger.policy;
       pref.alive_at_reference_bytes = liger.policy_hidden_bytes;
       pref.reference_pass_bytes = liger.reference_hidden_bytes;
+      pref.sft_term_bytes = 0;  // not modeled with Liger's loss (docs/post_training.md)
       lm_head_saved = 0;  // the lm_head module never runs (Liger multiplies by its weight itself)
     }
     loss = pref.policy;
@@ -929,6 +930,16 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     m.at = At::kReferenceLogProbs;
     m.layer = -1;
     m.reference_pass_bytes = pref.reference_pass_bytes;
+    push(m);
+  }
+  // -- TRL's "sft" term (train.rpo_alpha): its cross-entropy after the DPO loss, with the reference's
+  // logits still alive in _compute_loss (train/preference.cpp).
+  if (preference && pref.sft_term_bytes > 0 && L > 0) {
+    Moment m = step(Phase::kForward, At::kSftTerm);
+    m.gradient_bytes = grads_resident;
+    m.activation_bytes = saved_total - loss.saved_bytes;
+    m.logits_and_loss_bytes = pref.alive_at_reference_bytes + pref.sft_term_bytes;
+    m.temporary_bytes = head_temporaries;
     push(m);
   }
   // -- KTO's metrics after the loss (KTOTrainer._compute_loss, still inside it): entropy_from_logits
