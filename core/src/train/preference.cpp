@@ -184,6 +184,28 @@ PreferenceHead ComputePreferenceHead(const TrainConfig& train, int64_t pairs, in
     const int64_t at_nll = ld * R * s * V + copy + q * pairs_row + (upcast && !fp32_path ? 4 * pairs_row : 0) + locals + target + 2 * q;
     h.policy.forward_extra_bytes = std::max(log_prob_forward, at_nll) - h.policy.saved_bytes;
   }
+  if (train.objective == Objective::kKto) {
+    // KTOTrainer._compute_loss (TRL f2cd577), R completions: what its locals hold at the entropy
+    // metric, beyond the log-prob head's saved tensors: the policy's per-token log-probs (and the
+    // reference's), the per-sequence sums (completion and KL batch, the reference's too; with
+    // precomputed reference log-probs three fp32 columns instead), labels.sum() and num_rejected
+    // (int64), the chosen / rejected indices (nonzero, int64), index_select's per-completion
+    // log-probs, the clamped KL, the log-ratios, sigmoid, 1 - sigmoid, rewards and the concatenated
+    // losses (in the log-ratios' dtype: the log-probs', fp32 against precomputed columns), and the
+    // four Python floats the muls with grad wrap as float64 scalars (beta twice, 1.0 twice), saved
+    // for backward. Measured: the T rows' live blocks at the loss window's peak (was -2,156 B fp32,
+    // -1,102 B bf16, -620 B precomputed).
+    const bool ref = ReferencePassRuns(train);
+    const int64_t e = lp, w = ref ? lp : 4;
+    const int64_t per_token = e * R * (s - 1) * (ref ? 2 : 1);
+    const int64_t sums = ref ? 4 * e * R : 2 * e * R + 4 * (R + R);
+    const int64_t smalls = sums + 16 + 8 * R + (ref ? 2 : 1) * e * R + w + 5 * w * R + 32;
+    h.kto_loss_window_bytes = per_token + smalls - h.saved_in_loss_bytes;
+    // Beneath the reference's main pass: the policy's KL sum and the reference's own (its KL pass
+    // ran first), the per-completion log-probs index_select took, labels.sum() and num_rejected, the
+    // two index tensors (was -56 B fp32, -44 B bf16).
+    if (ref) h.alive_at_reference_bytes += 3 * e * R + 16 + 8 * R;
+  }
   if (SftTermRuns(train)) {
     // TRL's "sft" loss term (DPOTrainer._compute_loss, loss_type "sft", after the DPO loss; f2cd577):
     // F.cross_entropy(chosen_logits[chosen_mask.bool()], chosen_labels[chosen_mask.bool()]) on the

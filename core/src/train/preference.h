@@ -43,6 +43,11 @@ struct PreferenceHead {
   // log-probs, which _compute_loss keeps, the DPO loss's per-pair tensors and the term's own
   // tensors); 0 without the term.
   int64_t sft_term_bytes = 0;
+  // KTO: the loss's and metrics' small tensors alive at the entropy metric after the loss (the
+  // per-token log-probs, per-sequence sums, indices and per-completion loss terms; replacing the
+  // DPO loss's saved_in_loss_bytes), and those alive beneath the reference pass.
+  int64_t kto_loss_window_bytes = 0;
+  int64_t kto_reference_extra_bytes = 0;
 };
 
 // `pairs`: the micro-batch in samples (pairs for DPO); `rows` = pairs x RowsPerSample. `logits`:
