@@ -67,7 +67,11 @@ PreferenceHead ComputePreferenceHead(const TrainConfig& train, int64_t pairs, in
     // loss's per-pair tensors released, 12·pairs + 8 B in all), or UnbindBackward0 stacking the R row gradients into
     // a new (R, s-1, V) tensor, the loss's per-pair tensors (8·pairs) and 8 B of its scalars released
     // (measured: live blocks at both peaks; UnbindBackward0 at 2, 3 and 4 pairs: D08, H03, K02).
-    const int64_t lse_bwd = 4 * (R + 2) * row + 8 * R * (s - 1) + 4 - mask - 4 * (R - 1) * (s - 1) - (12 * pairs + 8);
+    int64_t lse_bwd = 4 * (R + 2) * row + 8 * R * (s - 1) + 4 - mask - 4 * (R - 1) * (s - 1) - (12 * pairs + 8);
+    // KTO's loss is one `losses.nanmean()`: at that moment only it and its root gradient remain of the
+    // loss's tensors (fp32: 8 B; the float64 scalars alive there are the model's), where the DPO terms
+    // above leave 12 - 4·pairs B (measured: T01, T04; was -4 B).
+    if (train.objective == Objective::kKto) lse_bwd += 8 - (h.saved_in_loss_bytes - (12 * pairs + 8) + 4);
     const int64_t unbind_bwd = 8 * R * row - mask - 8 * pairs - 8;
     h.policy.backward_extra_bytes = std::max(lse_bwd, unbind_bwd);
     h.alive_at_reference_bytes = h.policy.saved_bytes - h.saved_in_loss_bytes + 4 * R * (s - 1) + 4 * R;
@@ -253,7 +257,8 @@ PreferenceHead ComputePreferenceHead(const TrainConfig& train, int64_t pairs, in
     const int64_t waiting = ld * R * row;
     const int64_t at_log_softmax = S + pairs * (s - 1) + 3 * q * KV + loss_scalars;
     const int64_t at_split = S + 2 * waiting + 2 * wide;
-    const int64_t at_row = fp32_path ? 0 : S - mask - 2 * e * pairs + lp * R * (s - 1) + 2 * ld * row + waiting + 2 * wide;
+    // (By then the DPO loss's MulBackward0 nodes have run: their saved float64 scalars, 16 B, are gone.)
+    const int64_t at_row = fp32_path ? 0 : S - mask - 2 * e * pairs - 16 + lp * R * (s - 1) + 2 * ld * row + waiting + 2 * wide;
     const int64_t log_prob_head = h.policy.saved_bytes + h.policy.backward_extra_bytes + (fp32_path ? waiting : 0);
     const int64_t backward_peak = std::max({at_log_softmax, at_split, at_row, log_prob_head});
     h.policy.saved_bytes += term_saved;
