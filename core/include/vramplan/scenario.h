@@ -163,6 +163,10 @@ struct TrainConfig {
   // TRL DPOConfig/KTOConfig precompute_ref_log_probs: the reference log-probs are computed once
   // before training, so no reference model is resident and no reference forward runs in the step.
   bool precompute_ref_log_probs = false;
+  // DPO / IPO: the weight of TRL's "sft" loss term (RPO: DPOConfig loss_type ["sigmoid", "sft"] with
+  // loss_weights [1, alpha] in TRL v1.9, `rpo_alpha` in older TRL and ms-swift): the chosen
+  // completions' cross-entropy on the policy's logits. 0 = off; any other value adds the same memory.
+  double rpo_alpha = 0.0;
   // GRPO / PPO: the rollout (generation) and the log-prob passes (docs/post_training.md).
   RolloutConfig rollout;
   // Vision-language models (docs/models.md "Image inputs"): images per sample, each image_height x

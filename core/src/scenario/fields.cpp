@@ -258,6 +258,10 @@ std::vector<Field> BuildTable() {
        "`grpo` (GRPOTrainer), `ppo` (PPOTrainer: + critic and reward model), with `train.rollout`; docs/post_training.md");
   Bool(&t, "train.precompute_ref_log_probs", AT(train.precompute_ref_log_probs), "false",
        "TRL `precompute_ref_log_probs`: reference log-probs computed before training, no reference model in the step");
+  Number(&t, "train.rpo_alpha", AT(train.rpo_alpha), 0, 1e6, "0",
+         "`dpo` / `ipo`: the weight of TRL's `sft` loss term (RPO; `loss_type` [\"sigmoid\", \"sft\"] with `loss_weights` "
+         "[1, alpha], older TRL and ms-swift `rpo_alpha`): the chosen completions' cross-entropy on the policy's logits "
+         "(0 = off; any other weight adds the same memory; ignored by other objectives)");
   Int(&t, "train.images_per_sample", AT(train.images_per_sample), 0, 4096, "0",
       "vision-language models: images per sample; their tokens come on top of `seq_len` (text tokens) and the "
       "result's `vision.llm_tokens` is the total (docs/models.md \"Image inputs\")");

@@ -43,7 +43,7 @@ enum class At {
   kCrossEntropyBackward, kFinalNormBackward, kRecompute, kMlpBackward, kMlpNormBackward, kAttentionBackward, kQkvBackward, kEmbeddingBackward, kOptimizerStep, kZeroGrad,
   kPolicyLogProbs, kReferenceLayer, kReferenceLogProbs, kPolicyLogProbsBackward,
   kRolloutGenerate, kTrainerWithEngine, kOldPolicyLogProbs, kRefPolicyLogProbs, kScoringPass, kCriticBackward,
-  kKtoEntropyMetric, kRolloutEngineStarted
+  kKtoEntropyMetric, kRolloutEngineStarted, kSftTerm
 };
 
 // What runs at a moment, as peak_at and the timeline's step labels name it.
@@ -78,6 +78,7 @@ inline std::string MomentLabel(At at, int64_t layer) {
     case At::kCriticBackward: return "critic backward";
     case At::kKtoEntropyMetric: return "KTO entropy metric (entropy_from_logits, no_grad)";
     case At::kRolloutEngineStarted: return "rollout engine started in the trainer's __init__ (awake)";
+    case At::kSftTerm: return "DPO sft term (cross_entropy on the chosen rows, after the reference)";
   }
   return "";
 }

@@ -33,6 +33,8 @@ bool ReferenceCopyResident(const TrainConfig& t) {
   return ReferencePassRuns(t) && !peft;
 }
 
+bool SftTermRuns(const TrainConfig& t) { return t.rpo_alpha > 0 && (t.objective == Objective::kDpo || t.objective == Objective::kIpo); }
+
 // trl/trainer/utils.py selective_log_softmax (v1.9). fp32 logits: gather(logits, index) then a
 // per-row torch.logsumexp (the loop "to reduce peak mem consumption"); 16-bit logits: a per-row
 // F.log_softmax whose output LogSoftmaxBackward0 saves, then gather. Sizes below measured on
@@ -65,7 +67,11 @@ PreferenceHead ComputePreferenceHead(const TrainConfig& train, int64_t pairs, in
     // loss's per-pair tensors released, 12·pairs + 8 B in all), or UnbindBackward0 stacking the R row gradients into
     // a new (R, s-1, V) tensor, the loss's per-pair tensors (8·pairs) and 8 B of its scalars released
     // (measured: live blocks at both peaks; UnbindBackward0 at 2, 3 and 4 pairs: D08, H03, K02).
-    const int64_t lse_bwd = 4 * (R + 2) * row + 8 * R * (s - 1) + 4 - mask - 4 * (R - 1) * (s - 1) - (12 * pairs + 8);
+    int64_t lse_bwd = 4 * (R + 2) * row + 8 * R * (s - 1) + 4 - mask - 4 * (R - 1) * (s - 1) - (12 * pairs + 8);
+    // KTO's loss is one `losses.nanmean()`: at that moment only it and its root gradient remain of the
+    // loss's tensors (fp32: 8 B; the float64 scalars alive there are the model's), where the DPO terms
+    // above leave 12 - 4·pairs B (measured: T01, T04; was -4 B).
+    if (train.objective == Objective::kKto) lse_bwd += 8 - (h.saved_in_loss_bytes - (12 * pairs + 8) + 4);
     const int64_t unbind_bwd = 8 * R * row - mask - 8 * pairs - 8;
     h.policy.backward_extra_bytes = std::max(lse_bwd, unbind_bwd);
     h.alive_at_reference_bytes = h.policy.saved_bytes - h.saved_in_loss_bytes + 4 * R * (s - 1) + 4 * R;
@@ -182,13 +188,91 @@ PreferenceHead ComputePreferenceHead(const TrainConfig& train, int64_t pairs, in
     const int64_t at_nll = ld * R * s * V + copy + q * pairs_row + (upcast && !fp32_path ? 4 * pairs_row : 0) + locals + target + 2 * q;
     h.policy.forward_extra_bytes = std::max(log_prob_forward, at_nll) - h.policy.saved_bytes;
   }
+  if (train.objective == Objective::kKto) {
+    // KTOTrainer._compute_loss (TRL f2cd577), R completions: what its locals hold at the entropy
+    // metric, beyond the log-prob head's saved tensors: the policy's per-token log-probs (and the
+    // reference's), the per-sequence sums (completion and KL batch, the reference's too; with
+    // precomputed reference log-probs three fp32 columns instead), labels.sum() and num_rejected
+    // (int64), the chosen / rejected indices (nonzero, int64), index_select's per-completion
+    // log-probs, the clamped KL, the log-ratios, sigmoid, 1 - sigmoid, rewards and the concatenated
+    // losses (in the log-ratios' dtype: the log-probs', fp32 against precomputed columns), and the
+    // four Python floats the muls with grad wrap as float64 scalars (beta twice, 1.0 twice), saved
+    // for backward. Measured: the T rows' live blocks at the loss window's peak (was -2,156 B fp32,
+    // -1,102 B bf16, -620 B precomputed).
+    const bool ref = ReferencePassRuns(train);
+    const int64_t e = lp, w = ref ? lp : 4;
+    const int64_t per_token = e * R * (s - 1) * (ref ? 2 : 1);
+    const int64_t sums = ref ? 4 * e * R : 2 * e * R + 4 * (R + R);
+    const int64_t smalls = sums + 16 + 8 * R + (ref ? 2 : 1) * e * R + w + 5 * w * R + 32;
+    h.kto_loss_window_bytes = per_token + smalls - h.saved_in_loss_bytes;
+    // Beneath the reference's main pass: the policy's KL sum and the reference's own (its KL pass
+    // ran first), the per-completion log-probs index_select took, labels.sum() and num_rejected, the
+    // two index tensors (was -56 B fp32, -44 B bf16).
+    if (ref) h.alive_at_reference_bytes += 3 * e * R + 16 + 8 * R;
+  }
+  if (SftTermRuns(train)) {
+    // TRL's "sft" loss term (DPOTrainer._compute_loss, loss_type "sft", after the DPO loss; f2cd577):
+    // F.cross_entropy(chosen_logits[chosen_mask.bool()], chosen_labels[chosen_mask.bool()]) on the
+    // chosen half of shift_logits. Sized on every chosen position, K = pairs·(s-1) (a one-token
+    // prompt: the upper bound; the mask drops the prompt's positions). Older TRL's and ms-swift's
+    // rpo_alpha NLL run nn.CrossEntropyLoss on every chosen position (the prompt labelled -100): the
+    // same sizes. Measured exact: the P rows of measured_cpu_dpo.json (measure_dpo.py "sft_weight").
+    const int64_t K = pairs * (s - 1);
+    const int64_t KV = K * V;
+    // cross_entropy is on autocast's fp32 list (CPU and CUDA): a 16-bit input is cast first.
+    const bool upcast = fp32_path || autocast;
+    const int64_t q = upcast ? 4 : ld;
+    const int64_t cast = upcast && !fp32_path ? 4 * KV : 0;
+    // What _compute_loss holds after the reference pass: ref_outputs' logits, the reference's
+    // per-token log-probs and sums (precomputed: the two fp32 log-prob columns); the DPO loss's
+    // per-pair tensors (the two log-ratios, delta, beta·delta, logsigmoid's output and buffer) and
+    // its scalars (the mean, the loss weight wrapped as a double, the running loss).
+    const int64_t e = h.loss_scalar_bytes / 2;
+    const int64_t reference_after = ReferencePassRuns(train) ? ld * R * s * V + lp * R * (s - 1) + lp * R : 8 * pairs;
+    const int64_t dpo_loss = 6 * pairs * e + 16 + e;
+    // At nll_loss: the boolean mask (pairs·(s-1)), the indexed logits copy, autocast's fp32 cast,
+    // log_softmax's output (saved), the indexed labels (int64, nll_loss's saved target), its output
+    // and total_weight.
+    const int64_t term_saved = q * KV + 8 * K + pairs * (s - 1) + q;
+    const int64_t term_forward = ld * KV + cast + q * KV + 8 * K + pairs * (s - 1) + 2 * q;
+    h.sft_term_bytes = reference_after + dpo_loss + term_forward;
+    // Backward: the term was recorded last, so its branch runs first with the log-prob head's saved
+    // tensors alive beneath it: LogSoftmaxBackward0 (its saved output, nll_loss's gradient and its
+    // own, q per logit), then SplitBackward0 (chunk) cats IndexBackward0's (pairs, s-1, V) gradient
+    // with zeros for the rejected half into a new (R, s-1, V) one, which waits in shift_logits' input
+    // buffer while the log-prob head's backward runs. fp32: the head's peaks (the last logsumexp,
+    // UnbindBackward0) come before the two gradients meet, so it adds to them; 16-bit: the peak at
+    // SliceBackward0 comes after the sum (out of place: three (R, s-1, V) tensors at the add, fewer
+    // than at the cat, where the head's saved rows are alive), so it does not.
+    // 16-bit, before the sum: each row's LogSoftmaxBackward0 (GatherBackward0's zero-filled row
+    // gradient and its own output beside the rows' saved outputs and the finished rows' gradients:
+    // R + 2 rows) above CopySlices' (R, s-1) gradient, with the term's gradient waiting (the peak
+    // for one pair, P10). The loss is in the wider of the two terms' dtypes (the term's is fp32
+    // under autocast), the root gradient too, and AddBackward0 casts the DPO branch's gradient to its
+    // dtype (alive while the term's branch runs). The DPO loss's saved per-pair tensors are in the
+    // log-ratios' dtype (fp32 when the reference log-probs were precomputed).
+    const int64_t wide = std::max(e, q);
+    const int64_t loss_scalars = 2 * wide + (e != wide ? e : 0);
+    const int64_t S = h.policy.saved_bytes - h.saved_in_loss_bytes + 2 * e * pairs + 16;
+    const int64_t waiting = ld * R * row;
+    const int64_t at_log_softmax = S + pairs * (s - 1) + 3 * q * KV + loss_scalars;
+    const int64_t at_split = S + 2 * waiting + 2 * wide;
+    // (By then the DPO loss's MulBackward0 nodes have run: their saved float64 scalars, 16 B, are gone.)
+    const int64_t at_row = fp32_path ? 0 : S - mask - 2 * e * pairs - 16 + lp * R * (s - 1) + 2 * ld * row + waiting + 2 * wide;
+    const int64_t log_prob_head = h.policy.saved_bytes + h.policy.backward_extra_bytes + (fp32_path ? waiting : 0);
+    const int64_t backward_peak = std::max({at_log_softmax, at_split, at_row, log_prob_head});
+    h.policy.saved_bytes += term_saved;
+    h.policy.forward_extra_bytes -= term_saved;
+    h.policy.backward_extra_bytes = backward_peak - h.policy.saved_bytes;
+  }
   if (explain) {
     h.policy.explain = std::string("policy log-probs (TRL selective_log_softmax) over ") + std::to_string(R) + " rows (" +
                        (R == 2 * pairs ? "chosen + rejected concatenated"
                                         : train.objective == Objective::kGrpo || train.objective == Objective::kPpo ? "completions, logits over the last " + std::to_string(s) + " positions"
                                                                                                                 : std::string("unpaired")) + "): logits " + std::to_string(ld) +
                        "·rows·s·V" + (fp32_path ? ", kept by gather/logsumexp" : " + saved per-row log_softmax " + std::to_string(lp) + "·rows·(s-1)·V") +
-                       (train.objective == Objective::kOrpo ? " + the chosen rows' cross-entropy (ORPO)" : "");
+                       (train.objective == Objective::kOrpo ? " + the chosen rows' cross-entropy (ORPO)" : "") +
+                       (SftTermRuns(train) ? " + the chosen rows' cross-entropy (TRL's sft term, rpo_alpha)" : "");
   }
   return h;
 }

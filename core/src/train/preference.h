@@ -24,6 +24,9 @@ bool ReferencePassRuns(const TrainConfig& train);
 // args.precompute_ref_log_probs: self.ref_model = None`).
 bool ReferenceCopyResident(const TrainConfig& train);
 
+// TRL's "sft" loss term runs in the step: train.rpo_alpha > 0 with a DPOTrainer objective (DPO, IPO).
+bool SftTermRuns(const TrainConfig& train);
+
 struct PreferenceHead {
   // The policy's log-prob head in the cross-entropy head's form (saved; at the policy log-probs'
   // peak and at the head's backward peak beyond the saved part).
@@ -35,6 +38,16 @@ struct PreferenceHead {
   // returns: in the dtype the log-ratios promote to (the policy's log-probs; fp32 when the reference
   // log-probs were precomputed, which come as fp32 columns).
   int64_t loss_scalar_bytes = 8;
+  // TRL's "sft" loss term (train.rpo_alpha > 0, DPO / IPO): what is alive at its cross-entropy's
+  // nll_loss, after the reference pass, beyond alive_at_reference_bytes (the reference's logits and
+  // log-probs, which _compute_loss keeps, the DPO loss's per-pair tensors and the term's own
+  // tensors); 0 without the term.
+  int64_t sft_term_bytes = 0;
+  // KTO: the loss's and metrics' small tensors alive at the entropy metric after the loss (the
+  // per-token log-probs, per-sequence sums, indices and per-completion loss terms; replacing the
+  // DPO loss's saved_in_loss_bytes), and those alive beneath the reference pass.
+  int64_t kto_loss_window_bytes = 0;
+  int64_t kto_reference_extra_bytes = 0;
 };
 
 // `pairs`: the micro-batch in samples (pairs for DPO); `rows` = pairs x RowsPerSample. `logits`:

@@ -368,6 +368,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
       pref.policy = liger.policy;
       pref.alive_at_reference_bytes = liger.policy_hidden_bytes;
       pref.reference_pass_bytes = liger.reference_hidden_bytes;
+      pref.sft_term_bytes = 0;  // not modeled with Liger's loss (docs/post_training.md)
       lm_head_saved = 0;  // the lm_head module never runs (Liger multiplies by its weight itself)
     }
     loss = pref.policy;
@@ -949,6 +950,16 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     m.reference_pass_bytes = pref.reference_pass_bytes;
     push(m);
   }
+  // -- TRL's "sft" term (train.rpo_alpha): its cross-entropy after the DPO loss, with the reference's
+  // logits still alive in _compute_loss (train/preference.cpp).
+  if (preference && pref.sft_term_bytes > 0 && L > 0) {
+    Moment m = step(Phase::kForward, At::kSftTerm);
+    m.gradient_bytes = grads_resident;
+    m.activation_bytes = saved_total - loss.saved_bytes;
+    m.logits_and_loss_bytes = pref.alive_at_reference_bytes + pref.sft_term_bytes;
+    m.temporary_bytes = head_temporaries;
+    push(m);
+  }
   // -- KTO's metrics after the loss (KTOTrainer._compute_loss, still inside it): entropy_from_logits
   // on shift_logits.detach() reshapes the non-contiguous slice to (R·(s-1), V), a copy, then
   // log_softmax, exp and their product over 128-row chunks; the policy's logits (16-bit: alive in
@@ -962,7 +973,11 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     const int64_t chunk_rows = std::min<int64_t>(128, b * (s - 1));
     const int64_t policy_logits = prec.matmul == 4 ? 0 : prec.matmul * b * s * V;  // fp32: kept by the saved views
     const int64_t reference_logits = ReferencePassRuns(train) ? prec.matmul * b * s * V : 0;
-    m.logits_and_loss_bytes = loss.saved_bytes + policy_logits + reference_logits + prec.matmul * b * row + 3 * chunk_rows * V * prec.matmul;
+    // entropy_from_logits appends each chunk's entropies to a list: at the last full chunk (the peak)
+    // the earlier chunks' results are alive (measured: U01, 285 rows, 512 B).
+    const int64_t earlier_chunks = b * (s - 1) >= 128 ? b * (s - 1) / 128 - 1 : 0;
+    m.logits_and_loss_bytes = loss.saved_bytes + policy_logits + reference_logits + prec.matmul * b * row + 3 * chunk_rows * V * prec.matmul +
+                              earlier_chunks * 128 * prec.matmul + pref.kto_loss_window_bytes;
     m.temporary_bytes = head_temporaries;
     push(m);
   }
