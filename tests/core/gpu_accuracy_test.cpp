@@ -108,7 +108,8 @@ namespace {
 // multi_gpu: torchtune FSDP1/FSDP2, PEFT's DeepSpeed ZeRO-3 and FSDP scripts, Qwen1's DeepSpeed
 // ZeRO-2/3 profiling; docs/accuracy.md, "Data-parallel-only runs"). Regression bars at today's
 // level (the target is median 10%, p90 25%): median within 13% (12.8% today, was 15% before
-// Qwen1's table was read in 1e9 B and ZeRO-3's step per sub-group), p90 within 33% (32.0% today),
+// Qwen1's table was read in 1e9 B and ZeRO-3's step per sub-group), p90 within 34% (33.6% today;
+// 32.0% before PEFT's FSDP QLoRA rows were mapped with the bf16 adapters that run trains),
 // and every run within 40% (the worst, torchtune's 405B QLoRA, +38.1%). Rows on the underspecified
 // list are not run.
 TEST(GpuAccuracy, PublishedDataParallelOnlyRuns) {
@@ -132,7 +133,7 @@ TEST(GpuAccuracy, PublishedDataParallelOnlyRuns) {
   const double p90 = errors[static_cast<size_t>(0.9 * static_cast<double>(errors.size() - 1) + 0.5)];
   std::printf("# data-parallel-only runs: %zu, median |error| %.1f%%, p90 %.1f%%\n", errors.size(), median * 100, p90 * 100);
   EXPECT_LE(median, 0.13);
-  EXPECT_LE(p90, 0.33);
+  EXPECT_LE(p90, 0.34);
 }
 
 }  // namespace
