@@ -35,8 +35,8 @@ bool ReferenceCopyResident(const TrainConfig& t) {
 }
 
 bool AmpOutputsFp32(const Scenario& sc, bool autocast) {
-  // accelerate Accelerator.__init__: native_amp for fp16, and for bf16 unless the distributed type is
-  // DeepSpeed or Megatron-LM; prepare_model's `if self.native_amp:` branch then wraps forward.
+  // accelerate Accelerator.__init__ (1.x): native_amp for fp16 (on a GPU) and bf16 unless the distributed
+  // type is DeepSpeed or Megatron-LM; prepare_model's `if self.native_amp:` branch then wraps forward.
   const bool accelerate_amp = sc.framework.trainer == Trainer::kHf && sc.parallel.zero == 0;
   return sc.framework.amp_outputs_fp32 && autocast && accelerate_amp && !LigerChunkedLossApplies(sc.train);
 }

@@ -28,8 +28,8 @@ bool ReferenceCopyResident(const TrainConfig& train);
 bool SftTermRuns(const TrainConfig& train);
 
 // The logits reach the head as fp32 copies of the lm_head's 16-bit output (framework.amp_outputs_fp32):
-// accelerate's Accelerator.prepare_model, when native_amp is set (mixed_precision fp16, or bf16
-// outside DeepSpeed and Megatron-LM; FSDP and DDP included), wraps model.forward in autocast and
+// accelerate's Accelerator.prepare_model, when native_amp is set (Accelerator.__init__: mixed_precision
+// fp16 on a GPU or bf16, unless the distributed type is DeepSpeed or Megatron-LM; FSDP and DDP get it), wraps model.forward in autocast and
 // convert_outputs_to_fp32 (accelerate/utils/operations.py convert_to_fp32: `.float()` on every
 // fp16 / bf16 tensor of the outputs). The HF Trainer prepares the policy and TRL's reference copy
 // that way, so DPO / IPO / ORPO / SimPO / KTO / GRPO / PPO see fp32 logits under autocast. Not under
