@@ -58,7 +58,7 @@ TEST(PreferenceStep, MatchesMeasuredDpoSteps) {
     EXPECT_EQ(Term(r.gpu.models, "policy") + Term(r.gpu.models, "reference"), r.gpu.peak_allocated_bytes) << name;
     ++count;
   }
-  EXPECT_GE(count, 37);
+  EXPECT_GE(count, 43);
   std::cout << "[ measured ] measured_cpu_dpo.json: " << count << " DPO steps, step peak exact on " << exact << "\n";
 }
 
@@ -95,6 +95,21 @@ TEST(PreferenceStep, MatchesMeasuredOrpoAndKtoSteps) {
 
 Result RunTrain(const std::string& train) {
   return testing_support::EstimateText(R"({"model":"Qwen/Qwen2.5-0.5B","gpu":"a100-sxm-80gb","train":{"precision":"bf16","micro_batch_size":2,"seq_len":512,)" + train + "}}");
+}
+
+// accelerate's convert_outputs_to_fp32 (framework.amp_outputs_fp32; measured: the W rows above):
+// only under autocast, and not under DeepSpeed, whose engine runs the 16-bit model itself.
+TEST(PreferenceStep, AccelerateFp32OutputsOnlyUnderAutocastWithoutDeepSpeed) {
+  auto run = [](const std::string& train, bool wrap, int zero) {
+    return testing_support::EstimateText(R"({"model":"Qwen/Qwen2.5-0.5B","gpu":"a100-sxm-80gb","parallel":{"gpus":)" +
+                                         std::string(zero ? "2" : "1") + R"(,"zero":)" + std::to_string(zero) +
+                                         R"(},"framework":{"amp_outputs_fp32":)" + (wrap ? "true" : "false") +
+                                         R"(},"train":{"method":"lora","objective":"dpo","micro_batch_size":2,"seq_len":512,)" + train + "}}");
+  };
+  const std::string amp = R"("precision":"bf16","autocast":true)", pure = R"("precision":"bf16")";
+  EXPECT_GT(run(amp, true, 0).gpu.peak_allocated_bytes, run(amp, false, 0).gpu.peak_allocated_bytes);  // fp32 logits
+  EXPECT_EQ(run(pure, true, 0).gpu.peak_allocated_bytes, run(pure, false, 0).gpu.peak_allocated_bytes);  // no autocast
+  EXPECT_EQ(run(amp, true, 2).gpu.peak_allocated_bytes, run(amp, false, 2).gpu.peak_allocated_bytes);    // DeepSpeed
 }
 
 TEST(PreferenceStep, FullFineTuningKeepsAFrozenReferenceCopy) {

@@ -321,6 +321,11 @@ struct FrameworkConfig {
   // transformers <= 4.41 Mistral / Mixtral: every attention layer's rotary module holds a cos/sin cache of
   // max_position_embeddings rows in the load dtype (train/rope_cache.h).
   bool rope_cache_per_layer = false;
+  // accelerate Accelerator.prepare_model (native_amp: HF Trainer / TRL fp16=True or bf16=True without
+  // DeepSpeed or Megatron) wraps model.forward in autocast AND convert_outputs_to_fp32: the logits a
+  // preference / RL head receives are fp32 copies of the lm_head's 16-bit ones (train/preference.h).
+  // Applies only under autocast; false when the loss calls the model directly (no accelerate).
+  bool amp_outputs_fp32 = true;
 };
 
 struct Scenario {

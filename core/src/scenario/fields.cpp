@@ -151,6 +151,12 @@ std::vector<Field> BuildTable() {
        "transformers <= 4.41 Mistral / Mixtral (before transformers#30642): every attention layer keeps a RoPE cos/sin "
        "cache of `max_position_embeddings` rows in the load dtype (2·L·P·rotary_dim·2 B for a 16-bit load: 0.5 GiB "
        "for Mistral-7B's 32,768 positions); later versions compute cos/sin per step");
+  Bool(&t, "framework.amp_outputs_fp32", AT(framework.amp_outputs_fp32), "true",
+       "under autocast, the model's outputs reach the loss as fp32 copies (accelerate Accelerator.prepare_model with "
+       "native AMP: HF Trainer / TRL fp16 or bf16 without DeepSpeed or Megatron wraps forward in autocast and "
+       "convert_outputs_to_fp32). Modeled for the preference and RL heads (DPO, IPO, ORPO, SimPO, KTO, GRPO, PPO: "
+       "fp32 log-prob head, reference pass and NLL terms, the 16-bit and fp32 logits together at the copy); "
+       "false when a script calls the model directly");
 
   // ------------------------------------------------------------------ train
   Enum(&t, "train.method", AT(train.method), io::kMethodNames, "\"lora\"",

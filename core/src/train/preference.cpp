@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "format.h"
+#include "train/liger_chunked_loss.h"
 
 namespace vramplan {
 
@@ -33,6 +34,13 @@ bool ReferenceCopyResident(const TrainConfig& t) {
   return ReferencePassRuns(t) && !peft;
 }
 
+bool AmpOutputsFp32(const Scenario& sc, bool autocast) {
+  // accelerate Accelerator.__init__ (1.x): native_amp for fp16 (on a GPU) and bf16 unless the distributed
+  // type is DeepSpeed or Megatron-LM; prepare_model's `if self.native_amp:` branch then wraps forward.
+  const bool accelerate_amp = sc.framework.trainer == Trainer::kHf && sc.parallel.zero == 0;
+  return sc.framework.amp_outputs_fp32 && autocast && accelerate_amp && !LigerChunkedLossApplies(sc.train);
+}
+
 bool SftTermRuns(const TrainConfig& t) { return t.rpo_alpha > 0 && (t.objective == Objective::kDpo || t.objective == Objective::kIpo); }
 
 // trl/trainer/utils.py selective_log_softmax (v1.9). fp32 logits: gather(logits, index) then a
@@ -40,7 +48,7 @@ bool SftTermRuns(const TrainConfig& t) { return t.rpo_alpha > 0 && (t.objective 
 // F.log_softmax whose output LogSoftmaxBackward0 saves, then gather. Sizes below measured on
 // PyTorch 1.13.1 CPU (measured_cpu_dpo.json); R rows, s tokens, V vocabulary, row = (s-1)·V.
 PreferenceHead ComputePreferenceHead(const TrainConfig& train, int64_t pairs, int64_t R, int64_t s, int64_t V,
-                                     int64_t ld, bool autocast, bool on_cpu, bool explain) {
+                                     int64_t ld, bool autocast, bool on_cpu, bool explain, int64_t converted_from) {
   PreferenceHead h;
   const int64_t row = (s - 1) * V;
   const bool fp32_path = ld == 4;
@@ -264,6 +272,26 @@ PreferenceHead ComputePreferenceHead(const TrainConfig& train, int64_t pairs, in
     h.policy.saved_bytes += term_saved;
     h.policy.forward_extra_bytes -= term_saved;
     h.policy.backward_extra_bytes = backward_peak - h.policy.saved_bytes;
+  }
+  if (converted_from > 0) {
+    // accelerate's convert_outputs_to_fp32 (AmpOutputsFp32): the `.float()` copy is made after the
+    // wrapped forward returned (its autocast region closed), the 16-bit logits alive beside it until
+    // the wrapper returns; in the reference pass the same under no_grad. Backward: ToCopyBackward0
+    // casts the logits' fp32 gradient to the 16-bit one beside it. Measured: the W rows of
+    // measured_cpu_dpo.json (measure_dpo.py "accelerate_wrap").
+    const int64_t copy = (converted_from + 4) * R * s * V;
+    h.policy.forward_extra_bytes = std::max(h.policy.forward_extra_bytes, copy - h.policy.saved_bytes);
+    h.reference_pass_bytes = std::max(h.reference_pass_bytes, copy);
+    h.policy.backward_extra_bytes = std::max(h.policy.backward_extra_bytes, copy + h.loss_scalar_bytes - h.policy.saved_bytes);
+    // The DPO loss after the reference pass: `ref_outputs` (a local of _compute_loss) keeps the
+    // reference's fp32 logits beside the policy's (kept by the head's saved views), with the
+    // reference's per-token log-probs and sums and the loss's per-pair tensors and scalars (with the
+    // sft term that moment is sft_term_bytes' own).
+    const bool dpo_family = train.objective == Objective::kDpo || train.objective == Objective::kIpo;
+    if (dpo_family && ReferencePassRuns(train) && !SftTermRuns(train)) {
+      const int64_t e = h.loss_scalar_bytes / 2;
+      h.loss_window_bytes = 4 * R * s * V + 4 * R * (s - 1) + 4 * R + 6 * pairs * e + 32 + e;
+    }
   }
   if (explain) {
     h.policy.explain = std::string("policy log-probs (TRL selective_log_softmax) over ") + std::to_string(R) + " rows (" +

@@ -27,6 +27,16 @@ bool ReferenceCopyResident(const TrainConfig& train);
 // TRL's "sft" loss term runs in the step: train.rpo_alpha > 0 with a DPOTrainer objective (DPO, IPO).
 bool SftTermRuns(const TrainConfig& train);
 
+// The logits reach the head as fp32 copies of the lm_head's 16-bit output (framework.amp_outputs_fp32):
+// accelerate's Accelerator.prepare_model, when native_amp is set (Accelerator.__init__: mixed_precision
+// fp16 on a GPU or bf16, unless the distributed type is DeepSpeed or Megatron-LM; FSDP and DDP get it), wraps model.forward in autocast and
+// convert_outputs_to_fp32 (accelerate/utils/operations.py convert_to_fp32: `.float()` on every
+// fp16 / bf16 tensor of the outputs). The HF Trainer prepares the policy and TRL's reference copy
+// that way, so DPO / IPO / ORPO / SimPO / KTO / GRPO / PPO see fp32 logits under autocast. Not under
+// DeepSpeed ZeRO (DeepSpeed runs the 16-bit model itself), Megatron or torchtitan, nor with Liger's
+// chunked loss (no logits).
+bool AmpOutputsFp32(const Scenario& sc, bool autocast);
+
 struct PreferenceHead {
   // The policy's log-prob head in the cross-entropy head's form (saved; at the policy log-probs'
   // peak and at the head's backward peak beyond the saved part).
@@ -43,6 +53,10 @@ struct PreferenceHead {
   // log-probs, which _compute_loss keeps, the DPO loss's per-pair tensors and the term's own
   // tensors); 0 without the term.
   int64_t sft_term_bytes = 0;
+  // DPO / IPO with a reference pass and fp32 copies of the logits (AmpOutputsFp32): what is alive in
+  // the loss after the reference pass beyond alive_at_reference_bytes (the reference's fp32 logits
+  // in `ref_outputs` and its log-probs, the DPO loss's tensors); 0 otherwise.
+  int64_t loss_window_bytes = 0;
   // KTO: the loss's and metrics' small tensors alive at the entropy metric after the loss (the
   // per-token log-probs, per-sequence sums, indices and per-completion loss terms; replacing the
   // DPO loss's saved_in_loss_bytes), and those alive beneath the reference pass.
@@ -52,8 +66,11 @@ struct PreferenceHead {
 
 // `pairs`: the micro-batch in samples (pairs for DPO); `rows` = pairs x RowsPerSample. `logits`:
 // bytes per logit of the lm_head output (no upcast: TRL passes no labels); `on_cpu`: CPU autocast
-// runs log_softmax in bf16, CUDA autocast in fp32.
+// runs log_softmax in bf16, CUDA autocast in fp32. `converted_from`: with AmpOutputsFp32, the
+// bytes per logit of the 16-bit output the fp32 `logits` were copied from (both alive at the copy,
+// in the policy's forward and the reference's, and at ToCopyBackward0); 0 without the copy.
 PreferenceHead ComputePreferenceHead(const TrainConfig& train, int64_t pairs, int64_t rows, int64_t seq,
-                                     int64_t vocab, int64_t logits, bool autocast, bool on_cpu, bool explain);
+                                     int64_t vocab, int64_t logits, bool autocast, bool on_cpu, bool explain,
+                                     int64_t converted_from = 0);
 
 }  // namespace vramplan

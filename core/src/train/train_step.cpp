@@ -354,12 +354,17 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   const bool upcast = fw.loss_upcast_logits && model.loss_upcasts_logits && (!fw.loss_shift_logits_copy || model.legacy_logits_upcast);
   LossHead loss = ComputeLossHead(train, fw, prec, V, h, plan.lm_head_trainable, upcast, explain);
   PreferenceHead pref;
+  // accelerate's convert_outputs_to_fp32 (train/preference.h AmpOutputsFp32): the head's logits are
+  // fp32 copies of the lm_head's 16-bit output.
+  const bool outputs_fp32 = preference && AmpOutputsFp32(sc, prec.autocast || prec.autocast16);
+  const int64_t ld = outputs_fp32 ? 4 : prec.matmul;
+  const int64_t converted_from = outputs_fp32 ? prec.matmul : 0;
   if (preference) {
     // TRL passes no labels: the logits stay in the lm_head's output dtype (no .float() upcast).
     // GRPO forwards with logits_to_keep = completion + 1 (GRPOTrainer._get_per_token_logps_and_entropies);
     // TRL PPO's forward() returns every position's logits and slices the completion's.
     const int64_t head_seq = online_rl && !ppo ? CompletionTokens(train) + 1 : s;
-    pref = ComputePreferenceHead(train, sc_samples.train.micro_batch_size, b, head_seq, V, prec.matmul, prec.autocast || prec.autocast16, on_cpu, explain);
+    pref = ComputePreferenceHead(train, sc_samples.train.micro_batch_size, b, head_seq, V, ld, prec.autocast || prec.autocast16, on_cpu, explain, converted_from);
     if (LigerChunkedLossApplies(train)) {
       // TRL use_liger_kernel (train/liger_chunked_loss.h): the hidden state goes to Liger's chunked
       // loss, no logits; DPO runs the reference backbone (no logits either) before the loss.
@@ -639,7 +644,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     const int64_t chunk = LogprobChunkRows(train);
     auto scaled = [&](int64_t bytes) { return b > 0 ? checked::Mul(bytes / b + (bytes % b != 0), chunk) : 0; };
     const int64_t head_seq = ppo ? s : CompletionTokens(train) + 1;
-    const int64_t head = ComputePreferenceHead(train, chunk, chunk, head_seq, V, prec.matmul, prec.autocast || prec.autocast16, on_cpu, false)
+    const int64_t head = ComputePreferenceHead(train, chunk, chunk, head_seq, V, ld, prec.autocast || prec.autocast16, on_cpu, false, converted_from)
                              .reference_pass_bytes;
     const int64_t pass = scaled(no_grad_last_layer()) + head;
     // TRL PPO keeps the fp32 generation scores of every rollout until its scoring loop ends.
@@ -916,7 +921,8 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   // -- forward: the loss op (logits, fp32 upcast, log-probs) on top of everything saved.
   // Preference objectives compute the log-probs after the model's forward has returned: the final
   // norm's output is gone unless lm_head saved it.
-  const int64_t head_temporaries = rng_states + autocast_bias_cache + (ckpt == Checkpointing::kFull ? autocast_cache : autocast_unsaved_cache);
+  // (accelerate's wrapper closes the forward's autocast region before the head: its cached casts are gone.)
+  const int64_t head_temporaries = rng_states + (outputs_fp32 ? 0 : autocast_bias_cache + (ckpt == Checkpointing::kFull ? autocast_cache : autocast_unsaved_cache));
   {
     Moment m = step(Phase::kForward, preference ? At::kPolicyLogProbs : At::kCrossEntropy);
     m.gradient_bytes = grads_resident;
@@ -960,6 +966,15 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     m.temporary_bytes = head_temporaries;
     push(m);
   }
+  // -- the DPO loss after the reference pass, with accelerate's fp32 logits (train/preference.cpp).
+  if (preference && pref.loss_window_bytes > 0 && L > 0) {
+    Moment m = step(Phase::kForward, At::kPreferenceLoss);
+    m.gradient_bytes = grads_resident;
+    m.activation_bytes = saved_total - loss.saved_bytes;
+    m.logits_and_loss_bytes = pref.alive_at_reference_bytes + pref.loss_window_bytes;
+    m.temporary_bytes = head_temporaries;
+    push(m);
+  }
   // -- KTO's metrics after the loss (KTOTrainer._compute_loss, still inside it): entropy_from_logits
   // on shift_logits.detach() reshapes the non-contiguous slice to (R·(s-1), V), a copy, then
   // log_softmax, exp and their product over 128-row chunks; the policy's logits (16-bit: alive in
@@ -971,13 +986,13 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     m.activation_bytes = saved_total - loss.saved_bytes;
     const int64_t row = (s - 1) * V;
     const int64_t chunk_rows = std::min<int64_t>(128, b * (s - 1));
-    const int64_t policy_logits = prec.matmul == 4 ? 0 : prec.matmul * b * s * V;  // fp32: kept by the saved views
-    const int64_t reference_logits = ReferencePassRuns(train) ? prec.matmul * b * s * V : 0;
+    const int64_t policy_logits = ld == 4 ? 0 : ld * b * s * V;  // fp32: kept by the saved views
+    const int64_t reference_logits = ReferencePassRuns(train) ? ld * b * s * V : 0;
     // entropy_from_logits appends each chunk's entropies to a list: at the last full chunk (the peak)
     // the earlier chunks' results are alive (measured: U01, 285 rows, 512 B).
     const int64_t earlier_chunks = b * (s - 1) >= 128 ? b * (s - 1) / 128 - 1 : 0;
-    m.logits_and_loss_bytes = loss.saved_bytes + policy_logits + reference_logits + prec.matmul * b * row + 3 * chunk_rows * V * prec.matmul +
-                              earlier_chunks * 128 * prec.matmul + pref.kto_loss_window_bytes;
+    m.logits_and_loss_bytes = loss.saved_bytes + policy_logits + reference_logits + ld * b * row + 3 * chunk_rows * V * ld +
+                              earlier_chunks * 128 * ld + pref.kto_loss_window_bytes;
     m.temporary_bytes = head_temporaries;
     push(m);
   }
