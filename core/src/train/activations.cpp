@@ -135,6 +135,11 @@ struct Walker {
         out.max_dequant_bytes = std::max(out.max_dequant_bytes, ctx.torchao_compiled ? 2 * n : 14 * n + n / 32);
       } else if (frozen_quantized) {
         out.max_dequant_bytes = std::max(out.max_dequant_bytes, 2 * in * l->out_features);
+        // bnb Linear4bit.forward: x = x.to(self.compute_dtype) (a new 16-bit tensor per linear when
+        // x is fp32), then MatMul4Bit.forward keeps it, `ctx.tensors = (A, B)`, whenever A needs a
+        // gradient (bitsandbytes/nn/modules.py, autograd/_functions.py, 0.43.1). It is a ctx
+        // attribute, not save_for_backward, so nothing dedups it against autocast's cast in lora_A.
+        if (x_req && Bnb4FollowsInput(ctx, xb)) Save(2 * rows * in * copies);
       }
       if (lora) {
         const int64_t r = ctx.lora->rank;
@@ -192,6 +197,10 @@ struct Walker {
 };
 
 }  // namespace
+
+bool Bnb4FollowsInput(const ActivationContext& ctx, int64_t input_bytes) {
+  return ctx.quantized_base && !ctx.gptq && !ctx.torchao && ctx.qlora_bits == 4 && ctx.prec.autocast && input_bytes > 2;
+}
 
 int64_t NormSavedBytes(const NormSpec& norm, NormKind kind, bool x_req, bool weight_trainable, int64_t rows,
                        const ActivationContext& ctx) {
@@ -437,6 +446,13 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
   auto mlp = [&](const LinearGroup& in_group, const LinearGroup& down_group,
                  bool in_req, int64_t rows, int64_t width) {
     const bool fused = w.out.unsloth_mlp && rows == T;
+    // The gate / up outputs keep the MLP input's dtype when they are bnb 4-bit linears fed fp32
+    // under autocast (Linear4bit returns out.to(inp_dtype); PEFT's lora Linear4bit adds its 16-bit
+    // adapter output to that fp32 result, peft/tuners/lora/bnb.py v0.11): every element-wise
+    // tensor of the MLP, and the down projection's input, are then fp32.
+    const bool quantized_in = !in_group.empty() && ctx.quantized_base && !plan.weights_trainable && in_group.front()->lora_targetable;
+    const int64_t act = quantized_in && Bnb4FollowsInput(ctx, p.residual) ? p.residual : mm;
+    w.out.mlp_act_bytes = act;
     bool up_req = w.Linears(in_group, in_req, kind.parallel_residual ? p.residual : p.residual, rows == T ? -1 : rows,
                             fused ? Fused::kInputOnly : Fused::kNo);
     if (!up_req) return false;
@@ -451,21 +467,21 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
     }
     if (kind.mlp.kind == MlpKind::kGated && w.out.liger_swiglu) {
       // LigerSiLUMulFunction.forward (src/liger_kernel/ops/swiglu.py): ctx.save_for_backward(a, b), c new.
-      w.Save(2 * mm * rows * width);
+      w.Save(2 * act * rows * width);
     } else if (kind.mlp.kind == MlpKind::kGated) {
-      w.Save(mm * rows * width);  // act(gate) saves gate
-      w.Save(mm * rows * width);  // act * up saves act(gate)
-      w.Save(mm * rows * width);  // ... and up
+      w.Save(act * rows * width);  // act(gate) saves gate
+      w.Save(act * rows * width);  // act * up saves act(gate)
+      w.Save(act * rows * width);  // ... and up
     } else if (kind.mlp.activation == ActivationFn::kGeluNew) {
       // 0.5*x*(1+tanh(sqrt(2/pi)*(x+0.044715*x^3))): x, tanh(.), 0.5*x, 1+tanh(.) + 3 float64 scalars.
-      w.Save(4 * mm * rows * width + 24);
+      w.Save(4 * act * rows * width + 24);
     } else if (kind.mlp.activation == ActivationFn::kGeluTanh) {
-      w.Save(mm * rows * width);  // F.gelu(approximate="tanh") saves its input
+      w.Save(act * rows * width);  // F.gelu(approximate="tanh") saves its input
     } else {
-      w.Save(mm * rows * width);  // gelu / relu save their input
+      w.Save(act * rows * width);  // gelu / relu save their input
     }
     const int64_t before_down = w.out.total_bytes;
-    bool down_req = w.Linears(down_group, true, mm, rows == T ? -1 : rows);
+    bool down_req = w.Linears(down_group, true, act, rows == T ? -1 : rows);
     w.out.down_saved_bytes = w.out.total_bytes - before_down;
     return down_req;
   };
@@ -478,7 +494,7 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
     w.Linears(router, n2_req, p.residual);
     if (n2_req || plan.weights_trainable) w.Save(4 * T * kind.mlp.num_experts);
     mlp(experts_in, experts_down, true, routed, kind.mlp.intermediate);
-    if (!router.empty()) w.Save(mm * routed * router[0]->in_features);  // weighted expert outputs
+    if (!router.empty()) w.Save((w.out.mlp_act_bytes > 0 ? w.out.mlp_act_bytes : mm) * routed * router[0]->in_features);  // weighted expert outputs (fp32: Bnb4FollowsInput)
     if (!shared_in.empty()) mlp(shared_in, shared_down, n2_req, T, kind.mlp.shared_intermediate);
   }
   if (ctx.hidden_dropout > 0 && (h_req || plan.weights_trainable || plan.lora)) {

@@ -72,7 +72,17 @@ struct LayerSaved {
   // backward writes into them in place).
   bool unsloth_mlp = false;
   bool liger_swiglu = false;
+  // Element bytes of the MLP's intermediate tensors (gate / up outputs, act(gate), their product):
+  // the matmul dtype, or the input's dtype where bitsandbytes' Linear4bit returns out.to(inp_dtype)
+  // on an fp32 input under autocast (Bnb4FollowsInput).
+  int64_t mlp_act_bytes = 0;
 };
+
+// bitsandbytes 4-bit QLoRA under autocast with fp32 inputs (kbit-prepared fp32 norms):
+// Linear4bit.forward casts x to its 16-bit compute dtype and returns out.to(inp_dtype), so its
+// output is fp32 and MatMul4Bit keeps the 16-bit cast of its input (bitsandbytes/nn/modules.py,
+// autograd/_functions.py, 0.39 through 0.43). Not for GPTQ / torchao bases or 8-bit.
+bool Bnb4FollowsInput(const ActivationContext& ctx, int64_t input_bytes);
 
 LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const ActivationContext& ctx);
 

@@ -40,6 +40,12 @@
 namespace vramplan {
 namespace {
 
+// Element bytes of a layer's MLP intermediates: the matmul dtype, or fp32 where bnb 4-bit linears
+// return their fp32 input's dtype under autocast (activations.h Bnb4FollowsInput).
+int64_t MlpActBytes(const LayerSaved& saved, const PrecisionModel& prec) {
+  return saved.mlp_act_bytes > 0 ? saved.mlp_act_bytes : prec.matmul;
+}
+
 // Whether a layer under Liger's kernels runs peft's LoRA (no dropout, no DoRA) on its `slot`
 // projection (the moments of Liger's SwiGLU MLP that depend on it: measured_cpu_kernels.json).
 bool LigerLoraAt(const LayerPlan& lp, const LayerKind& kind, const LoraConfig& lora, LinearSlot slot) {
@@ -630,7 +636,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
                         (eager && on_cpu && !prec.half ? 8 + 4 : 0);
     // In the MLP: the layer input (the caller's `hidden_states`), the attention block's sum, its norm
     // output, and act(gate), up and their product.
-    const int64_t mlp = kept + layer_input + 2 * prec.residual * T * h + 3 * prec.matmul * T * layers.back().intermediate;
+    const int64_t mlp = kept + layer_input + 2 * prec.residual * T * h + 3 * MlpActBytes(layers.back().saved, prec) * T * layers.back().intermediate;
     return std::max(mlp, att);
   };
   // -- GRPO / PPO before the step: the rollout (the engine awake, no gradients), then the no-grad
@@ -855,7 +861,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     const LayerInfo& li = layers.back();
     if (li.gated && last_kind.mlp.num_experts == 0) {
       Moment mlp = m;
-      mlp.temporary_bytes = 2 * prec.residual * T * h + 3 * prec.matmul * T * li.intermediate + rng_states + autocast_cache - after_mlp_product;
+      mlp.temporary_bytes = 2 * prec.residual * T * h + 3 * MlpActBytes(li.saved, prec) * T * li.intermediate + rng_states + autocast_cache - after_mlp_product;
       if (li.saved.unsloth_mlp) {
         // unsloth's LoRA_MLP.forward at the down projection's matmul_lora (unsloth/kernels/utils.py):
         // e, g, h = f * g, out = h @ W^T and XA = h @ A^T beside the residual and X (measured: UK07 in
@@ -1162,7 +1168,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
             locals = (prec.matmul + 4) * TI + prec.residual * T * h + 3 * prec.matmul * T * h + li.saved.adapter_cast_unsaved_bytes + 2;
           } else {
             // (an fp32 residual is the pre-MLP norm's saved input already)
-            locals = (prec.residual == 4 ? 1 : 2) * prec.residual * T * h + prec.matmul * T * h + (prec.autocast && on_cpu ? 4 * T * h : 0);
+            locals = (prec.residual == 4 ? 1 : 2) * prec.residual * T * h + MlpActBytes(li.saved, prec) * T * h + (prec.autocast && on_cpu ? 4 * T * h : 0);
           }
           if (li.saved.unsloth_mlp) {
             // unsloth's LoRA_MLP.forward at the down projection (matmul_lora(h, downW, ...)): h = f * g
@@ -1194,7 +1200,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
         // (measured: LG07, full fine-tuning, bwd MmBackward0 > aten::mm).
         if (li.saved.liger_swiglu && !liger_down_adapter) mlp.activation_bytes += down_released;
         const int64_t mlp_buffers = li.saved.unsloth_mlp ? 1 : li.saved.liger_swiglu ? (liger_down_adapter ? 3 : 1) : li.gated ? 3 : 2;
-        mlp.temporary_bytes = carry + mlp_buffers * prec.matmul * T * li.intermediate + layer_extra + li.saved.max_dequant_bytes;
+        mlp.temporary_bytes = carry + mlp_buffers * MlpActBytes(li.saved, prec) * T * li.intermediate + layer_extra + li.saved.max_dequant_bytes;
         push(mlp);
         if (in_bwd && li.down_grad_bytes > 0) {
           // The down projection's step in its hook, the first of the layer's (its gradient is the
