@@ -485,8 +485,11 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     }
     // DeepSpeed ZeRO-3 steps one sub-group at a time (parallel/zero3_sub_groups.h): the largest
     // sub-group's fp32 gradient (a moment with its 16-bit flat copy beside it) and the optimizer's
-    // temporaries over that one flat fp32 tensor.
-    if (dp.shard_params && !dp.fsdp && !dp.offload_states && stored.master > 0 && !in_bwd) {
+    // temporaries over that one flat fp32 tensor. Not for Adafactor: its states and temporaries are
+    // sized per (factored) parameter in every ZeRO stage here, and one flat tensor would count its
+    // unfactored update for ZeRO-3 alone (a ZeRO-3 step above ZeRO-2's by GBs: Physics test). What
+    // DeepSpeed's flat partitions do to Adafactor's factoring, in any stage, is not modeled.
+    if (dp.shard_params && !dp.fsdp && !dp.offload_states && stored.master > 0 && !in_bwd && train.optimizer != Optimizer::kAdafactor) {
       const int64_t sub_group = Zero3LargestSubGroupElements(plan.trainable_tensors, dp.dp);
       view.zero3_step_temporary_bytes = std::max(one_tensor_step(sub_group, 4), (bucket_dtype + 4) * sub_group);
       zero3_sub_group_elements = sub_group;
