@@ -965,25 +965,20 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     m.reference_pass_bytes = pref.reference_pass_bytes;
     push(m);
   }
-  // -- TRL's "sft" term (train.rpo_alpha): its cross-entropy after the DPO loss, with the reference's
-  // logits still alive in _compute_loss (train/preference.cpp).
-  if (preference && pref.sft_term_bytes > 0 && L > 0) {
-    Moment m = step(Phase::kForward, At::kSftTerm);
+  // The forward after the reference pass (train/preference.cpp): the policy's saved set less the
+  // loss's, its logits alive beside `head_bytes`, the reference's still alive in _compute_loss.
+  auto push_after_reference = [&](At at, int64_t head_bytes) {
+    Moment m = step(Phase::kForward, at);
     m.gradient_bytes = grads_resident;
     m.activation_bytes = saved_total - loss.saved_bytes;
-    m.logits_and_loss_bytes = pref.alive_at_reference_bytes + pref.sft_term_bytes;
+    m.logits_and_loss_bytes = pref.alive_at_reference_bytes + head_bytes;
     m.temporary_bytes = head_temporaries;
     push(m);
-  }
-  // -- the DPO loss after the reference pass, with accelerate's fp32 logits (train/preference.cpp).
-  if (preference && pref.loss_window_bytes > 0 && L > 0) {
-    Moment m = step(Phase::kForward, At::kPreferenceLoss);
-    m.gradient_bytes = grads_resident;
-    m.activation_bytes = saved_total - loss.saved_bytes;
-    m.logits_and_loss_bytes = pref.alive_at_reference_bytes + pref.loss_window_bytes;
-    m.temporary_bytes = head_temporaries;
-    push(m);
-  }
+  };
+  // -- TRL's "sft" term (train.rpo_alpha): its cross-entropy after the DPO loss.
+  if (preference && pref.sft_term_bytes > 0 && L > 0) push_after_reference(At::kSftTerm, pref.sft_term_bytes);
+  // -- the DPO loss after the reference pass, with accelerate's fp32 logits.
+  if (preference && pref.loss_window_bytes > 0 && L > 0) push_after_reference(At::kPreferenceLoss, pref.loss_window_bytes);
   // -- KTO's metrics after the loss (KTOTrainer._compute_loss, still inside it): entropy_from_logits
   // on shift_logits.detach() reshapes the non-contiguous slice to (R·(s-1), V), a copy, then
   // log_softmax, exp and their product over 128-row chunks; the policy's logits (16-bit: alive in
