@@ -70,6 +70,16 @@ Count Audio(families::ConfigReader& a, Count* out_dims) {
   return subsample + layers * layer + Linear(h, *out_dims) + *out_dims;
 }
 
+// Calls read(reader, sub_path) on config[key] when it is an object (a tower's own config).
+template <class Read>
+void ReadSubConfig(const nlohmann::json& config, const std::string& path, const char* key, Issues* errors, Read&& read) {
+  auto it = config.find(key);
+  if (it == config.end() || !it->is_object()) return;
+  const std::string sub_path = io::JoinPath(path, key);
+  families::ConfigReader reader(*it, sub_path, errors);
+  read(reader, sub_path);
+}
+
 }  // namespace
 
 // Gemma4Model: embed_vision / embed_audio are Gemma4MultimodalEmbedder = embedding_projection
@@ -78,21 +88,15 @@ Count Audio(families::ConfigReader& a, Count* out_dims) {
 VisionTowerParams CountGemma4Towers(const nlohmann::json& config, const std::string& path, int64_t text_hidden,
                                     Issues* errors) {
   VisionTowerParams p;
-  auto vc = config.find("vision_config");
-  if (vc != config.end() && vc->is_object()) {
-    const std::string vc_path = io::JoinPath(path, "vision_config");
-    families::ConfigReader v(*vc, vc_path, errors);
+  ReadSubConfig(config, path, "vision_config", errors, [&](families::ConfigReader& v, const std::string& vc_path) {
     p.vision = TowerParamsOrError(Vision(v), vc_path, errors);
     p.projector += TowerParamsOrError(Linear(v.Int({"hidden_size"}).value_or(768), text_hidden), vc_path, errors);
-  }
-  auto ac = config.find("audio_config");
-  if (ac != config.end() && ac->is_object()) {
-    const std::string ac_path = io::JoinPath(path, "audio_config");
-    families::ConfigReader a(*ac, ac_path, errors);
+  });
+  ReadSubConfig(config, path, "audio_config", errors, [&](families::ConfigReader& a, const std::string& ac_path) {
     Count out_dims = 0;
     p.audio = TowerParamsOrError(Audio(a, &out_dims), ac_path, errors);
     p.projector += TowerParamsOrError(Linear(out_dims, text_hidden), ac_path, errors);
-  }
+  });
   return p;
 }
 
@@ -106,10 +110,7 @@ VisionTowerParams CountGemma4Towers(const nlohmann::json& config, const std::str
 VisionTowerParams CountGemma4UnifiedEmbedders(const nlohmann::json& config, const std::string& path, int64_t text_hidden,
                                               Issues* errors) {
   VisionTowerParams p;
-  auto vc = config.find("vision_config");
-  if (vc != config.end() && vc->is_object()) {
-    const std::string vc_path = io::JoinPath(path, "vision_config");
-    families::ConfigReader v(*vc, vc_path, errors);
+  ReadSubConfig(config, path, "vision_config", errors, [&](families::ConfigReader& v, const std::string& vc_path) {
     const Count side = Count(v.Int({"patch_size"}, 1).value_or(16)) * Count(v.Int({"pooling_kernel_size"}, 1).value_or(3));
     const Count pixels = side * side * 3;
     const Count e = v.Int({"mm_embed_dim"}, 1).value_or(3840);
@@ -117,13 +118,10 @@ VisionTowerParams CountGemma4UnifiedEmbedders(const nlohmann::json& config, cons
     const Count embedder = 2 * pixels + Linear(pixels, e) + e + 2 * e + positions * 2 * e + 2 * e;
     p.vision = TowerParamsOrError(embedder, vc_path, errors);
     p.projector += TowerParamsOrError(Linear(e, text_hidden), vc_path, errors);
-  }
-  auto ac = config.find("audio_config");
-  if (ac != config.end() && ac->is_object()) {
-    const std::string ac_path = io::JoinPath(path, "audio_config");
-    families::ConfigReader a(*ac, ac_path, errors);
+  });
+  ReadSubConfig(config, path, "audio_config", errors, [&](families::ConfigReader& a, const std::string& ac_path) {
     p.projector += TowerParamsOrError(Linear(a.Int({"audio_embed_dim"}, 1).value_or(640), text_hidden), ac_path, errors);
-  }
+  });
   return p;
 }
 
