@@ -494,7 +494,7 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
     w.Linears(router, n2_req, p.residual);
     if (n2_req || plan.weights_trainable) w.Save(4 * T * kind.mlp.num_experts);
     mlp(experts_in, experts_down, true, routed, kind.mlp.intermediate);
-    if (!router.empty()) w.Save((w.out.mlp_act_bytes > 0 ? w.out.mlp_act_bytes : mm) * routed * router[0]->in_features);  // weighted expert outputs (fp32: Bnb4FollowsInput)
+    if (!router.empty()) w.Save(w.out.mlp_act_bytes * routed * router[0]->in_features);  // weighted expert outputs (mlp() set the dtype: fp32 under Bnb4FollowsInput)
     if (!shared_in.empty()) mlp(shared_in, shared_down, n2_req, T, kind.mlp.shared_intermediate);
   }
   if (ctx.hidden_dropout > 0 && (h_req || plan.weights_trainable || plan.lora)) {
