@@ -150,7 +150,7 @@ TEST(ModelFamilies, RegistryListsEveryModelTypeTheDocsClaim) {
   std::smatch match;
   ASSERT_TRUE(std::regex_search(readme, match, std::regex("(\\d+) `model_type`s"))) << "README.md claims no model_type count";
   EXPECT_EQ(SupportedModelTypes().size(), static_cast<size_t>(std::stoi(match[1].str())));
-  EXPECT_EQ(SupportedModelTypes().size(), 37u);
+  EXPECT_EQ(SupportedModelTypes().size(), 38u);
   const std::string doc = ReadRepoFile("docs/models.md");
   ASSERT_FALSE(doc.empty()) << "docs/models.md missing";
   for (const families::ModelFamily& f : families::ModelFamilies()) {
@@ -281,6 +281,31 @@ TEST(ModelFamilies, Llama4InterleavesMoeAndChunkedLayers) {
   EXPECT_EQ(kind(3).mlp.num_experts, 4);
   EXPECT_EQ(kind(0).attention.sliding_window, 8192);
   EXPECT_EQ(kind(3).attention.sliding_window, 0);  // NoPE layer: global attention
+}
+
+// OLMo 3: Olmo3Config's default layer_types (configuration_olmo3.py) slide on three of every four
+// layers; an explicit list is read as given; the weights are OLMo 2's either way.
+TEST(ModelFamilies, Olmo3SlidesOnThreeOfEveryFourLayersByDefault) {
+  json cfg = {{"model_type", "olmo3"}, {"hidden_size", 64}, {"intermediate_size", 128}, {"num_hidden_layers", 8},
+              {"num_attention_heads", 4}, {"num_key_value_heads", 2}, {"vocab_size", 100}, {"sliding_window", 16}};
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok());
+  EXPECT_TRUE(warnings.empty());
+  const ModelSpec& m = spec.value();
+  for (size_t i = 0; i < 8; ++i) {
+    EXPECT_EQ(m.kinds[m.layer_kind[i]].attention.sliding_window, (i + 1) % 4 == 0 ? 0 : 16) << i;
+  }
+  cfg["layer_types"] = {"full_attention", "sliding_attention", "full_attention", "sliding_attention",
+                        "full_attention", "sliding_attention", "full_attention", "sliding_attention"};
+  cfg["model_type"] = "olmo2";
+  auto olmo2 = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  cfg["model_type"] = "olmo3";
+  auto listed = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(listed.ok() && olmo2.ok());
+  EXPECT_EQ(listed.value().kinds[listed.value().layer_kind[0]].attention.sliding_window, 0);
+  EXPECT_EQ(listed.value().kinds[listed.value().layer_kind[1]].attention.sliding_window, 16);
+  EXPECT_EQ(CountParams(listed.value()).total, CountParams(olmo2.value()).total);
 }
 
 // ERNIE 4.5 MoE: MoE layers from moe_layer_start_index to moe_layer_end_index (null: the last).

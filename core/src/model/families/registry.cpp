@@ -42,6 +42,7 @@ std::vector<ModelFamily> MakeFamilies() {
       {"gpt_oss", "", BuildGptOss, AllLinear(),
        "attention sinks, alternating 128-token sliding windows, fused expert tensors (not nn.Linear, not LoRA targets)"},
       {"olmo2", "", BuildOlmo2, Qv(), "norms on the attention and MLP outputs only, RMSNorm over all q / k heads"},
+      {"olmo3", "", BuildOlmo3, Qv(), "OLMo 2 layout with sliding-window layers (layer_types; by default three of every four)"},
       {"smollm3", "", BuildSmolLm3, AllLinear(), "SmolLM3: the Llama layout, tied embeddings by default; NoPE layers (no_rope_layers) change no weight"},
       {"glm4_moe", "", BuildGlm4Moe, AllLinear(),
        "GLM-4.5 / 4.6: q/k/v bias (attention_bias), q/k RMSNorm (use_qk_norm), first_k_dense_replace dense layers, "
