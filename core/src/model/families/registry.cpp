@@ -44,6 +44,8 @@ std::vector<ModelFamily> MakeFamilies() {
       {"olmo2", "", BuildOlmo2, Qv(), "norms on the attention and MLP outputs only, RMSNorm over all q / k heads"},
       {"olmo3", "", BuildOlmo3, Qv(), "OLMo 2 layout with sliding-window layers (layer_types; by default three of every four)"},
       {"smollm3", "", BuildSmolLm3, AllLinear(), "SmolLM3: the Llama layout, tied embeddings by default; NoPE layers (no_rope_layers) change no weight"},
+      {"glm4", "", BuildGlm4, Qv(),
+       "GLM-4-0414: q/k/v bias (attention_bias), fused gate_up_proj, four RMSNorms per layer (on the attention and MLP inputs and outputs), partial rotary"},
       {"glm4_moe", "", BuildGlm4Moe, AllLinear(),
        "GLM-4.5 / 4.6: q/k/v bias (attention_bias), q/k RMSNorm (use_qk_norm), first_k_dense_replace dense layers, "
        "router with correction bias, routed and shared experts; the MTP layer counts in checkpoint_total"},
