@@ -196,6 +196,20 @@ TEST(ModelFamilies, AliasesReadLikeTheirFamily) {
   EXPECT_EQ(s.value().train.lora.targets, std::vector<std::string>{"query_key_value"});
 }
 
+// Ministral 3 / Devstral 2 (text_config model_type "ministral3"): transformers' modular_ministral3.py
+// builds the decoder from MistralAttention / MistralMLP / MistralDecoderLayer, so the weights are
+// Mistral's: Mistral Small 3.1 with its text_config renamed counts exactly as the preset.
+TEST(ModelFamilies, Ministral3ReadsAsMistral) {
+  json cfg = *FindPreset("mistralai/Mistral-Small-3.1-24B-Instruct-2503")->config;
+  ASSERT_TRUE(cfg.contains("text_config"));
+  cfg["text_config"]["model_type"] = "ministral3";
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok()) << spec.errors()[0].message;
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_EQ(CountParams(spec.value()).total, FindPreset("mistralai/Mistral-Small-3.1-24B-Instruct-2503")->params);
+}
+
 // GPT-2 and Qwen1 both call two modules c_proj; the slot, not the shape, says which is which. A
 // Qwen1 config whose heads x kv_channels differs from hidden_size (so the attention c_proj is not
 // square) keeps its attention output projection.

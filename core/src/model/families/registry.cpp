@@ -83,6 +83,9 @@ std::vector<ModelFamily> MakeFamilies() {
       // Other spellings of the same layouts.
       {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
       {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
+      {"ministral3", "mistral", BuildMistral, Qv(),
+       "Ministral 3 / Devstral 2 text decoder (text_config of mistral3): transformers builds it from Mistral's attention, "
+       "MLP and decoder layer (modular_ministral3.py); llama_4_scaling_beta scales queries and changes no weight"},
       {"kimi_k2", "deepseek_v3", BuildDeepseekV2, AllLinear(),
        "Kimi K2: the DeepSeek-V3 layout; the router's correction bias follows topk_method (\"noaux_tc\")"},
   };
