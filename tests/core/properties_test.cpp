@@ -424,6 +424,17 @@ Verdict CheckpointingNeverRaises(const json& s, const json& mode) {
       Peak(*r_on) - Peak(*r_off) <= shared_inputs + testing_support::CheckpointedLayerBound(on.dump())) {
     return Holds();
   }
+  // Selective recomputation keeps the core's arguments (q_embed, k_embed, v) in place of the core's
+  // own saves in every layer (train_step.cpp, fixtures *.selective). Under autocast the RoPE outputs
+  // are fp32 where the core saved 16-bit casts, so at a few tokens, where the s x s probabilities it
+  // drops are tiny, a layer keeps more: at most the arguments themselves, 4 B per element.
+  if (mode == "selective") {
+    const int64_t layers = AsInt(At(*r_on, {"model", "num_layers"})).value_or(0);
+    const int64_t heads = AsInt(At(*r_on, {"model", "num_heads"})).value_or(0);
+    const int64_t kv_heads = AsInt(At(*r_on, {"model", "num_kv_heads"})).value_or(0);
+    const int64_t args = 4 * b * seq * (heads + 2 * kv_heads) * AsInt(At(*r_on, {"model", "head_dim"})).value_or(0);
+    if (Peak(*r_on) - Peak(*r_off) <= shared_inputs + layers * args) return Holds();
+  }
   return Violated("gradient_checkpointing false -> " + DumpCompact(mode) + ": peak_allocated " + std::to_string(Peak(*r_off)) + " -> " +
                   std::to_string(Peak(*r_on)) + " (" + invariant_detail::Diff(Peak(*r_on), Peak(*r_off)) + " B)");
 }
