@@ -27,6 +27,7 @@ Expected<ModelSpec> BuildGemma3Text(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildOlmo2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildOlmo3(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGlm4(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildSeedOss(ConfigReader& c, ModelSpec spec);
 // moe.cpp
 Expected<ModelSpec> BuildMixtral(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildQwen2Moe(ConfigReader& c, ModelSpec spec);

@@ -45,7 +45,8 @@ Expected<ModelSpec> BuildLlamaLike(ConfigReader& c, ModelSpec spec, VariantReade
   read_variant(c, window, &v);
   if (!c.errors()->empty()) return *c.errors();
   ActivationFn act = ParseActivation(v.activation);
-  spec.attention_dropout = c.Fraction("attention_dropout", 0.0, true);
+  spec.attention_dropout = c.Fraction("attention_dropout", v.attention_dropout_default, true);
+  spec.hidden_dropout = v.hidden_dropout;
   std::vector<bool> sliding = SlidingFlags(c, m.layers, v.sliding_rule);
   if (!c.errors()->empty()) return *c.errors();
   FinishCommon(&spec, m, c.Bool("tie_word_embeddings", v.tied_default), NormKind::kRmsNorm, false);
@@ -88,8 +89,22 @@ void Qwen3Variant(ConfigReader& c, int64_t window, LlamaLikeVariant* v) {
   v->sliding_rule = [=](int64_t i) { return use_sw && window > 0 && i >= max_window_layers; };
 }
 
+// SeedOssConfig (transformers configuration_seed_oss.py, modeling_seed_oss.py SeedOssAttention):
+// attention_bias on q/k/v, attention_out_bias on o_proj, mlp_bias on the MLP. Training applies
+// residual_dropout to o_proj's and down_proj's outputs (SeedOssAttention.forward, SeedOssMLP.forward,
+// nn.functional.dropout before each residual add: one mask each, as GPT-2's resid_pdrop) and
+// attention_dropout to the probabilities; both default to 0.1 in SeedOssConfig.
+void SeedOssVariant(ConfigReader& c, int64_t, LlamaLikeVariant* v) {
+  v->layer.qkv_bias = c.Bool("attention_bias", true);
+  v->layer.o_bias = c.Bool("attention_out_bias", false);
+  v->layer.mlp_bias = c.Bool("mlp_bias", false);
+  v->attention_dropout_default = 0.1;
+  v->hidden_dropout = c.Fraction("residual_dropout", 0.1, true);
+}
+
 }  // namespace
 
+Expected<ModelSpec> BuildSeedOss(ConfigReader& c, ModelSpec spec) { return BuildLlamaLike(c, std::move(spec), SeedOssVariant); }
 Expected<ModelSpec> BuildLlama(ConfigReader& c, ModelSpec spec) { return BuildLlamaLike(c, std::move(spec), LlamaVariant); }
 Expected<ModelSpec> BuildMistral(ConfigReader& c, ModelSpec spec) { return BuildLlamaLike(c, std::move(spec), MistralVariant); }
 Expected<ModelSpec> BuildQwen2(ConfigReader& c, ModelSpec spec) { return BuildLlamaLike(c, std::move(spec), Qwen2Variant); }

@@ -29,6 +29,8 @@ struct LlamaLikeVariant {
   LlamaLikeOptions layer;
   bool tied_default = false;
   std::string activation;                       // starts as hidden_act (default "silu")
+  double attention_dropout_default = 0.0;       // the config class's default when attention_dropout is absent
+  double hidden_dropout = 0.0;                  // dropout on the attention and MLP outputs before each residual add
   std::function<bool(int64_t)> sliding_rule = [](int64_t) { return false; };
 };
 using VariantReader = void (*)(ConfigReader& c, int64_t window, LlamaLikeVariant* v);

@@ -43,6 +43,7 @@ std::vector<ModelFamily> MakeFamilies() {
        "attention sinks, alternating 128-token sliding windows, fused expert tensors (not nn.Linear, not LoRA targets)"},
       {"olmo2", "", BuildOlmo2, Qv(), "norms on the attention and MLP outputs only, RMSNorm over all q / k heads"},
       {"olmo3", "", BuildOlmo3, Qv(), "OLMo 2 layout with sliding-window layers (layer_types; by default three of every four)"},
+      {"seed_oss", "", BuildSeedOss, Qv(), "Seed-OSS: the Llama layout with q/k/v bias (attention_bias) and a separate attention_out_bias for o_proj"},
       {"smollm3", "", BuildSmolLm3, AllLinear(), "SmolLM3: the Llama layout, tied embeddings by default; NoPE layers (no_rope_layers) change no weight"},
       {"glm4", "", BuildGlm4, Qv(),
        "GLM-4-0414: q/k/v bias (attention_bias), fused gate_up_proj, four RMSNorms per layer (on the attention and MLP inputs and outputs), partial rotary"},
