@@ -150,7 +150,7 @@ TEST(ModelFamilies, RegistryListsEveryModelTypeTheDocsClaim) {
   std::smatch match;
   ASSERT_TRUE(std::regex_search(readme, match, std::regex("(\\d+) `model_type`s"))) << "README.md claims no model_type count";
   EXPECT_EQ(SupportedModelTypes().size(), static_cast<size_t>(std::stoi(match[1].str())));
-  EXPECT_EQ(SupportedModelTypes().size(), 40u);
+  EXPECT_EQ(SupportedModelTypes().size(), 41u);
   const std::string doc = ReadRepoFile("docs/models.md");
   ASSERT_FALSE(doc.empty()) << "docs/models.md missing";
   for (const families::ModelFamily& f : families::ModelFamilies()) {
@@ -320,6 +320,27 @@ TEST(ModelFamilies, Olmo3SlidesOnThreeOfEveryFourLayersByDefault) {
   EXPECT_EQ(listed.value().kinds[listed.value().layer_kind[0]].attention.sliding_window, 0);
   EXPECT_EQ(listed.value().kinds[listed.value().layer_kind[1]].attention.sliding_window, 16);
   EXPECT_EQ(CountParams(listed.value()).total, CountParams(olmo2.value()).total);
+}
+
+// EXAONE 4.0 without layer_types: Exaone4Config's sliding_window_pattern, as an integer period or an
+// "L"/"G" string, gives the same layers; no sliding_window, no sliding layers.
+TEST(ModelFamilies, Exaone4SlidingPatternForms) {
+  json cfg = {{"model_type", "exaone4"}, {"hidden_size", 64}, {"intermediate_size", 128}, {"num_hidden_layers", 8},
+              {"num_attention_heads", 4}, {"num_key_value_heads", 2}, {"vocab_size", 100}, {"sliding_window", 16},
+              {"sliding_window_pattern", 4}};
+  Issues warnings;
+  auto by_int = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  cfg["sliding_window_pattern"] = "LLLG";
+  auto by_string = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  cfg["sliding_window"] = nullptr;
+  auto none = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(by_int.ok() && by_string.ok() && none.ok());
+  for (size_t i = 0; i < 8; ++i) {
+    const int64_t expected = (i + 1) % 4 == 0 ? 0 : 16;
+    EXPECT_EQ(by_int.value().kinds[by_int.value().layer_kind[i]].attention.sliding_window, expected) << i;
+    EXPECT_EQ(by_string.value().kinds[by_string.value().layer_kind[i]].attention.sliding_window, expected) << i;
+    EXPECT_EQ(none.value().kinds[none.value().layer_kind[i]].attention.sliding_window, 0) << i;
+  }
 }
 
 // ERNIE 4.5 MoE: MoE layers from moe_layer_start_index to moe_layer_end_index (null: the last).

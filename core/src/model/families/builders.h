@@ -26,6 +26,7 @@ Expected<ModelSpec> BuildGemma3Text(ConfigReader& c, ModelSpec spec);
 // olmo.cpp
 Expected<ModelSpec> BuildOlmo2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildOlmo3(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildExaone4(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGlm4(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildSeedOss(ConfigReader& c, ModelSpec spec);
 // moe.cpp

@@ -5,6 +5,8 @@
 #include "model/families/builders.h"
 #include "model/families/llama_like.h"
 
+#include <string>
+
 namespace vramplan::families {
 namespace {
 
@@ -22,8 +24,34 @@ void Olmo3Variant(ConfigReader& c, int64_t window, LlamaLikeVariant* v) {
   v->sliding_rule = [window](int64_t i) { return window > 0 && (i + 1) % 4 != 0; };
 }
 
+// EXAONE 4.0 (transformers modeling_exaone4.py, Exaone4DecoderLayer / Exaone4Attention): OLMo 2's
+// norms on the attention and MLP outputs only, but RMSNorm(head_dim) per q / k head, no biases.
+// Sliding layers from layer_types; without it Exaone4Config derives them from
+// sliding_window_pattern: an integer N slides on every layer but each N-th, a string such as "LLLG"
+// names each layer of the repeating period (L local, G global). Its global layers skip RoPE (NoPE),
+// which changes no weight.
+void Exaone4Variant(ConfigReader& c, int64_t window, LlamaLikeVariant* v) {
+  v->layer.head_qk_norm = true;
+  v->layer.post_norms_only = true;
+  v->tied_default = false;
+  std::string pattern = "";
+  int64_t period = 4;
+  auto it = c.raw().find("sliding_window_pattern");
+  if (it != c.raw().end() && it->is_string()) {
+    pattern = it->get<std::string>();
+  } else {
+    period = c.Int({"sliding_window_pattern"}, 0, 1 << 20).value_or(4);
+  }
+  v->sliding_rule = [window, pattern, period](int64_t i) {
+    if (window <= 0) return false;
+    if (!pattern.empty()) return pattern[static_cast<size_t>(i) % pattern.size()] == 'L';
+    return period > 0 && (i + 1) % period != 0;
+  };
+}
+
 }  // namespace
 
+Expected<ModelSpec> BuildExaone4(ConfigReader& c, ModelSpec spec) { return BuildLlamaLike(c, std::move(spec), Exaone4Variant); }
 Expected<ModelSpec> BuildOlmo2(ConfigReader& c, ModelSpec spec) { return BuildLlamaLike(c, std::move(spec), Olmo2Variant); }
 Expected<ModelSpec> BuildOlmo3(ConfigReader& c, ModelSpec spec) { return BuildLlamaLike(c, std::move(spec), Olmo3Variant); }
 

@@ -45,6 +45,8 @@ std::vector<ModelFamily> MakeFamilies() {
       {"olmo3", "", BuildOlmo3, Qv(), "OLMo 2 layout with sliding-window layers (layer_types; by default three of every four)"},
       {"seed_oss", "", BuildSeedOss, Qv(), "Seed-OSS: the Llama layout with q/k/v bias (attention_bias) and a separate attention_out_bias for o_proj"},
       {"smollm3", "", BuildSmolLm3, AllLinear(), "SmolLM3: the Llama layout, tied embeddings by default; NoPE layers (no_rope_layers) change no weight"},
+      {"exaone4", "", BuildExaone4, Qv(),
+       "EXAONE 4.0: norms on the attention and MLP outputs only, RMSNorm(head_dim) on q and k, sliding layers from layer_types or sliding_window_pattern"},
       {"glm4", "", BuildGlm4, Qv(),
        "GLM-4-0414: q/k/v bias (attention_bias), fused gate_up_proj, four RMSNorms per layer (on the attention and MLP inputs and outputs), partial rotary"},
       {"glm4_moe", "", BuildGlm4Moe, AllLinear(),
