@@ -150,7 +150,7 @@ TEST(ModelFamilies, RegistryListsEveryModelTypeTheDocsClaim) {
   std::smatch match;
   ASSERT_TRUE(std::regex_search(readme, match, std::regex("(\\d+) `model_type`s"))) << "README.md claims no model_type count";
   EXPECT_EQ(SupportedModelTypes().size(), static_cast<size_t>(std::stoi(match[1].str())));
-  EXPECT_EQ(SupportedModelTypes().size(), 41u);
+  EXPECT_EQ(SupportedModelTypes().size(), 42u);
   const std::string doc = ReadRepoFile("docs/models.md");
   ASSERT_FALSE(doc.empty()) << "docs/models.md missing";
   for (const families::ModelFamily& f : families::ModelFamilies()) {
@@ -341,6 +341,26 @@ TEST(ModelFamilies, Exaone4SlidingPatternForms) {
     EXPECT_EQ(by_string.value().kinds[by_string.value().layer_kind[i]].attention.sliding_window, expected) << i;
     EXPECT_EQ(none.value().kinds[none.value().layer_kind[i]].attention.sliding_window, 0) << i;
   }
+}
+
+// GLM-4.7-Flash: mlp_layer_types names each layer's MLP; without it (and without
+// first_k_dense_replace) Glm4MoeLiteConfig makes only the first layer dense.
+TEST(ModelFamilies, Glm4MoeLiteMlpLayerTypes) {
+  json cfg = {{"model_type", "glm4_moe_lite"}, {"hidden_size", 64}, {"intermediate_size", 128}, {"moe_intermediate_size", 16},
+              {"num_hidden_layers", 4}, {"num_attention_heads", 4}, {"vocab_size", 100}, {"q_lora_rank", 32},
+              {"kv_lora_rank", 16}, {"qk_nope_head_dim", 8}, {"qk_rope_head_dim", 4}, {"v_head_dim", 8},
+              {"n_routed_experts", 8}, {"num_experts_per_tok", 2}, {"n_shared_experts", 1}};
+  Issues warnings;
+  auto by_default = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  cfg["mlp_layer_types"] = {"dense", "sparse", "dense", "sparse"};
+  auto listed = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(by_default.ok() && listed.ok());
+  const auto experts = [](const ModelSpec& m, size_t i) { return m.kinds[m.layer_kind[i]].mlp.num_experts; };
+  EXPECT_EQ(experts(by_default.value(), 0), 0);
+  for (size_t i = 1; i < 4; ++i) EXPECT_EQ(experts(by_default.value(), i), 8) << i;
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(experts(listed.value(), i), i % 2 == 1 ? 8 : 0) << i;
+  cfg["mlp_layer_types"] = {"dense", "moe", "dense", "sparse"};
+  EXPECT_FALSE(ModelSpecFromHfConfig(cfg, "model", &warnings).ok());
 }
 
 // ERNIE 4.5 MoE: MoE layers from moe_layer_start_index to moe_layer_end_index (null: the last).

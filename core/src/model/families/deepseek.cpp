@@ -4,6 +4,9 @@
 #include "model/families/builders.h"
 #include "model/families/layer_kit.h"
 
+#include <string>
+#include <vector>
+
 namespace vramplan::families {
 namespace {
 
@@ -16,6 +19,10 @@ struct MlaVariant {
   // LayerNorm(index_head_dim), weights_proj, no biases).
   bool indexer = false;
   bool mtp_stores_embeddings = true;  // DeepSeek-V3's MTP layer has its own embed / head; GLM-5's not
+  // Glm4MoeLiteConfig (GLM-4.7-Flash) names each layer's MLP in mlp_layer_types ("dense" / "sparse")
+  // and, without it, makes the first layer dense.
+  bool mlp_layer_types = false;
+  int64_t default_first_dense = 0;
 };
 
 Expected<ModelSpec> BuildDeepseekMla(ConfigReader& c, ModelSpec spec, const MlaVariant& variant) {
@@ -35,7 +42,7 @@ Expected<ModelSpec> BuildDeepseekMla(ConfigReader& c, ModelSpec spec, const MlaV
   CheckTopK(c, "num_experts_per_tok", top_k, experts);
   int64_t moe_inter = c.Required({"moe_intermediate_size"});
   int64_t n_shared = c.Int({"n_shared_experts"}, 0, kMaxHeadsOrExperts).value_or(0);
-  int64_t first_dense = c.Int({"first_k_dense_replace"}).value_or(0);
+  int64_t first_dense = c.Int({"first_k_dense_replace"}).value_or(variant.default_first_dense);
   int64_t freq = c.Int({"moe_layer_freq"}, 1).value_or(1);
   bool bias = c.Bool("attention_bias", false);
   bool correction_bias = variant.always_correction_bias || c.String("topk_method", "") == "noaux_tc";
@@ -44,6 +51,24 @@ Expected<ModelSpec> BuildDeepseekMla(ConfigReader& c, ModelSpec spec, const MlaV
   if (variant.indexer && c.errors()->empty() && q_lora <= 0) {
     io::AddError(c.errors(), "missing_key", io::JoinPath(c.path(), "q_lora_rank"),
                  "the sparse-attention indexer reads the low-rank q: the config needs q_lora_rank");
+  }
+  std::vector<bool> sparse_layers;  // empty: first_k_dense_replace / moe_layer_freq decide
+  if (variant.mlp_layer_types) {
+    auto types = c.raw().find("mlp_layer_types");
+    if (types != c.raw().end() && !types->is_null()) {
+      const std::string at = io::JoinPath(c.path(), "mlp_layer_types");
+      if (!types->is_array() || static_cast<int64_t>(types->size()) != m.layers) {
+        io::AddError(c.errors(), "invalid_value", at, "mlp_layer_types must list \"dense\" or \"sparse\" for each of the num_hidden_layers layers");
+      } else {
+        for (const auto& t : *types) {
+          if (!t.is_string() || (t.get<std::string>() != "dense" && t.get<std::string>() != "sparse")) {
+            io::AddError(c.errors(), "invalid_value", at, "mlp_layer_types entries must be \"dense\" or \"sparse\", got " + io::Describe(t));
+            break;
+          }
+          sparse_layers.push_back(t.get<std::string>() == "sparse");
+        }
+      }
+    }
   }
   if (!c.errors()->empty()) return *c.errors();
   FinishCommon(&spec, m, c.Bool("tie_word_embeddings", false), NormKind::kRmsNorm, false);
@@ -80,7 +105,7 @@ Expected<ModelSpec> BuildDeepseekMla(ConfigReader& c, ModelSpec spec, const MlaV
     k.attention.q_lora_rank = q_lora;
     k.mlp.kind = MlpKind::kGated;
     k.mlp.activation = ActivationFn::kSilu;
-    bool moe_layer = experts > 0 && i >= first_dense && i % freq == 0;
+    bool moe_layer = experts > 0 && (sparse_layers.empty() ? i >= first_dense && i % freq == 0 : sparse_layers[static_cast<size_t>(i)]);
     if (!moe_layer) {
       AddGatedMlp(&k, m.h, m.inter, false, GatedMlpOwner::kDense);
       k.mlp.intermediate = m.inter;
@@ -113,6 +138,17 @@ Expected<ModelSpec> BuildDeepseekV32(ConfigReader& c, ModelSpec spec) {
   MlaVariant v;
   v.always_correction_bias = true;
   v.indexer = true;
+  return BuildDeepseekMla(c, std::move(spec), v);
+}
+// GLM-4.7-Flash (glm4_moe_lite, transformers modular_glm4_moe_lite.py): DeepseekV3Attention (MLA)
+// with GLM-4.5's router (e_score_correction_bias), experts and shared expert; dense or MoE per layer
+// from mlp_layer_types. Its MTP layer (model.layers.47, skipped by transformers'
+// _keys_to_ignore_on_load_unexpected) is counted with its own embedding and head, as DeepSeek-V3's.
+Expected<ModelSpec> BuildGlm4MoeLite(ConfigReader& c, ModelSpec spec) {
+  MlaVariant v;
+  v.always_correction_bias = true;
+  v.mlp_layer_types = true;
+  v.default_first_dense = 1;
   return BuildDeepseekMla(c, std::move(spec), v);
 }
 // GLM-5 (glm_moe_dsa, transformers modeling_glm_moe_dsa.py): the DeepSeek-V3.2 layout; its MTP

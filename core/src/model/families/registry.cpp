@@ -49,6 +49,8 @@ std::vector<ModelFamily> MakeFamilies() {
        "EXAONE 4.0: norms on the attention and MLP outputs only, RMSNorm(head_dim) on q and k, sliding layers from layer_types or sliding_window_pattern"},
       {"glm4", "", BuildGlm4, Qv(),
        "GLM-4-0414: q/k/v bias (attention_bias), fused gate_up_proj, four RMSNorms per layer (on the attention and MLP inputs and outputs), partial rotary"},
+      {"glm4_moe_lite", "", BuildGlm4MoeLite, AllLinear(),
+       "GLM-4.7-Flash: DeepSeek-V3's multi-head latent attention with GLM-4.5's router, experts and shared expert; dense / MoE layers from mlp_layer_types"},
       {"glm4_moe", "", BuildGlm4Moe, AllLinear(),
        "GLM-4.5 / 4.6: q/k/v bias (attention_bias), q/k RMSNorm (use_qk_norm), first_k_dense_replace dense layers, "
        "router with correction bias, routed and shared experts; the MTP layer counts in checkpoint_total"},
