@@ -1143,9 +1143,17 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
         const int64_t layer_extra = parked_tied_grad + rng_live + li.recomputed_input_bytes + loss_scalars + offload_grad_output;
         // The element-wise MLP backward (act * up): the down projection's MmBackward0 has run and
         // released what it saved (its input, its weight cast, its adapters' tensors).
-        const int64_t down_released = kind.mlp.num_experts == 0 ? li.saved.down_saved_bytes : 0;
-        if (ckpt == Checkpointing::kFull && li.rng_state_bytes + li.recomputed_input_bytes + li.kept_forward_bytes + li.offloaded_bytes > 0 && kind.mlp.num_experts == 0 &&
-            li.gated) {
+        // Routed experts (transformers' loop over experts, docs/training.md "Mixture of experts"): the
+        // backward runs one expert at a time, the last one first; at its element-wise backward it has
+        // released its index_add_ source, its weighted output's operands and its w2's saves, and the
+        // buffers are one expert's rows wide.
+        const bool moe = kind.mlp.num_experts > 0 && li.saved.expert_rows > 0;
+        const int64_t down_released = kind.mlp.num_experts == 0 ? li.saved.down_saved_bytes : moe ? li.saved.expert_released_bytes : 0;
+        const int64_t mlp_width = moe ? kind.mlp.intermediate : li.intermediate;
+        const int64_t mlp_rows = moe ? li.saved.expert_rows : T;
+        const int64_t down_grad = moe ? li.down_grad_bytes / kind.mlp.num_experts : li.down_grad_bytes;
+        if (ckpt == Checkpointing::kFull && li.rng_state_bytes + li.recomputed_input_bytes + li.kept_forward_bytes + li.offloaded_bytes > 0 &&
+            (kind.mlp.num_experts == 0 || moe) && li.gated) {
           // The end of the recomputation: the layer's first backward node (down_proj's MmBackward0,
           // or `* scaling` when down_proj has an adapter) unpacks a saved tensor and the checkpoint
           // re-runs the whole layer. Its last statement holds, beside the full saved set, the
@@ -1162,7 +1170,11 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
           for (const auto& l : kind.linears) down_adapter = down_adapter || (lp.lora && IsDownProjection(l.slot) && IsLoraTarget(l, train.lora));
           const int64_t TI = T * li.intermediate;
           int64_t locals = 0;
-          if (down_adapter && prec.autocast && plan.adapter_bytes_per_param == 4) {
+          if (moe) {
+            // The MoE block has returned final_hidden_states (hidden dtype) and router_logits (kept
+            // by the decoder layer's frame) in place of down_proj's output.
+            locals = (prec.residual == 4 ? 1 : 2) * prec.residual * T * h + prec.residual * T * h + prec.matmul * T * kind.mlp.num_experts;
+          } else if (down_adapter && prec.autocast && plan.adapter_bytes_per_param == 4) {
             locals = (prec.matmul + 4) * TI + prec.residual * T * h + 3 * prec.matmul * T * h + li.saved.adapter_cast_unsaved_bytes + 2;
           } else {
             // (an fp32 residual is the pre-MLP norm's saved input already)
@@ -1182,7 +1194,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
           push(rc);
         }
         Moment mlp = step(Phase::kBackward, At::kMlpBackward, i);
-        mlp.gradient_bytes = grads_live + (train.grad_accum_steps > 1 || in_bwd ? 0 : li.down_grad_bytes);
+        mlp.gradient_bytes = grads_live + (train.grad_accum_steps > 1 || in_bwd ? 0 : down_grad);
         mlp.activation_bytes = saved_prev + li.saved.total_bytes - down_released;
         mlp.logits_and_loss_bytes = keep_outputs;
         mlp.kv_cache_bytes = kept_kv_cache;
@@ -1198,20 +1210,21 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
         // (measured: LG07, full fine-tuning, bwd MmBackward0 > aten::mm).
         if (li.saved.liger_swiglu && !liger_down_adapter) mlp.activation_bytes += down_released;
         const int64_t mlp_buffers = li.saved.unsloth_mlp ? 1 : li.saved.liger_swiglu ? (liger_down_adapter ? 3 : 1) : li.gated ? 3 : 2;
-        mlp.temporary_bytes = carry + mlp_buffers * MlpActBytes(li.saved, prec) * T * li.intermediate + layer_extra + li.saved.max_dequant_bytes;
+        mlp.temporary_bytes = carry + mlp_buffers * MlpActBytes(li.saved, prec) * mlp_rows * mlp_width + layer_extra + li.saved.max_dequant_bytes +
+                              (moe ? li.saved.routing_grad_bytes : 0);
         push(mlp);
         if (in_bwd && li.down_grad_bytes > 0) {
           // The down projection's step in its hook, the first of the layer's (its gradient is the
           // first produced): its gradient and the step's temporaries over the MLP backward's buffers.
           Moment hook = mlp;
-          hook.gradient_bytes = li.down_grad_bytes;
-          hook.temporary_bytes += one_tensor_step(li.down_grad_bytes / std::max<int64_t>(1, prec.grad), prec.grad);
+          hook.gradient_bytes = down_grad;
+          hook.temporary_bytes += one_tensor_step(down_grad / std::max<int64_t>(1, prec.grad), prec.grad);
           push(hook);
         }
         if (prec.autocast && li.grad_bytes > 0 && li.gated) {
           // The bf16 weight gradient of up_proj and its fp32 conversion coexist (ToCopyBackward0).
           Moment cast = mlp;
-          cast.temporary_bytes += 4 * li.intermediate * h + 2 * T * h - 8 * T * li.intermediate;
+          cast.temporary_bytes += 4 * mlp_width * h + 2 * mlp_rows * h - 8 * mlp_rows * mlp_width;
           push(cast);
         }
         if (li.saved.before_mlp_norm_bytes >= 0 && kind.mlp.num_experts == 0) {
