@@ -194,8 +194,10 @@ struct Walker {
         }
       }
     }
+    last_input_saved = shared_input_saved;
     return any_out_req;
   }
+  bool last_input_saved = false;  // the last Linears() group kept its shared input storage
 };
 
 }  // namespace
@@ -457,6 +459,7 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
     w.out.mlp_act_bytes = act;
     bool up_req = w.Linears(in_group, in_req, kind.parallel_residual ? p.residual : p.residual, rows == T ? -1 : rows,
                             fused ? Fused::kInputOnly : Fused::kNo);
+    w.out.mlp_input_saved = w.last_input_saved;
     if (!up_req) return false;
     if (fused) {
       // LoRA_MLP.forward: ctx.save_for_backward(gateA, gateB, upA, upB, downA, downB, X, e, g); h = f * g
@@ -497,11 +500,13 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
     // `routing_weights /= routing_weights.sum(...)` (in place) the sum and a copy of the top-k values.
     const int64_t routed = T * kind.mlp.experts_per_token;
     const bool weights_req = w.Linears(router, n2_req, p.residual) && !router.empty();
+    w.out.moe_input_saved = w.last_input_saved;
     if (weights_req) w.Save(4 * T * kind.mlp.num_experts + 8 * routed + 4 * T + 4 * routed);
     // Per expert: torch.where(expert_mask[e]) -> (idx, top_x), views of one int64 (rows, 2) nonzero
     // result kept by the gather `hidden_states[None, top_x]`, `routing_weights[top_x, idx, None]` and
     // index_add_; the gathered rows feed w1 / w3 like a dense MLP's input.
     const bool expert_out_req = mlp(experts_in, experts_down, n2_req, routed, kind.mlp.intermediate);
+    w.out.expert_input_saved = w.out.mlp_input_saved;
     const int64_t hid = experts_down.empty() ? 0 : experts_down.front()->out_features;
     if ((expert_out_req || weights_req) && hid > 0) {
       w.Save(16 * routed);
@@ -517,6 +522,7 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
       w.Save(p.residual * routed * hid);
       // One expert's share (exact when E divides T·k: every expert's saves are linear in its rows).
       w.out.expert_rows = rows;
+      w.out.expert_output_saved_bytes = (w.out.total_bytes - before) / experts;
       w.out.routing_grad_bytes = weights_req ? p.residual * routed : 0;
       w.out.expert_released_bytes = (w.out.total_bytes - before + w.out.down_saved_bytes) / experts;
     }

@@ -84,6 +84,12 @@ struct LayerSaved {
   // The gradient of routing_weights (hidden dtype, T·k): `routing_weights[top_x, idx, None]`'s
   // IndexBackward0 scatters into a zero (T, k) tensor that waits for every expert's share.
   int64_t routing_grad_bytes = 0;
+  // ... one expert's saves of its weighted output (expert output, weight column, index_add_ source);
+  // whether the MoE input (the gate's) and the gathered expert rows (w1's / w3's) are saved storages.
+  int64_t expert_output_saved_bytes = 0;
+  bool moe_input_saved = false;
+  bool mlp_input_saved = false;     // the last mlp() group's input
+  bool expert_input_saved = false;  // the routed experts' gathered rows
 };
 
 // bitsandbytes 4-bit QLoRA under autocast with fp32 inputs (kbit-prepared fp32 norms):

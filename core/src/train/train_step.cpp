@@ -878,6 +878,21 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
         mlp.temporary_bytes += prec.matmul * T * li.intermediate + CpuScalarBytes(on_cpu, prec);
       }
       highest = highest.temporary_bytes < 0 ? mlp : HigherOnRank(highest, mlp, view);
+    } else if (li.gated && li.saved.expert_rows > 0) {
+      // Routed experts (MixtralSparseMoeBlock.forward, its loop): the last expert's
+      // `act_fn(w1(x)) * w3(x)`, its act(w1), w3 and product one expert's rows wide, beside the
+      // residual sum and the norm's output, the block's frame (final_hidden_states, the router
+      // logits, top-k indices and routing weights, the int64 one_hot mask), the expert's where()
+      // indices and gathered rows, and the previous expert's weighted output (its loop variable,
+      // rebound only after this expert returns). Only the last expert's w2 cast is not made yet.
+      // Measured: MOE24 / MOE25 in measured_cpu_moe.json, live blocks at the forward's peak.
+      const int64_t E = last_kind.mlp.num_experts, routed = T * last_kind.mlp.experts_per_token;
+      const int64_t rows = li.saved.expert_rows;
+      Moment mlp = m;
+      mlp.temporary_bytes = 2 * prec.residual * T * h + prec.residual * T * h + prec.matmul * T * E + 8 * routed + 8 * routed * E +
+                            prec.residual * routed + 16 * rows + prec.residual * rows * h + (E > 1 ? prec.residual * rows * h : 0) +
+                            3 * MlpActBytes(li.saved, prec) * rows * last_kind.mlp.intermediate + rng_states + autocast_cache - after_mlp_product / E;
+      highest = highest.temporary_bytes < 0 ? mlp : HigherOnRank(highest, mlp, view);
     }
     if (highest.temporary_bytes >= 0) push(highest);
   }
@@ -1171,9 +1186,29 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
           const int64_t TI = T * li.intermediate;
           int64_t locals = 0;
           if (moe) {
-            // The MoE block has returned final_hidden_states (hidden dtype) and router_logits (kept
-            // by the decoder layer's frame) in place of down_proj's output.
-            locals = (prec.residual == 4 ? 1 : 2) * prec.residual * T * h + prec.residual * T * h + prec.matmul * T * kind.mlp.num_experts;
+            // Three statements of the re-run MoE layer (MixtralSparseMoeBlock.forward) can hold its
+            // peak: the residual sum after the block (final_hidden_states, hidden dtype, and the
+            // router logits, kept by the decoder layer's frame, in place of down_proj's output); the
+            // last expert's `expert_layer(x) * routing_weights[...]`, with the block's frame alive
+            // (final_hidden_states, the logits, the MoE input unless the gate saved it, the routing
+            // weights, the int64 one_hot expert mask) and the expert's gathered rows unless w1 saved
+            // them, plus the CPU's fp32 promotion of the 16-bit expert output under AMP; and, with an
+            // adapter on w2, peft's `lora_B(lora_A(x)) * scaling` in that expert (the base output,
+            // lora_B's output, their product and the cast of the saved float64 scalar; its weighted
+            // output's saves do not exist yet). Measured: MOE04-06 and MOE14 in measured_cpu_moe.json, live blocks.
+            const int64_t E = kind.mlp.num_experts, routed = T * kind.mlp.experts_per_token;
+            const int64_t rows = li.saved.expert_rows;
+            const int64_t th = prec.residual * T * h;
+            const int64_t frame = th + prec.matmul * T * E + (li.saved.moe_input_saved ? 0 : th) + prec.residual * routed + 8 * routed * E;
+            const int64_t gathered = li.saved.expert_input_saved ? 0 : prec.residual * rows * h;
+            const int64_t sum = (prec.residual == 4 ? 1 : 2) * th + th + prec.matmul * T * E;
+            const int64_t weighted = frame + gathered + (on_cpu && prec.matmul < prec.residual ? 4 * rows * h : 0);
+            locals = std::max(sum, weighted);
+            bool w2_adapter = false;
+            for (const auto& l : kind.linears) w2_adapter = w2_adapter || (lp.lora && l.role == ModuleRole::kExperts && IsDownProjection(l.slot) && IsLoraTarget(l, train.lora));
+            if (w2_adapter && !prec.autocast && !prec.autocast16 && plan.adapter_bytes_per_param == prec.matmul) {
+              locals = std::max(locals, frame + gathered + 3 * prec.matmul * rows * h + (on_cpu ? (prec.half ? prec.matmul : 4) : 0) - li.saved.expert_output_saved_bytes);
+            }
           } else if (down_adapter && prec.autocast && plan.adapter_bytes_per_param == 4) {
             locals = (prec.matmul + 4) * TI + prec.residual * T * h + 3 * prec.matmul * T * h + li.saved.adapter_cast_unsaved_bytes + 2;
           } else {
@@ -1190,7 +1225,8 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
           rc.activation_bytes = saved_prev + li.saved.total_bytes;
           rc.logits_and_loss_bytes = keep_outputs;
           rc.kv_cache_bytes = kept_kv_cache;
-          rc.temporary_bytes = layer_extra + carry + (prec.autocast ? prec.matmul * T * h : 0) + (on_cpu && !offload ? kCpuRngStateBytes : 0) + locals;
+          // (the MoE output is in the hidden dtype: no 16-bit copy of the gradient for it)
+          rc.temporary_bytes = layer_extra + carry + (prec.autocast && !moe ? prec.matmul * T * h : 0) + (on_cpu && !offload ? kCpuRngStateBytes : 0) + locals;
           push(rc);
         }
         Moment mlp = step(Phase::kBackward, At::kMlpBackward, i);
