@@ -3,11 +3,11 @@
 // transformers' MixtralSparseMoeBlock loop, v4.44, under balanced routing, T·k/E rows per expert).
 // Weights, gradients, optimizer states and saved activations are exact to the byte on every row;
 // the backward and optimizer peaks too (one expert's buffers, the re-run layer's statements under
-// checkpointing). The forward peak is exact on every row but five, where it is not a MoE moment
-// the estimate models: with a 64-token vocabulary the forward peaks at the final RMSNorm, with the
-// eager causal mask alive (MOE19-21), or at peft's `lora_B(lora_A(x)) * scaling` in the last
-// expert's w1 / w3 of the last layer without checkpointing (MOE22, MOE23); there the estimate is
-// below the measurement (docs/training.md, "Mixture of experts").
+// checkpointing, the second expert's input-gradient sum with many experts). The forward peak is
+// exact on every row but two, where it sits at peft's `lora_B(lora_A(x)) * scaling` in the last
+// expert's w1 / w3 of the last layer without checkpointing (MOE22, MOE23), a moment the estimate
+// does not model: there it is below the measurement (docs/training.md, "Mixture of experts"). The
+// 64-token-vocabulary rows peak in the forward at the final RMSNorm (the "final norm" moment).
 #include <algorithm>
 #include <iostream>
 #include <set>
@@ -26,7 +26,7 @@ using testing_support::GpuTerm;
 
 TEST(MoeStep, MatchesMeasuredSteps) {
   const nlohmann::json table = testing_support::LoadFixture("training/measured_cpu_moe.json");
-  const std::set<std::string> forward_not_modeled = {"MOE19", "MOE20", "MOE21", "MOE22", "MOE23"};
+  const std::set<std::string> forward_not_modeled = {"MOE22", "MOE23"};
   int rows = 0, exact_forward = 0;
   for (const auto& row : table["rows"]) {
     const std::string name = row["name"].get<std::string>();
@@ -50,7 +50,7 @@ TEST(MoeStep, MatchesMeasuredSteps) {
     }
     ++rows;
   }
-  EXPECT_GE(rows, 26);
+  EXPECT_GE(rows, 30);
   std::cout << "[ measured ] measured_cpu_moe.json: " << rows << " MoE steps, saved sets, backward and optimizer peaks exact; forward peak exact on "
             << exact_forward << "\n";
 }

@@ -505,6 +505,7 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
     // Per expert: torch.where(expert_mask[e]) -> (idx, top_x), views of one int64 (rows, 2) nonzero
     // result kept by the gather `hidden_states[None, top_x]`, `routing_weights[top_x, idx, None]` and
     // index_add_; the gathered rows feed w1 / w3 like a dense MLP's input.
+    const int64_t experts_start = w.out.total_bytes;
     const bool expert_out_req = mlp(experts_in, experts_down, n2_req, routed, kind.mlp.intermediate);
     w.out.expert_input_saved = w.out.mlp_input_saved;
     const int64_t hid = experts_down.empty() ? 0 : experts_down.front()->out_features;
@@ -525,6 +526,8 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
       w.out.expert_output_saved_bytes = (w.out.total_bytes - before) / experts;
       w.out.routing_grad_bytes = weights_req ? p.residual * routed : 0;
       w.out.expert_released_bytes = (w.out.total_bytes - before + w.out.down_saved_bytes) / experts;
+      w.out.expert_saved_bytes = (w.out.total_bytes - experts_start) / experts;
+      w.out.moe_input_requires_grad = n2_req;
     }
     if (!shared_in.empty()) mlp(shared_in, shared_down, n2_req, T, kind.mlp.shared_intermediate);
   }

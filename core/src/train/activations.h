@@ -88,6 +88,8 @@ struct LayerSaved {
   // whether the MoE input (the gate's) and the gathered expert rows (w1's / w3's) are saved storages.
   int64_t expert_output_saved_bytes = 0;
   bool moe_input_saved = false;
+  bool moe_input_requires_grad = false;  // the gathered rows' IndexBackward0 runs (per expert)
+  int64_t expert_saved_bytes = 0;        // one expert's whole share of the saved set
   bool mlp_input_saved = false;     // the last mlp() group's input
   bool expert_input_saved = false;  // the routed experts' gathered rows
 };

@@ -947,6 +947,29 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   // norm's output is gone unless lm_head saved it.
   // (accelerate's wrapper closes the forward's autocast region before the head: its cached casts are gone.)
   const int64_t head_temporaries = rng_states + (outputs_fp32 ? 0 : autocast_bias_cache + (ckpt == Checkpointing::kFull ? autocast_cache : autocast_unsaved_cache));
+  // -- forward: the final RMSNorm's last statement, `self.weight * hidden_states.to(input_dtype)`
+  // (LlamaRMSNorm.forward), inside LlamaModel.forward: every layer's saves and the norm's own, the
+  // norm output being made (lm_head has not run: its saves do not exist yet), the eager causal mask
+  // and cache_position (locals of LlamaModel.forward), inputs_embeds unless layer 0 saved it, the
+  // norm's 16-bit input (the caller's `hidden_states`; the norm saves an fp32 copy), the variance (4·T) and, unless it is the saved y, the fp32 x·rsqrt (16-bit: its cast is saved;
+  // frozen norm weight: nothing saves it). Above the loss only with a small vocabulary (measured:
+  // MOE19-21 and MOE27-29 in measured_cpu_moe.json, 64 tokens, live blocks at the forward's peak).
+  // It and the loss are two statements of the model's forward: the timeline keeps the higher.
+  Moment final_norm;
+  const bool final_norm_moment = L > 0 && !preference && !online_rl && model.norm_kind == NormKind::kRmsNorm && !ctx.FastRmsNorm() &&
+                                 !learned_positions && !fused_head;
+  if (final_norm_moment) {
+    const bool full_ckpt = ckpt == Checkpointing::kFull && ckpt_layers > 0;
+    const bool embeds_saved = full_ckpt || (plan.layers.front().input_requires_grad && prec.residual == 4);
+    const bool y_saved = prec.residual == 4 && plan.final_norm_trainable;
+    Moment m = step(Phase::kForward, At::kFinalNorm);
+    m.gradient_bytes = grads_resident;
+    m.activation_bytes = saved_total - loss.saved_bytes - lm_head_saved;
+    m.kv_cache_bytes = kv_cache;
+    m.temporary_bytes = prec.residual * T * h + (ckpt_shared > 0 ? 0 : mask_bytes + 8 * s) + (embeds_saved ? 0 : prec.residual * T * h) + 4 * T +
+                        (prec.residual == 4 ? 0 : prec.residual * T * h) + (y_saved ? 0 : 4 * T * h) + head_temporaries;
+    final_norm = m;
+  }
   {
     Moment m = step(Phase::kForward, preference ? At::kPolicyLogProbs : At::kCrossEntropy);
     m.gradient_bytes = grads_resident;
@@ -954,7 +977,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     m.logits_and_loss_bytes = loss.saved_bytes + loss.forward_extra_bytes;
     m.kv_cache_bytes = kv_cache;
     m.temporary_bytes = (preference ? 0 : norm_out_extra) + head_temporaries;
-    push(m);
+    push(final_norm_moment ? HigherOnRank(m, final_norm, view) : m);
   }
   // -- the reference forward (DPOTrainer._compute_loss, after the policy's log-probs, under
   // torch.no_grad() with checkpointing disabled): the policy's saved tensors, its logits and
@@ -1249,6 +1272,23 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
         mlp.temporary_bytes = carry + mlp_buffers * MlpActBytes(li.saved, prec) * mlp_rows * mlp_width + layer_extra + li.saved.max_dequant_bytes +
                               (moe ? li.saved.routing_grad_bytes : 0);
         push(mlp);
+        if (moe && kind.mlp.num_experts >= 2 && li.saved.moe_input_requires_grad) {
+          // The second expert in backward, at its gathered rows' IndexBackward0: the gradient of the
+          // MoE input arrives per expert as a zero (T, h) tensor with the rows put in, and the
+          // engine sums it with what the first expert sent out of place (after the node has run and
+          // released its saved indices): three T·h tensors beside the routing weights' gradient.
+          // Both experts have released all their saves and produced their weight gradients
+          // (measured: MOE30, 16 experts, live blocks at the backward's peak).
+          int64_t expert_grads = 0;
+          for (const auto& l : kind.linears) {
+            if (l.role == ModuleRole::kExperts && l.copies > 0) expert_grads += LinearGradBytes(l, plan.layers[static_cast<size_t>(i)], train, plan, prec.grad) / l.copies;
+          }
+          Moment second = mlp;
+          second.gradient_bytes = grads_live + (train.grad_accum_steps > 1 || in_bwd ? 0 : 2 * expert_grads);
+          second.activation_bytes = saved_prev + li.saved.total_bytes - 2 * li.saved.expert_saved_bytes;
+          second.temporary_bytes = carry + 3 * prec.residual * T * h + li.saved.routing_grad_bytes + layer_extra + li.saved.max_dequant_bytes;
+          push(second);
+        }
         if (in_bwd && li.down_grad_bytes > 0) {
           // The down projection's step in its hook, the first of the layer's (its gradient is the
           // first produced): its gradient and the step's temporaries over the MLP backward's buffers.
