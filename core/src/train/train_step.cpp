@@ -941,6 +941,39 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     m.temporary_bytes = embeds + mask_bytes + 8 * s + 3 * prec.matmul * T * h + CpuScalarBytes(on_cpu, prec) + rng_states;
     push(m);
   }
+  // -- forward without full checkpointing, a LoRA adapter on the routed experts' w3 (same dtype
+  // as the matmuls, no autocast): peft's `result + lora_B(lora_A(x)) * scaling` in the last layer's
+  // last expert, at w3 (the expert's last input projection): its base output, lora_B's output and
+  // their product (I wide, one expert's rows) and the scalar's cast, beside what the frames hold and
+  // nothing saves (the eager mask and cache_position, inputs_embeds unless layer 0 saved it, a 16-bit
+  // layer's input and attention sum, the MoE input unless the gate saved it, final_hidden_states,
+  // the router logits, routing weights and one_hot mask, the gathered rows unless saved). Not saved
+  // yet: that expert's w3 output, SiLU·up, w2's saves and its weighted output's, the final norm's,
+  // lm_head's and the loss's. Measured: MOE22 / MOE23 in measured_cpu_moe.json, live blocks.
+  if (ckpt != Checkpointing::kFull && L > 0 && layers.back().saved.expert_rows > 0 && last_kind.mlp.kind == MlpKind::kGated &&
+      !prec.autocast && !prec.autocast16 && plan.adapter_bytes_per_param == prec.matmul && !ctx.quantized_base) {
+    const LayerInfo& li = layers.back();
+    const LayerPlan& lp = plan.layers.back();
+    bool up_adapter = false;
+    for (const auto& l : last_kind.linears) {
+      up_adapter = up_adapter || (lp.lora && l.slot == LinearSlot::kExpertUp && IsLoraTarget(l, train.lora));
+    }
+    if (up_adapter) {
+      const int64_t th = prec.residual * T * h;
+      const int64_t rows = li.saved.expert_rows, I = last_kind.mlp.intermediate;
+      const int64_t E = last_kind.mlp.num_experts, routed = T * last_kind.mlp.experts_per_token;
+      const bool embeds_saved = plan.layers.front().input_requires_grad && prec.residual == 4;
+      const int64_t frames = mask_bytes + 8 * s + (embeds_saved ? 0 : th) + (prec.residual == 4 ? 0 : (L > 1 ? th : 0) + th) +
+                             (li.saved.moe_input_saved ? 0 : th) + th + prec.matmul * T * E + prec.residual * routed + 8 * routed * E +
+                             (li.saved.expert_input_saved ? 0 : prec.residual * rows * h);
+      Moment m = step(Phase::kForward, At::kLayerForward, L - 1);
+      m.gradient_bytes = grads_resident;
+      m.activation_bytes = saved_total - loss.saved_bytes - head_saved - li.saved.expert_released_bytes - MlpActBytes(li.saved, prec) * rows * I;
+      m.kv_cache_bytes = kv_cache;
+      m.temporary_bytes = frames + 3 * prec.matmul * rows * I + (on_cpu ? (prec.half ? prec.matmul : 4) : 0) + rng_states;
+      push(m);
+    }
+  }
   if (L > 0) push(layer_done);
   // -- forward: the loss op (logits, fp32 upcast, log-probs) on top of everything saved.
   // Preference objectives compute the log-probs after the model's forward has returned: the final
