@@ -1255,7 +1255,9 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
             const int64_t E = kind.mlp.num_experts, routed = T * kind.mlp.experts_per_token;
             const int64_t rows = li.saved.expert_rows;
             const int64_t th = prec.residual * T * h;
-            const int64_t frame = th + prec.matmul * T * E + (li.saved.moe_input_saved ? 0 : th) + prec.residual * routed + 8 * routed * E;
+            // (+ a 16-bit attention sum, the decoder layer's `residual`: the norm saved an fp32 copy)
+            const int64_t frame = th + prec.matmul * T * E + (li.saved.moe_input_saved ? 0 : th) + prec.residual * routed + 8 * routed * E +
+                                  (prec.residual == 4 ? 0 : th);
             const int64_t gathered = li.saved.expert_input_saved ? 0 : prec.residual * rows * h;
             const int64_t sum = (prec.residual == 4 ? 1 : 2) * th + th + prec.matmul * T * E;
             const int64_t weighted = frame + gathered + (on_cpu && prec.matmul < prec.residual ? 4 * rows * h : 0);
