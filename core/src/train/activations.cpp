@@ -84,6 +84,8 @@ struct Walker {
     for (const LinearSpec* l : group) {
       const int64_t in = l->in_features;
       const int64_t copies = tokens_per_copy < 0 ? l->copies : 1;  // routed experts: rows already split
+      // ... but each expert keeps its own row-independent tensors (scaling scalar, adapter casts).
+      const int64_t fixed_copies = tokens_per_copy < 0 ? 1 : l->copies;
       const bool lora = plan.lora && ctx.lora != nullptr && IsLoraTarget(*l, *ctx.lora);
       const bool trains = plan.weights_trainable;
       // A frozen quantized base weight (QLoRA; under torchtune 0.1 only the LoRA-wrapped linears are
@@ -158,7 +160,7 @@ struct Walker {
             shared_input_saved = true;
           }
           Save(ab * rows * r);  // lora_A output, saved by lora_B
-          Save(8);              // `* scaling`: a wrapped float64 scalar
+          Save(8 * fixed_copies);  // `* scaling`: a wrapped float64 scalar
           if (ctx.lora->use_dora) {
             // DoraLinearLayer.forward (peft/tuners/lora/dora.py): (mag_norm_scale - 1) * base_result
             // and mag_norm_scale * lora_result both need the other operand for the magnitude's
@@ -171,7 +173,7 @@ struct Walker {
             // The (1, out) factors: magnitude / weight_norm saves weight_norm, the product with
             // lora_result saves mag_norm_scale, and (mag_norm_scale - 1) is saved when the base
             // output needs a gradient (measured: tests/fixtures/training/measured_cpu_dora.json).
-            Save(ab * out_f * (x_req ? 3 : 2));
+            Save(ab * out_f * (x_req ? 3 : 2) * fixed_copies);
             if (dropout && ctx.quantized_base) Save(2 * in * out_f);
             // Transient per adapted linear, in x's dtype after PEFT's cast to the adapter dtype:
             // lora_weight = lora_B(lora_A(eye(in))).T (eye kept by its graph), the base weight cast
@@ -183,17 +185,19 @@ struct Walker {
             out.max_dequant_bytes = std::max(out.max_dequant_bytes, dora_transient);
           }
           if (cast_adapters) {
-            int64_t casts = 2 * r * l->out_features + (x_req ? 2 * r * in : 0);
+            int64_t casts = (2 * r * l->out_features + (x_req ? 2 * r * in : 0)) * fixed_copies;
             Save(casts);
             out.weight_cast_bytes += casts;
-            out.adapter_cast_bytes += 2 * r * (l->out_features + in);
-            out.adapter_cast_unsaved_bytes += x_req ? 0 : 2 * r * in;
+            out.adapter_cast_bytes += 2 * r * (l->out_features + in) * fixed_copies;
+            out.adapter_cast_unsaved_bytes += x_req ? 0 : 2 * r * in * fixed_copies;
           }
         }
       }
     }
+    last_input_saved = shared_input_saved;
     return any_out_req;
   }
+  bool last_input_saved = false;  // the last Linears() group kept its shared input storage
 };
 
 }  // namespace
@@ -455,6 +459,7 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
     w.out.mlp_act_bytes = act;
     bool up_req = w.Linears(in_group, in_req, kind.parallel_residual ? p.residual : p.residual, rows == T ? -1 : rows,
                             fused ? Fused::kInputOnly : Fused::kNo);
+    w.out.mlp_input_saved = w.last_input_saved;
     if (!up_req) return false;
     if (fused) {
       // LoRA_MLP.forward: ctx.save_for_backward(gateA, gateB, upA, upB, downA, downB, X, e, g); h = f * g
@@ -488,13 +493,42 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
   if (kind.mlp.num_experts == 0) {
     mlp(mlp_in, mlp_down, n2_req, T, kind.mlp.intermediate);
   } else {
-    // MoE: router logits -> fp32 softmax (saved), top-k; each token's hidden state is gathered
-    // for its k experts (copies saved by the expert linears), outputs weighted and scattered back.
+    // MoE: transformers' MixtralSparseMoeBlock.forward (modeling_mixtral.py, v4.44 through v4.57;
+    // docs/training.md "Mixture of experts"), with every expert given T·k/E rows (the estimate's
+    // balanced-routing assumption; the per-expert saves add up to the T·k routed rows).
+    // Router: softmax(gate(x), dtype=float) saves its fp32 result; topk its int64 indices;
+    // `routing_weights /= routing_weights.sum(...)` (in place) the sum and a copy of the top-k values.
     const int64_t routed = T * kind.mlp.experts_per_token;
-    w.Linears(router, n2_req, p.residual);
-    if (n2_req || plan.weights_trainable) w.Save(4 * T * kind.mlp.num_experts);
-    mlp(experts_in, experts_down, true, routed, kind.mlp.intermediate);
-    if (!router.empty()) w.Save(w.out.mlp_act_bytes * routed * router[0]->in_features);  // weighted expert outputs (mlp() set the dtype: fp32 under Bnb4FollowsInput)
+    const bool weights_req = w.Linears(router, n2_req, p.residual) && !router.empty();
+    w.out.moe_input_saved = w.last_input_saved;
+    if (weights_req) w.Save(4 * T * kind.mlp.num_experts + 8 * routed + 4 * T + 4 * routed);
+    // Per expert: torch.where(expert_mask[e]) -> (idx, top_x), views of one int64 (rows, 2) nonzero
+    // result kept by the gather `hidden_states[None, top_x]`, `routing_weights[top_x, idx, None]` and
+    // index_add_; the gathered rows feed w1 / w3 like a dense MLP's input.
+    const int64_t experts_start = w.out.total_bytes;
+    const bool expert_out_req = mlp(experts_in, experts_down, n2_req, routed, kind.mlp.intermediate);
+    w.out.expert_input_saved = w.out.mlp_input_saved;
+    const int64_t hid = experts_down.empty() ? 0 : experts_down.front()->out_features;
+    if ((expert_out_req || weights_req) && hid > 0) {
+      w.Save(16 * routed);
+      // `expert_layer(x) * routing_weights[top_x, idx, None]`: the expert output (for the weights'
+      // gradient, mlp() set its dtype: fp32 under Bnb4FollowsInput) and the weight column (for the
+      // output's), then index_add_ keeps its source, the product in the hidden dtype (it was
+      // `.to(hidden_states.dtype)`; under autocast bf16 * fp32 promotes to fp32 already).
+      const int64_t experts = kind.mlp.num_experts;
+      const int64_t rows = CeilDivBytes(routed, experts);
+      const int64_t before = w.out.total_bytes;
+      if (weights_req) w.Save(w.out.mlp_act_bytes * routed * hid);
+      if (expert_out_req) w.Save(p.residual * routed);
+      w.Save(p.residual * routed * hid);
+      // One expert's share (exact when E divides T·k: every expert's saves are linear in its rows).
+      w.out.expert_rows = rows;
+      w.out.expert_output_saved_bytes = (w.out.total_bytes - before) / experts;
+      w.out.routing_grad_bytes = weights_req ? p.residual * routed : 0;
+      w.out.expert_released_bytes = (w.out.total_bytes - before + w.out.down_saved_bytes) / experts;
+      w.out.expert_saved_bytes = (w.out.total_bytes - experts_start) / experts;
+      w.out.moe_input_requires_grad = n2_req;
+    }
     if (!shared_in.empty()) mlp(shared_in, shared_down, n2_req, T, kind.mlp.shared_intermediate);
   }
   if (ctx.hidden_dropout > 0 && (h_req || plan.weights_trainable || plan.lora)) {

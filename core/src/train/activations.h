@@ -76,6 +76,22 @@ struct LayerSaved {
   // the matmul dtype, or the input's dtype where bitsandbytes' Linear4bit returns out.to(inp_dtype)
   // on an fp32 input under autocast (Bnb4FollowsInput).
   int64_t mlp_act_bytes = 0;
+  // Routed experts (transformers' MixtralSparseMoeBlock loop, balanced routing): the rows of one
+  // expert (ceil(T·k/E)) and what the first expert in backward has released by its element-wise
+  // backward (its index_add_ source, its expert output and weight column, its w2's saves).
+  int64_t expert_rows = 0;
+  int64_t expert_released_bytes = 0;
+  // The gradient of routing_weights (hidden dtype, T·k): `routing_weights[top_x, idx, None]`'s
+  // IndexBackward0 scatters into a zero (T, k) tensor that waits for every expert's share.
+  int64_t routing_grad_bytes = 0;
+  // ... one expert's saves of its weighted output (expert output, weight column, index_add_ source);
+  // whether the MoE input (the gate's) and the gathered expert rows (w1's / w3's) are saved storages.
+  int64_t expert_output_saved_bytes = 0;
+  bool moe_input_saved = false;
+  bool moe_input_requires_grad = false;  // the gathered rows' IndexBackward0 runs (per expert)
+  int64_t expert_saved_bytes = 0;        // one expert's whole share of the saved set
+  bool mlp_input_saved = false;     // the last mlp() group's input
+  bool expert_input_saved = false;  // the routed experts' gathered rows
 };
 
 // bitsandbytes 4-bit QLoRA under autocast with fp32 inputs (kbit-prepared fp32 norms):

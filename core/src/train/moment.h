@@ -39,7 +39,7 @@ inline const char* PhaseName(Phase p) {
 
 // What runs at the moment (named in peak_at and the timeline's step labels).
 enum class At {
-  kModelLoadPeak, kModelLoaded, kStepStart, kLayerForward, kAttentionScores, kCheckpointedScores, kCrossEntropy,
+  kModelLoadPeak, kModelLoaded, kStepStart, kLayerForward, kAttentionScores, kCheckpointedScores, kFinalNorm, kCrossEntropy,
   kCrossEntropyBackward, kFinalNormBackward, kRecompute, kMlpBackward, kMlpNormBackward, kAttentionBackward, kQkvBackward, kEmbeddingBackward, kOptimizerStep, kZeroGrad,
   kPolicyLogProbs, kReferenceLayer, kReferenceLogProbs, kPolicyLogProbsBackward,
   kRolloutGenerate, kTrainerWithEngine, kOldPolicyLogProbs, kRefPolicyLogProbs, kScoringPass, kCriticBackward,
@@ -55,6 +55,7 @@ inline std::string MomentLabel(At at, int64_t layer) {
     case At::kLayerForward: return "layer " + std::to_string(layer);
     case At::kAttentionScores: return "layer " + std::to_string(layer) + " attention scores";
     case At::kCheckpointedScores: return "layer " + std::to_string(layer) + " attention scores (checkpointed)";
+    case At::kFinalNorm: return "final norm";
     case At::kCrossEntropy: return "cross_entropy";
     case At::kCrossEntropyBackward: return "cross_entropy backward";
     case At::kFinalNormBackward: return "final norm backward";

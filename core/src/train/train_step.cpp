@@ -878,6 +878,21 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
         mlp.temporary_bytes += prec.matmul * T * li.intermediate + CpuScalarBytes(on_cpu, prec);
       }
       highest = highest.temporary_bytes < 0 ? mlp : HigherOnRank(highest, mlp, view);
+    } else if (li.gated && li.saved.expert_rows > 0) {
+      // Routed experts (MixtralSparseMoeBlock.forward, its loop): the last expert's
+      // `act_fn(w1(x)) * w3(x)`, its act(w1), w3 and product one expert's rows wide, beside the
+      // residual sum and the norm's output, the block's frame (final_hidden_states, the router
+      // logits, top-k indices and routing weights, the int64 one_hot mask), the expert's where()
+      // indices and gathered rows, and the previous expert's weighted output (its loop variable,
+      // rebound only after this expert returns). Only the last expert's w2 cast is not made yet.
+      // Measured: MOE24 / MOE25 in measured_cpu_moe.json, live blocks at the forward's peak.
+      const int64_t E = last_kind.mlp.num_experts, routed = T * last_kind.mlp.experts_per_token;
+      const int64_t rows = li.saved.expert_rows;
+      Moment mlp = m;
+      mlp.temporary_bytes = 2 * prec.residual * T * h + prec.residual * T * h + prec.matmul * T * E + 8 * routed + 8 * routed * E +
+                            prec.residual * routed + 16 * rows + prec.residual * rows * h + (E > 1 ? prec.residual * rows * h : 0) +
+                            3 * MlpActBytes(li.saved, prec) * rows * last_kind.mlp.intermediate + rng_states + autocast_cache - after_mlp_product / E;
+      highest = highest.temporary_bytes < 0 ? mlp : HigherOnRank(highest, mlp, view);
     }
     if (highest.temporary_bytes >= 0) push(highest);
   }
@@ -926,12 +941,68 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     m.temporary_bytes = embeds + mask_bytes + 8 * s + 3 * prec.matmul * T * h + CpuScalarBytes(on_cpu, prec) + rng_states;
     push(m);
   }
+  // -- forward without full checkpointing, a LoRA adapter on the routed experts' w3 (same dtype
+  // as the matmuls, no autocast): peft's `result + lora_B(lora_A(x)) * scaling` in the last layer's
+  // last expert, at w3 (the expert's last input projection): its base output, lora_B's output and
+  // their product (I wide, one expert's rows) and the scalar's cast, beside what the frames hold and
+  // nothing saves (the eager mask and cache_position, inputs_embeds unless layer 0 saved it, a 16-bit
+  // layer's input and attention sum, the MoE input unless the gate saved it, final_hidden_states,
+  // the router logits, routing weights and one_hot mask, the gathered rows unless saved). Not saved
+  // yet: that expert's w3 output, SiLU·up, w2's saves and its weighted output's, the final norm's,
+  // lm_head's and the loss's. Measured: MOE22 / MOE23 in measured_cpu_moe.json, live blocks.
+  if (ckpt != Checkpointing::kFull && L > 0 && layers.back().saved.expert_rows > 0 && last_kind.mlp.kind == MlpKind::kGated &&
+      !prec.autocast && !prec.autocast16 && plan.adapter_bytes_per_param == prec.matmul && !ctx.quantized_base) {
+    const LayerInfo& li = layers.back();
+    const LayerPlan& lp = plan.layers.back();
+    bool up_adapter = false;
+    for (const auto& l : last_kind.linears) {
+      up_adapter = up_adapter || (lp.lora && l.slot == LinearSlot::kExpertUp && IsLoraTarget(l, train.lora));
+    }
+    if (up_adapter) {
+      const int64_t th = prec.residual * T * h;
+      const int64_t rows = li.saved.expert_rows, I = last_kind.mlp.intermediate;
+      const int64_t E = last_kind.mlp.num_experts, routed = T * last_kind.mlp.experts_per_token;
+      const bool embeds_saved = plan.layers.front().input_requires_grad && prec.residual == 4;
+      const int64_t frames = mask_bytes + 8 * s + (embeds_saved ? 0 : th) + (prec.residual == 4 ? 0 : (L > 1 ? th : 0) + th) +
+                             (li.saved.moe_input_saved ? 0 : th) + th + prec.matmul * T * E + prec.residual * routed + 8 * routed * E +
+                             (li.saved.expert_input_saved ? 0 : prec.residual * rows * h);
+      Moment m = step(Phase::kForward, At::kLayerForward, L - 1);
+      m.gradient_bytes = grads_resident;
+      m.activation_bytes = saved_total - loss.saved_bytes - head_saved - li.saved.expert_released_bytes - MlpActBytes(li.saved, prec) * rows * I;
+      m.kv_cache_bytes = kv_cache;
+      m.temporary_bytes = frames + 3 * prec.matmul * rows * I + (on_cpu ? (prec.half ? prec.matmul : 4) : 0) + rng_states;
+      push(m);
+    }
+  }
   if (L > 0) push(layer_done);
   // -- forward: the loss op (logits, fp32 upcast, log-probs) on top of everything saved.
   // Preference objectives compute the log-probs after the model's forward has returned: the final
   // norm's output is gone unless lm_head saved it.
   // (accelerate's wrapper closes the forward's autocast region before the head: its cached casts are gone.)
   const int64_t head_temporaries = rng_states + (outputs_fp32 ? 0 : autocast_bias_cache + (ckpt == Checkpointing::kFull ? autocast_cache : autocast_unsaved_cache));
+  // -- forward: the final RMSNorm's last statement, `self.weight * hidden_states.to(input_dtype)`
+  // (LlamaRMSNorm.forward), inside LlamaModel.forward: every layer's saves and the norm's own, the
+  // norm output being made (lm_head has not run: its saves do not exist yet), the eager causal mask
+  // and cache_position (locals of LlamaModel.forward), inputs_embeds unless layer 0 saved it, the
+  // norm's 16-bit input (the caller's `hidden_states`; the norm saves an fp32 copy), the variance (4·T) and, unless it is the saved y, the fp32 x·rsqrt (16-bit: its cast is saved;
+  // frozen norm weight: nothing saves it). Above the loss only with a small vocabulary (measured:
+  // MOE19-21 and MOE27-29 in measured_cpu_moe.json, 64 tokens, live blocks at the forward's peak).
+  // It and the loss are two statements of the model's forward: the timeline keeps the higher.
+  Moment final_norm;
+  const bool final_norm_moment = L > 0 && !preference && !online_rl && model.norm_kind == NormKind::kRmsNorm && !ctx.FastRmsNorm() &&
+                                 !learned_positions && !fused_head;
+  if (final_norm_moment) {
+    const bool full_ckpt = ckpt == Checkpointing::kFull && ckpt_layers > 0;
+    const bool embeds_saved = full_ckpt || (plan.layers.front().input_requires_grad && prec.residual == 4);
+    const bool y_saved = prec.residual == 4 && plan.final_norm_trainable;
+    Moment m = step(Phase::kForward, At::kFinalNorm);
+    m.gradient_bytes = grads_resident;
+    m.activation_bytes = saved_total - loss.saved_bytes - lm_head_saved;
+    m.kv_cache_bytes = kv_cache;
+    m.temporary_bytes = prec.residual * T * h + (ckpt_shared > 0 ? 0 : mask_bytes + 8 * s) + (embeds_saved ? 0 : prec.residual * T * h) + 4 * T +
+                        (prec.residual == 4 ? 0 : prec.residual * T * h) + (y_saved ? 0 : 4 * T * h) + head_temporaries;
+    final_norm = m;
+  }
   {
     Moment m = step(Phase::kForward, preference ? At::kPolicyLogProbs : At::kCrossEntropy);
     m.gradient_bytes = grads_resident;
@@ -939,7 +1010,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     m.logits_and_loss_bytes = loss.saved_bytes + loss.forward_extra_bytes;
     m.kv_cache_bytes = kv_cache;
     m.temporary_bytes = (preference ? 0 : norm_out_extra) + head_temporaries;
-    push(m);
+    push(final_norm_moment ? HigherOnRank(m, final_norm, view) : m);
   }
   // -- the reference forward (DPOTrainer._compute_loss, after the policy's log-probs, under
   // torch.no_grad() with checkpointing disabled): the policy's saved tensors, its logits and
@@ -1143,9 +1214,17 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
         const int64_t layer_extra = parked_tied_grad + rng_live + li.recomputed_input_bytes + loss_scalars + offload_grad_output;
         // The element-wise MLP backward (act * up): the down projection's MmBackward0 has run and
         // released what it saved (its input, its weight cast, its adapters' tensors).
-        const int64_t down_released = kind.mlp.num_experts == 0 ? li.saved.down_saved_bytes : 0;
-        if (ckpt == Checkpointing::kFull && li.rng_state_bytes + li.recomputed_input_bytes + li.kept_forward_bytes + li.offloaded_bytes > 0 && kind.mlp.num_experts == 0 &&
-            li.gated) {
+        // Routed experts (transformers' loop over experts, docs/training.md "Mixture of experts"): the
+        // backward runs one expert at a time, the last one first; at its element-wise backward it has
+        // released its index_add_ source, its weighted output's operands and its w2's saves, and the
+        // buffers are one expert's rows wide.
+        const bool moe = kind.mlp.num_experts > 0 && li.saved.expert_rows > 0;
+        const int64_t down_released = kind.mlp.num_experts == 0 ? li.saved.down_saved_bytes : moe ? li.saved.expert_released_bytes : 0;
+        const int64_t mlp_width = moe ? kind.mlp.intermediate : li.intermediate;
+        const int64_t mlp_rows = moe ? li.saved.expert_rows : T;
+        const int64_t down_grad = moe ? li.down_grad_bytes / kind.mlp.num_experts : li.down_grad_bytes;
+        if (ckpt == Checkpointing::kFull && li.rng_state_bytes + li.recomputed_input_bytes + li.kept_forward_bytes + li.offloaded_bytes > 0 &&
+            (kind.mlp.num_experts == 0 || moe) && li.gated) {
           // The end of the recomputation: the layer's first backward node (down_proj's MmBackward0,
           // or `* scaling` when down_proj has an adapter) unpacks a saved tensor and the checkpoint
           // re-runs the whole layer. Its last statement holds, beside the full saved set, the
@@ -1162,7 +1241,33 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
           for (const auto& l : kind.linears) down_adapter = down_adapter || (lp.lora && IsDownProjection(l.slot) && IsLoraTarget(l, train.lora));
           const int64_t TI = T * li.intermediate;
           int64_t locals = 0;
-          if (down_adapter && prec.autocast && plan.adapter_bytes_per_param == 4) {
+          if (moe) {
+            // Three statements of the re-run MoE layer (MixtralSparseMoeBlock.forward) can hold its
+            // peak: the residual sum after the block (final_hidden_states, hidden dtype, and the
+            // router logits, kept by the decoder layer's frame, in place of down_proj's output); the
+            // last expert's `expert_layer(x) * routing_weights[...]`, with the block's frame alive
+            // (final_hidden_states, the logits, the MoE input unless the gate saved it, the routing
+            // weights, the int64 one_hot expert mask) and the expert's gathered rows unless w1 saved
+            // them, plus the CPU's fp32 promotion of the 16-bit expert output under AMP; and, with an
+            // adapter on w2, peft's `lora_B(lora_A(x)) * scaling` in that expert (the base output,
+            // lora_B's output, their product and the cast of the saved float64 scalar; its weighted
+            // output's saves do not exist yet). Measured: MOE04-06 and MOE14 in measured_cpu_moe.json, live blocks.
+            const int64_t E = kind.mlp.num_experts, routed = T * kind.mlp.experts_per_token;
+            const int64_t rows = li.saved.expert_rows;
+            const int64_t th = prec.residual * T * h;
+            // (+ a 16-bit attention sum, the decoder layer's `residual`: the norm saved an fp32 copy)
+            const int64_t frame = th + prec.matmul * T * E + (li.saved.moe_input_saved ? 0 : th) + prec.residual * routed + 8 * routed * E +
+                                  (prec.residual == 4 ? 0 : th);
+            const int64_t gathered = li.saved.expert_input_saved ? 0 : prec.residual * rows * h;
+            const int64_t sum = (prec.residual == 4 ? 1 : 2) * th + th + prec.matmul * T * E;
+            const int64_t weighted = frame + gathered + (on_cpu && prec.matmul < prec.residual ? 4 * rows * h : 0);
+            locals = std::max(sum, weighted);
+            bool w2_adapter = false;
+            for (const auto& l : kind.linears) w2_adapter = w2_adapter || (lp.lora && l.role == ModuleRole::kExperts && IsDownProjection(l.slot) && IsLoraTarget(l, train.lora));
+            if (w2_adapter && !prec.autocast && !prec.autocast16 && plan.adapter_bytes_per_param == prec.matmul) {
+              locals = std::max(locals, frame + gathered + 3 * prec.matmul * rows * h + (on_cpu ? (prec.half ? prec.matmul : 4) : 0) - li.saved.expert_output_saved_bytes);
+            }
+          } else if (down_adapter && prec.autocast && plan.adapter_bytes_per_param == 4) {
             locals = (prec.matmul + 4) * TI + prec.residual * T * h + 3 * prec.matmul * T * h + li.saved.adapter_cast_unsaved_bytes + 2;
           } else {
             // (an fp32 residual is the pre-MLP norm's saved input already)
@@ -1178,11 +1283,12 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
           rc.activation_bytes = saved_prev + li.saved.total_bytes;
           rc.logits_and_loss_bytes = keep_outputs;
           rc.kv_cache_bytes = kept_kv_cache;
-          rc.temporary_bytes = layer_extra + carry + (prec.autocast ? prec.matmul * T * h : 0) + (on_cpu && !offload ? kCpuRngStateBytes : 0) + locals;
+          // (the MoE output is in the hidden dtype: no 16-bit copy of the gradient for it)
+          rc.temporary_bytes = layer_extra + carry + (prec.autocast && !moe ? prec.matmul * T * h : 0) + (on_cpu && !offload ? kCpuRngStateBytes : 0) + locals;
           push(rc);
         }
         Moment mlp = step(Phase::kBackward, At::kMlpBackward, i);
-        mlp.gradient_bytes = grads_live + (train.grad_accum_steps > 1 || in_bwd ? 0 : li.down_grad_bytes);
+        mlp.gradient_bytes = grads_live + (train.grad_accum_steps > 1 || in_bwd ? 0 : down_grad);
         mlp.activation_bytes = saved_prev + li.saved.total_bytes - down_released;
         mlp.logits_and_loss_bytes = keep_outputs;
         mlp.kv_cache_bytes = kept_kv_cache;
@@ -1198,20 +1304,38 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
         // (measured: LG07, full fine-tuning, bwd MmBackward0 > aten::mm).
         if (li.saved.liger_swiglu && !liger_down_adapter) mlp.activation_bytes += down_released;
         const int64_t mlp_buffers = li.saved.unsloth_mlp ? 1 : li.saved.liger_swiglu ? (liger_down_adapter ? 3 : 1) : li.gated ? 3 : 2;
-        mlp.temporary_bytes = carry + mlp_buffers * MlpActBytes(li.saved, prec) * T * li.intermediate + layer_extra + li.saved.max_dequant_bytes;
+        mlp.temporary_bytes = carry + mlp_buffers * MlpActBytes(li.saved, prec) * mlp_rows * mlp_width + layer_extra + li.saved.max_dequant_bytes +
+                              (moe ? li.saved.routing_grad_bytes : 0);
         push(mlp);
+        if (moe && kind.mlp.num_experts >= 2 && li.saved.moe_input_requires_grad) {
+          // The second expert in backward, at its gathered rows' IndexBackward0: the gradient of the
+          // MoE input arrives per expert as a zero (T, h) tensor with the rows put in, and the
+          // engine sums it with what the first expert sent out of place (after the node has run and
+          // released its saved indices): three T·h tensors beside the routing weights' gradient.
+          // Both experts have released all their saves and produced their weight gradients
+          // (measured: MOE30, 16 experts, live blocks at the backward's peak).
+          int64_t expert_grads = 0;
+          for (const auto& l : kind.linears) {
+            if (l.role == ModuleRole::kExperts && l.copies > 0) expert_grads += LinearGradBytes(l, plan.layers[static_cast<size_t>(i)], train, plan, prec.grad) / l.copies;
+          }
+          Moment second = mlp;
+          second.gradient_bytes = grads_live + (train.grad_accum_steps > 1 || in_bwd ? 0 : 2 * expert_grads);
+          second.activation_bytes = saved_prev + li.saved.total_bytes - 2 * li.saved.expert_saved_bytes;
+          second.temporary_bytes = carry + 3 * prec.residual * T * h + li.saved.routing_grad_bytes + layer_extra + li.saved.max_dequant_bytes;
+          push(second);
+        }
         if (in_bwd && li.down_grad_bytes > 0) {
           // The down projection's step in its hook, the first of the layer's (its gradient is the
           // first produced): its gradient and the step's temporaries over the MLP backward's buffers.
           Moment hook = mlp;
-          hook.gradient_bytes = li.down_grad_bytes;
-          hook.temporary_bytes += one_tensor_step(li.down_grad_bytes / std::max<int64_t>(1, prec.grad), prec.grad);
+          hook.gradient_bytes = down_grad;
+          hook.temporary_bytes += one_tensor_step(down_grad / std::max<int64_t>(1, prec.grad), prec.grad);
           push(hook);
         }
         if (prec.autocast && li.grad_bytes > 0 && li.gated) {
           // The bf16 weight gradient of up_proj and its fp32 conversion coexist (ToCopyBackward0).
           Moment cast = mlp;
-          cast.temporary_bytes += 4 * li.intermediate * h + 2 * T * h - 8 * T * li.intermediate;
+          cast.temporary_bytes += 4 * mlp_width * h + 2 * mlp_rows * h - 8 * mlp_rows * mlp_width;
           push(cast);
         }
         if (li.saved.before_mlp_norm_bytes >= 0 && kind.mlp.num_experts == 0) {

@@ -1,0 +1,83 @@
+// Mixture-of-experts training steps against measured ones (tests/fixtures/training/
+// measured_cpu_moe.json, PyTorch 1.13.1 on CPU, from measure_moe.py: the harness's Llama with
+// transformers' MixtralSparseMoeBlock loop, v4.44, under balanced routing, T·k/E rows per expert).
+// Weights, gradients, optimizer states and saved activations are exact to the byte on every row.
+// The phase peaks (one expert's buffers, the re-run layer's statements under checkpointing, the
+// second expert's input-gradient sum with many experts, the checkpointed last expert's SiLU·up,
+// peft's scaling in the last expert's w3 without checkpointing, the final RMSNorm with a 64-token
+// vocabulary) are exact to the byte on MOE01-30, the steps the rules were read from. MOE31-38 were
+// measured afterwards as a held-out check: saved sets exact on all eight, every phase on four;
+// four phases are below the measurement, at moments the estimate does not model: the re-run MoE
+// layer under checkpointing inside the last expert's projections with LoRA (backward: MOE31 AMP,
+// adapters on the experts, -0.6%; MOE32 bf16, adapters on attention, -1.9%; MOE34 AMP, q/v
+// adapters, -0.9%) and a bf16 model with fp32 adapters on the experts without checkpointing
+// (forward: MOE35, peft's fp32 sum inside an expert, -2.7%).
+#include <algorithm>
+#include <iostream>
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "test_support.h"
+#include "vramplan/estimate.h"
+
+namespace vramplan {
+namespace {
+
+using testing_support::GpuTerm;
+
+TEST(MoeStep, MatchesMeasuredSteps) {
+  const nlohmann::json table = testing_support::LoadFixture("training/measured_cpu_moe.json");
+  const std::set<std::string> below = {"MOE31.backward", "MOE32.backward", "MOE34.backward", "MOE35.forward"};
+  int rows = 0, exact = 0;
+  for (const auto& row : table["rows"]) {
+    const std::string name = row["name"].get<std::string>();
+    ASSERT_EQ(row["scenario"]["model"]["model_type"], "mixtral") << name;
+    auto scenario = ParseScenario(row["scenario"].dump());
+    ASSERT_TRUE(scenario.ok()) << name;
+    const Result r = Estimate(scenario.value());
+    const auto& m = row["measured"];
+    EXPECT_EQ(GpuTerm(r, "weights"), m["weights"].get<int64_t>()) << name;
+    EXPECT_EQ(r.gpu.gradient_bytes, m["gradients"].get<int64_t>()) << name;
+    EXPECT_EQ(r.gpu.optimizer_state_bytes, m["optimizer_states"].get<int64_t>()) << name;
+    EXPECT_EQ(r.gpu.saved_activation_bytes, m["saved_activations"].get<int64_t>()) << name;
+    EXPECT_EQ(r.gpu.phase_peaks.optimizer_step, m["peak_optimizer"].get<int64_t>()) << name;
+    for (const char* phase : {"forward", "backward"}) {
+      const int64_t predicted = std::string(phase) == "forward" ? r.gpu.phase_peaks.forward : r.gpu.phase_peaks.backward;
+      const int64_t measured = m[std::string("peak_") + phase].get<int64_t>();
+      if (below.count(name + "." + phase) > 0) {
+        EXPECT_LT(predicted, measured) << name << " " << phase;
+        EXPECT_GT(static_cast<double>(predicted), 0.97 * static_cast<double>(measured)) << name << " " << phase;
+      } else {
+        EXPECT_EQ(predicted, measured) << name << " " << phase;
+        ++exact;
+      }
+    }
+    ++rows;
+  }
+  EXPECT_GE(rows, 38);
+  std::cout << "[ measured ] measured_cpu_moe.json: " << rows << " MoE steps, saved sets exact; " << exact << " of " << 2 * rows
+            << " forward / backward peaks exact to the byte\n";
+}
+
+// Under balanced routing the experts' saves add up to the T·k routed rows however they split:
+// doubling the experts at the same top-k adds only the router softmax's fp32 columns
+// (F.softmax(router_logits, dim=1, dtype=torch.float) saves its (T, E) result), 4·T B per expert
+// per layer (worked from MixtralSparseMoeBlock.forward).
+TEST(MoeStep, RoutedRowsDoNotDependOnTheSplit) {
+  const nlohmann::json table = testing_support::LoadFixture("training/measured_cpu_moe.json");
+  for (const auto& row : table["rows"]) {
+    if (row["name"] != "MOE01") continue;
+    nlohmann::json a = row["scenario"], b = row["scenario"];
+    b["model"]["num_local_experts"] = 8;
+    const Result ra = Estimate(ParseScenario(a.dump()).value());
+    const Result rb = Estimate(ParseScenario(b.dump()).value());
+    const int64_t T = 2 * 128, L = 2;
+    EXPECT_EQ(rb.gpu.saved_activation_bytes - ra.gpu.saved_activation_bytes, L * 4 * T * 4);
+  }
+}
+
+}  // namespace
+}  // namespace vramplan
