@@ -94,10 +94,11 @@ TEST(Lfm2, ConvStatePerSequenceInEachEngine) {
   // layer and sequence; n_embd_s() = ssm_d_state x ssm_d_inner = 0.
   Result l = RunInference({{"engine", "llama_cpp"}, {"weights", "gguf_q4_k_m"}, {"prompt_len", 1000}, {"new_tokens", 24}, {"batch_size", 2}});
   EXPECT_EQ(l.inference.state_bytes_per_sequence, 10 * 2048 * 2 * 4);
-  // transformers: Lfm2HybridConvCache conv_state (batch, hidden, conv_L_cache) in the model dtype
-  // (counted for the conv layers; the cache also allocates one for each attention layer).
+  // transformers: Lfm2HybridConvCache.__init__ allocates a conv_state (batch, hidden, conv_L_cache)
+  // in the model dtype for every one of the 16 layers, attention layers included.
   Result t = RunInference({{"prompt_len", 1000}, {"new_tokens", 24}});
-  EXPECT_EQ(t.inference.state_bytes_per_sequence, 10 * 2048 * 3 * 2);
+  EXPECT_EQ(t.inference.state_bytes_per_sequence, 16 * 2048 * 3 * 2);
+  EXPECT_EQ(t.inference.recurrent_layers, 10);
 }
 
 // The conv block's own saves beyond its linears' inputs, against the torch port's count of distinct

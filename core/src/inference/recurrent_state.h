@@ -11,7 +11,7 @@
 //     LFM2), both F32, one row per sequence (n_seq_max);
 //   transformers (modeling_qwen3_next.py Qwen3NextDynamicCache, modeling_nemotron_h.py /
 //     modeling_jamba.py HybridMambaAttentionDynamicCache, modeling_lfm2.py Lfm2HybridConvCache,
-//     which also gives each attention layer an unused conv state, not counted): conv_states keep
+//     which also gives each attention layer a conv state, unused, counted too): conv_states keep
 //     the full conv_kernel columns in the model dtype; ssm_states in the model dtype, Gated
 //     DeltaNet's recurrent state in float32 (torch_chunk_gated_delta_rule / fla
 //     chunk_gated_delta_rule return it in float32).
