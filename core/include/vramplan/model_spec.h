@@ -144,8 +144,11 @@ struct AttentionGeometry {
 //     conv state over inner + 2 x groups x state_size channels and a heads x head_dim x state_size
 //     SSM state;
 //   kMamba1 (Jamba; modeling_jamba.py JambaMambaMixer): conv state over `inner` channels and an
-//     inner x state_size SSM state.
-enum class MixerKind : uint8_t { kNone, kGatedDeltaNet, kMamba2, kMamba1 };
+//     inner x state_size SSM state;
+//   kShortConv (LFM2; modeling_lfm2.py Lfm2ShortConv): a gated depthwise conv1d of conv_kernel
+//     (conv_L_cache) taps over `inner` (conv_dim = hidden_size) channels; a conv state only, no SSM
+//     state.
+enum class MixerKind : uint8_t { kNone, kGatedDeltaNet, kMamba2, kMamba1, kShortConv };
 
 struct RecurrentGeometry {
   MixerKind kind = MixerKind::kNone;
@@ -153,7 +156,7 @@ struct RecurrentGeometry {
   int64_t num_k_heads = 0;   // GDN query/key heads
   int64_t head_dim = 0;      // GDN value head dim; Mamba-2 head dim
   int64_t k_head_dim = 0;    // GDN query/key head dim
-  int64_t inner = 0;         // Mamba intermediate width (heads x head_dim for Mamba-2); GDN value width
+  int64_t inner = 0;         // Mamba intermediate width (heads x head_dim for Mamba-2); GDN value width; short-conv channels
   int64_t groups = 0;        // Mamba-2 n_groups (B and C are shared within a group)
   int64_t state_size = 0;    // Mamba d_state
   int64_t conv_kernel = 0;   // causal conv1d width
@@ -164,6 +167,7 @@ struct RecurrentGeometry {
       case MixerKind::kGatedDeltaNet: return 2 * num_k_heads * k_head_dim + num_heads * head_dim;
       case MixerKind::kMamba2: return inner + 2 * groups * state_size;
       case MixerKind::kMamba1: return inner;
+      case MixerKind::kShortConv: return inner;
       case MixerKind::kNone: break;
     }
     return 0;
@@ -174,6 +178,7 @@ struct RecurrentGeometry {
       case MixerKind::kGatedDeltaNet: return num_heads * k_head_dim * head_dim;
       case MixerKind::kMamba2: return num_heads * head_dim * state_size;
       case MixerKind::kMamba1: return inner * state_size;
+      case MixerKind::kShortConv: return 0;  // the conv state is all it keeps
       case MixerKind::kNone: break;
     }
     return 0;

@@ -58,6 +58,20 @@ RecurrentState RecurrentStateOf(const ModelSpec& m, Engine engine, int64_t tp, i
     st.ssm_bytes = checked::Add(st.ssm_bytes, one.ssm);
     st.largest_layer_bytes = std::max(st.largest_layer_bytes, one.conv + one.ssm);
   }
+  // transformers' Lfm2HybridConvCache.__init__ allocates a (batch, hidden_size, conv_L_cache) conv
+  // state for every layer, the attention layers' unused: counted with the conv state.
+  if (engine == Engine::kTransformers) {
+    const RecurrentGeometry* short_conv = nullptr;
+    int64_t others = 0;
+    for (uint8_t idx : m.layer_kind) {
+      const RecurrentGeometry& r = m.kinds[idx].recurrent;
+      if (r.kind == MixerKind::kShortConv) short_conv = &r;
+      else ++others;
+    }
+    if (short_conv != nullptr) {
+      st.conv_bytes = checked::Add(st.conv_bytes, checked::Mul(others, OneLayer(*short_conv, engine, tp, dtype_bytes).conv));
+    }
+  }
   return st;
 }
 

@@ -1,17 +1,20 @@
-// The fixed-size state a linear-attention or Mamba layer keeps per sequence, as each engine
-// allocates it (ModelSpec RecurrentGeometry; docs/inference.md "Recurrent state"):
+// The fixed-size state a linear-attention, Mamba or short-conv layer keeps per sequence, as each
+// engine allocates it (ModelSpec RecurrentGeometry; docs/inference.md "Recurrent state"):
 //   vLLM (vllm/model_executor/layers/mamba/mamba_utils.py MambaStateShapeCalculator,
 //     MambaStateDtypeCalculator): conv state (conv_kernel - 1) x conv channels / tp and the SSM /
 //     delta-rule state (Mamba-2: heads / tp x head_dim x d_state; GDN: v_heads / tp x v_dim x k_dim;
-//     Mamba-1: inner / tp x d_state), both in the model dtype (mamba_cache_dtype and
-//     mamba_ssm_cache_dtype "auto"); Mamba-2 groups that tp does not divide are replicated up to tp
-//     (extra_groups_for_head_shards);
+//     Mamba-1: inner / tp x d_state; LFM2's short conv: none, short_conv_state_shape), both in the
+//     model dtype (mamba_cache_dtype and mamba_ssm_cache_dtype "auto"); Mamba-2 groups that tp
+//     does not divide are replicated up to tp (extra_groups_for_head_shards);
 //   llama.cpp (src/llama-memory-recurrent.cpp, r_l / s_l per layer): n_embd_r = (d_conv - 1) x conv
-//     channels and n_embd_s = d_state x d_inner, both F32, one row per sequence (n_seq_max);
+//     channels (LFM2: n_embd x (n_shortconv_l_cache - 1)) and n_embd_s = d_state x d_inner (0 for
+//     LFM2), both F32, one row per sequence (n_seq_max);
 //   transformers (modeling_qwen3_next.py Qwen3NextDynamicCache, modeling_nemotron_h.py /
-//     modeling_jamba.py HybridMambaAttentionDynamicCache): conv_states keep the full conv_kernel
-//     columns in the model dtype; ssm_states in the model dtype, Gated DeltaNet's recurrent state in
-//     float32 (torch_chunk_gated_delta_rule / fla chunk_gated_delta_rule return it in float32).
+//     modeling_jamba.py HybridMambaAttentionDynamicCache, modeling_lfm2.py Lfm2HybridConvCache,
+//     which also gives each attention layer a conv state, unused, counted too): conv_states keep
+//     the full conv_kernel columns in the model dtype; ssm_states in the model dtype, Gated
+//     DeltaNet's recurrent state in float32 (torch_chunk_gated_delta_rule / fla
+//     chunk_gated_delta_rule return it in float32).
 #pragma once
 
 #include <cstdint>

@@ -258,10 +258,22 @@ static int64_t MixerSavedBytesPerToken(const RecurrentGeometry& r, int64_t dt) {
     case MixerKind::kMamba1:
       return dt * r.inner + dt * (3 * r.inner + 2 * r.state_size) + CeilDivBytes(8 * r.inner * r.state_size, 2048) +
              dt * (r.dt_rank + 2 * r.state_size);
+    case MixerKind::kShortConv:
+      // Lfm2ShortConv.slow_forward: B * x saves B and x, views of the in_proj output BCx (3 inner:
+      // C, a third view, is saved by C * conv_out), nn.Conv1d saves its input Bx (inner), and
+      // C * conv_out saves conv_out, a view of the conv's padded output (inner per token plus
+      // MixerSavedBytesPerSequence).
+      return dt * (3 * r.inner + r.inner + r.inner);
     case MixerKind::kNone:
       break;
   }
   return 0;
+}
+
+// What a recurrent mixer saves once per sequence: Lfm2ShortConv's conv1d(padding = L - 1) output
+// is s + L - 1 columns long and conv_out[..., :seqlen] keeps all of it alive.
+static int64_t MixerSavedBytesPerSequence(const RecurrentGeometry& r, int64_t dt) {
+  return r.kind == MixerKind::kShortConv ? dt * r.inner * (r.conv_kernel - 1) : 0;
 }
 
 LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const ActivationContext& ctx) {
@@ -432,7 +444,10 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
     }
   }
   if (!qkv_req || a == 0) w.out.before_scores_bytes = w.out.through_attention_bytes = w.out.total_bytes;
-  if (qkv_req && kind.recurrent.kind != MixerKind::kNone) w.Save(checked::Mul(T, MixerSavedBytesPerToken(kind.recurrent, mm)));
+  if (qkv_req && kind.recurrent.kind != MixerKind::kNone) {
+    w.Save(checked::Mul(T, MixerSavedBytesPerToken(kind.recurrent, mm)));
+    w.Save(checked::Mul(b, MixerSavedBytesPerSequence(kind.recurrent, mm)));
+  }
   bool attn_out_req = w.Linears(attn_out, qkv_req, mm, -1, fused_o);
   if (ctx.hidden_dropout > 0 && attn_out_req) w.Save(T * kind.linears.front().in_features);  // residual dropout mask
 

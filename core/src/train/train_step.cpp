@@ -1631,8 +1631,18 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   if (train.attention == AttentionImpl::kFlash && !prec.half) {
     r->warnings.push_back(MakeWarning(WarningCode::kUnsupportedCombination, "train.attention", "FlashAttention needs fp16/bf16 inputs; with fp32 weights and no autocast transformers falls back to another kernel"));
   }
-  bool recurrent_mixers = false;
-  for (const LayerKind& k : model.kinds) recurrent_mixers = recurrent_mixers || k.recurrent.kind != MixerKind::kNone;
+  bool recurrent_mixers = false, short_conv = false;
+  for (const LayerKind& k : model.kinds) {
+    short_conv = short_conv || k.recurrent.kind == MixerKind::kShortConv;
+    recurrent_mixers = recurrent_mixers || (k.recurrent.kind != MixerKind::kNone && k.recurrent.kind != MixerKind::kShortConv);
+  }
+  if (short_conv) {
+    r->warnings.push_back(MakeWarning(WarningCode::kApproximate, "model",
+                                      "LFM2 short-convolution layers: their saved activations follow transformers' torch path "
+                                      "(Lfm2ShortConv.slow_forward: the in_proj output, the conv input and its padded output; "
+                                      "docs/training.md), worked from the code and not measured; with causal_conv1d installed "
+                                      "on CUDA, cuda_kernels_forward saves different tensors"));
+  }
   if (recurrent_mixers) {
     r->warnings.push_back(MakeWarning(WarningCode::kApproximate, "model",
                                       "linear-attention / Mamba layers: their saved activations are modelled from what the fused kernels save "

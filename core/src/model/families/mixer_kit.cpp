@@ -72,4 +72,15 @@ void AddMamba1(LayerKind* k, int64_t h, const Mamba1Dims& m) {
                                m.dt_rank + 2 * m.state;
 }
 
+void AddShortConv(LayerKind* k, int64_t h, int64_t conv_kernel, bool bias) {
+  RecurrentGeometry& r = k->recurrent;
+  r.kind = MixerKind::kShortConv;
+  r.inner = h;
+  r.conv_kernel = conv_kernel;
+  AddLinear(k, "in_proj", LinearSlot::kMixerIn, h, 3 * h, bias);
+  AddLinear(k, "out_proj", LinearSlot::kMixerOut, h, h, bias);
+  // conv.weight (h, 1, conv_L_cache) and conv.bias (h) when conv_bias.
+  k->extra_attention_params += h * conv_kernel + (bias ? h : 0);
+}
+
 }  // namespace vramplan::families

@@ -1,7 +1,8 @@
 // The recurrent token mixers of the hybrid families, as transformers builds them: Gated DeltaNet
-// (linear attention) and Mamba-1 / Mamba-2 (selective state spaces). Each adds its linears (slots
-// kMixerIn / kMixerOut), its other weights (extra_attention_params) and its RecurrentGeometry to a
-// layer; the families (qwen3_next.cpp, mamba_hybrids.cpp) decide which layers get which.
+// (linear attention), Mamba-1 / Mamba-2 (selective state spaces) and LFM2's gated short
+// convolution. Each adds its linears (slots kMixerIn / kMixerOut), its other weights
+// (extra_attention_params) and its RecurrentGeometry to a layer; the families (qwen3_next.cpp,
+// mamba_hybrids.cpp, lfm2.cpp) decide which layers get which.
 #pragma once
 
 #include <cstdint>
@@ -48,5 +49,10 @@ struct Mamba1Dims {
 // inner -> dt_rank + 2 state (no bias), dt_proj dt_rank -> inner (with bias), A_log (inner x state),
 // D (inner), out_proj inner -> h, and Jamba's RMSNorms on dt (dt_rank), B and C (state each).
 void AddMamba1(LayerKind* k, int64_t hidden, const Mamba1Dims& m);
+
+// transformers models/lfm2/modeling_lfm2.py Lfm2ShortConv: in_proj h -> 3h (B, C, x), a depthwise
+// nn.Conv1d(h, h, kernel_size=conv_L_cache, groups=h) and out_proj h -> h, all with bias only when
+// conv_bias; y = out_proj(C * conv(B * x)).
+void AddShortConv(LayerKind* k, int64_t hidden, int64_t conv_kernel, bool bias);
 
 }  // namespace vramplan::families

@@ -70,6 +70,12 @@ std::vector<ModelFamily> MakeFamilies() {
       {"falcon_h1", "", BuildFalconH1, AllLinear(), "attention and Mamba-2 side by side in every layer, SwiGLU MLP"},
       {"jamba", "", BuildJamba, AllLinear(),
        "Mamba-1 layers with one attention layer per attn_layer_period, MoE every expert_layer_period-th layer"},
+      {"lfm2", "", BuildLfm2, AllLinear(),
+       "LFM2: gated short-convolution blocks (in_proj h->3h, depthwise conv1d of conv_L_cache, out_proj) and GQA blocks with "
+       "q/k RMSNorm per layer_types / full_attn_idxs, SwiGLU w1/w3/w2 of the adjusted block_ff_dim, embedding_norm, tied embeddings"},
+      {"lfm2_moe", "", BuildLfm2Moe, AllLinear(),
+       "LFM2-MoE: the LFM2 mixers; SwiGLU MLP of intermediate_size on the first num_dense_layers layers, then a sigmoid router "
+       "\"gate\" with expert_bias and experts w1/w3/w2 of moe_intermediate_size"},
       {"ernie4_5", "", BuildErnie45, AllLinear(), "ERNIE 4.5 dense: the Llama layout with use_bias on every linear, tied embeddings by default"},
       {"ernie4_5_moe", "", BuildErnie45Moe, AllLinear(),
        "ERNIE 4.5 MoE: moe_num_experts experts and moe_num_shared_experts shared experts on layers moe_layer_start_index..end_index, "
