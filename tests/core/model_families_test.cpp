@@ -52,7 +52,7 @@ bool IsAttentionSlot(LinearSlot s) {
   using S = LinearSlot;
   return s == S::kQ || s == S::kK || s == S::kV || s == S::kQkv || s == S::kO || s == S::kMlaQA || s == S::kMlaQB ||
          s == S::kMlaKvA || s == S::kMlaKvB || s == S::kMixerIn || s == S::kMixerOut ||
-         s == S::kIndexerQk || s == S::kIndexerWeights;
+         s == S::kIndexerQk || s == S::kIndexerWeights || s == S::kOGrouped;
 }
 
 // The slot says where a linear sits; its shape, role and parallel style must agree with that,
@@ -92,7 +92,8 @@ void CheckLayerSlots(const std::string& id, const ModelSpec& m, size_t kind_inde
       EXPECT_EQ(l.parallel, ParallelStyle::kReplicated) << what;
     }
     if (l.role == ModuleRole::kExperts) EXPECT_EQ(l.parallel, ParallelStyle::kExpert) << what;
-    if (l.slot == LinearSlot::kQ) ++q;
+    // A low-rank q outside MLA (DeepSeek-V4: q_a_proj then q_b_proj) is the layer's q projection.
+    if (l.slot == LinearSlot::kQ || (!k.attention.mla && l.slot == LinearSlot::kMlaQB)) ++q;
     if (l.slot == LinearSlot::kK || l.slot == LinearSlot::kV) ++k_or_v;
     if (l.slot == LinearSlot::kV) ++v;
     if (l.slot == LinearSlot::kQkv) ++kv_fused;
@@ -150,7 +151,7 @@ TEST(ModelFamilies, RegistryListsEveryModelTypeTheDocsClaim) {
   std::smatch match;
   ASSERT_TRUE(std::regex_search(readme, match, std::regex("(\\d+) `model_type`s"))) << "README.md claims no model_type count";
   EXPECT_EQ(SupportedModelTypes().size(), static_cast<size_t>(std::stoi(match[1].str())));
-  EXPECT_EQ(SupportedModelTypes().size(), 44u);
+  EXPECT_EQ(SupportedModelTypes().size(), 45u);
   const std::string doc = ReadRepoFile("docs/models.md");
   ASSERT_FALSE(doc.empty()) << "docs/models.md missing";
   for (const families::ModelFamily& f : families::ModelFamilies()) {

@@ -54,6 +54,9 @@ enum class LinearSlot : uint8_t {
   // wq_b (q_lora_rank -> index heads x index_head_dim) and wk (h -> index_head_dim), and
   // weights_proj (h -> index heads), which the FP8 checkpoints keep in bf16.
   kIndexerQk, kIndexerWeights,
+  // DeepSeek-V4's grouped output projection o_a_proj (heads x head_dim -> o_groups x o_lora_rank,
+  // block-diagonal over o_groups), which feeds the output projection o_b_proj (kO).
+  kOGrouped,
 };
 
 // How tensor parallelism splits a module (Megatron-LM's and vLLM's linear layer classes):
@@ -220,6 +223,12 @@ struct CheckpointLayout {
   int64_t mtp_layers = 0;
   uint8_t mtp_kind = 0;
   bool mtp_stores_embeddings = false;
+  // Parameters each MTP layer stores beyond the V3 layout's (DeepSeek-V4's MTPBlock: its own
+  // hc_head_fn / hc_head_base / hc_head_scale).
+  int64_t mtp_extra_params = 0;
+  // The MTP layer's e_proj and h_proj (h x h each) store FP8 block scales (DeepSeek-V4), unlike
+  // DeepSeek-V3's bf16 eh_proj.
+  bool mtp_eh_scaled = false;
   // FP8 block-quantized checkpoints (quantization_config.weight_block_size, DeepSeek-V3 layout):
   // every decoder linear except the router and eh_proj stores an fp32 weight_scale_inv of
   // ceil(out / rows) x ceil(in / cols).
@@ -228,6 +237,11 @@ struct CheckpointLayout {
   // MXFP4 experts (gpt-oss): the Hub counts the packed blocks as the weights they encode plus one
   // uint8 scale per 32 values.
   bool mxfp4_experts = false;
+  // FP4 experts packed two values per stored element (DeepSeek-V4's config.json "expert_dtype":
+  // "fp4", inference/model.py Linear: weight [out, in // 2] float4_e2m1fn_x2, scale [out, in // 32]
+  // float8_e8m0fnu): the Hub counts half the expert weights plus one scale per 32 values, and no
+  // FP8 block scales on them.
+  bool fp4_packed_experts = false;
   // Tied embeddings stored twice: the checkpoint also has lm_head.weight (Qwen3-0.6B / 1.7B).
   bool tied_lm_head_stored = false;
   // A multimodal checkpoint's vision tower and projector (read from vision_config).
@@ -266,6 +280,13 @@ struct VisionShape {
   int64_t full_attention_layers = 0;  // of `layers`, how many attend over the whole image (Qwen2.5-VL)
   int64_t output_hidden = 0;     // what the projector hands the decoder per LLM token (text hidden)
   int64_t output_dim = 0;        // the tower's output per token before the projector (mllama 7680)
+};
+
+// Terms an estimate counts approximately for this architecture; each non-empty text becomes an
+// `approximate` warning on the estimates it concerns (inference KV cache, training activations).
+struct ModelApproximations {
+  std::string kv_cache;
+  std::string training;
 };
 
 struct ModelSpec {
@@ -311,6 +332,7 @@ struct ModelSpec {
   std::string quantization_method;  // quantization_config.quant_method ("fbgemm_fp8", "mxfp4", ...)
   // What the checkpoint stores beyond the modules above (ParamCounts::checkpoint_total).
   CheckpointLayout checkpoint;
+  ModelApproximations approximations;
   // A vision-language wrapper's vision tower shape (kind kNone: none modelled).
   VisionShape vision;
 };
@@ -334,6 +356,7 @@ struct ParamCounts {
   int64_t audio = 0;                // audio tower
   int64_t unloaded = 0;             // stored weights the framework skips when loading
   int64_t quantization_scales = 0;  // FP8 block scales, MXFP4 scales
+  int64_t fp4_packing_saved = 0;    // expert elements two-per-element FP4 packing leaves out of the checkpoint
   int64_t tied_lm_head_copy = 0;    // lm_head stored although tied
   // Every stored element, as the Hub's safetensors metadata counts it.
   int64_t checkpoint_total = 0;

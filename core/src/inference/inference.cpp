@@ -68,6 +68,9 @@ void EstimateInference(const Scenario& scenario, const RankShard& rank, const Pr
     return;
   }
   RunInferenceEngine(scenario, rank, prepared, result, explain);
+  if (explain && !scenario.model.approximations.kv_cache.empty()) {
+    result->warnings.push_back(MakeWarning(WarningCode::kApproximate, "model", scenario.model.approximations.kv_cache));
+  }
   if (explain && scenario.inference.images_per_request > 0 && scenario.model.vision.kind == VisionKind::kNone) {
     result->warnings.push_back(MakeWarning(WarningCode::kNoEffect, "inference.images_per_request",
                                            "images apply to vision-language models with a modelled vision tower (docs/models.md); this model reads text only"));

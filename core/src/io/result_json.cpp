@@ -155,6 +155,9 @@ void WriteParams(JsonWriter& w, const ParamCounts& c, const int64_t* trainable) 
       .Field("norms", c.norms).Field("lm_head", c.lm_head).Field("mtp", c.mtp).Field("vision", c.vision)
       .Field("projector", c.projector).Field("quantization_scales", c.quantization_scales)
       .Field("tied_lm_head_copy", c.tied_lm_head_copy).Field("audio", c.audio).Field("unloaded", c.unloaded).EndObject();
+  // FP4 experts stored two values per element (DeepSeek-V4): checkpoint_total is the by_module sum
+  // less these elements. Written only when present.
+  if (c.fp4_packing_saved != 0) w.Field("fp4_packing_saved", c.fp4_packing_saved);
   w.EndObject();
 }
 

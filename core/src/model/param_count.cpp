@@ -20,10 +20,22 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t LayerScales(const LayerKind& kind, const CheckpointLayout& ck) {
   int64_t n = 0;
   for (const auto& l : kind.linears) {
-    if (ck.fp8_block_rows > 0 && ck.fp8_block_cols > 0 && l.slot != LinearSlot::kRouter && l.slot != LinearSlot::kIndexerWeights) {
+    const bool fp4 = ck.fp4_packed_experts && l.role == ModuleRole::kExperts;
+    if (fp4) n = Add(n, Mul(l.copies, Mul(l.out_features, l.in_features / 32)));
+    if (!fp4 && ck.fp8_block_rows > 0 && ck.fp8_block_cols > 0 && l.slot != LinearSlot::kRouter && l.slot != LinearSlot::kIndexerWeights) {
       n = Add(n, Mul(l.copies, Mul(CeilDiv(l.out_features, ck.fp8_block_rows), CeilDiv(l.in_features, ck.fp8_block_cols))));
     }
     if (ck.mxfp4_experts && l.role == ModuleRole::kExperts) n = Add(n, Mul(l.copies, Mul(l.in_features, l.out_features)) / 32);
+  }
+  return n;
+}
+
+// The expert elements FP4 packing (two per stored element) leaves out of one layer of `kind`.
+int64_t LayerFp4Saved(const LayerKind& kind, const CheckpointLayout& ck) {
+  if (!ck.fp4_packed_experts) return 0;
+  int64_t n = 0;
+  for (const auto& l : kind.linears) {
+    if (l.role == ModuleRole::kExperts) n = Add(n, Mul(l.copies, Mul(l.out_features, l.in_features)) / 2);
   }
   return n;
 }
@@ -35,14 +47,21 @@ void AddCheckpointTerms(const ModelSpec& spec, const int64_t* uses, ParamCounts*
   const int64_t embedding = Mul(spec.vocab_size, h);
   for (size_t idx = 0; idx < spec.kinds.size(); ++idx) {
     c->quantization_scales = Add(c->quantization_scales, Mul(uses[idx], LayerScales(spec.kinds[idx], ck)));
+    c->fp4_packing_saved = Add(c->fp4_packing_saved, Mul(uses[idx], LayerFp4Saved(spec.kinds[idx], ck)));
   }
   if (ck.mtp_layers > 0 && ck.mtp_kind < spec.kinds.size()) {
     const LayerKind& kind = spec.kinds[ck.mtp_kind];
     // enorm + hnorm + shared_head.norm (h each) and eh_proj (2h -> h, no bias), around one decoder layer.
     int64_t one = Add(LayerKindParams(kind), Mul(3, h), Mul(Mul(2, h), h));
+    one = Add(one, ck.mtp_extra_params);
     if (ck.mtp_stores_embeddings) one = Add(one, Mul(2, embedding));
     c->mtp = Mul(ck.mtp_layers, one);
     c->quantization_scales = Add(c->quantization_scales, Mul(ck.mtp_layers, LayerScales(kind, ck)));
+    c->fp4_packing_saved = Add(c->fp4_packing_saved, Mul(ck.mtp_layers, LayerFp4Saved(kind, ck)));
+    if (ck.mtp_eh_scaled && ck.fp8_block_rows > 0 && ck.fp8_block_cols > 0) {
+      const int64_t eh = Mul(CeilDiv(h, ck.fp8_block_rows), CeilDiv(h, ck.fp8_block_cols));
+      c->quantization_scales = Add(c->quantization_scales, Mul(ck.mtp_layers, Mul(2, eh)));
+    }
   }
   c->vision = ck.vision_params;
   c->projector = ck.projector_params;
@@ -50,7 +69,7 @@ void AddCheckpointTerms(const ModelSpec& spec, const int64_t* uses, ParamCounts*
   c->unloaded = ck.unloaded_params;
   c->tied_lm_head_copy = spec.tied_embeddings && ck.tied_lm_head_stored ? embedding : 0;
   c->checkpoint_total = Add(c->total, c->mtp, c->vision, c->projector, c->quantization_scales, c->tied_lm_head_copy, c->audio,
-                            c->unloaded);
+                            c->unloaded) - c->fp4_packing_saved;
 }
 
 }  // namespace

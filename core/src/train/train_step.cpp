@@ -1649,6 +1649,9 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
                                       "for backward (causal-conv1d, mamba_ssm mamba_split_conv1d_scan_combined / selective_scan, fla "
                                       "chunk_gated_delta_rule; docs/training.md), not measured"));
   }
+  if (!model.approximations.training.empty()) {
+    r->warnings.push_back(MakeWarning(WarningCode::kApproximate, "model", model.approximations.training));
+  }
   if (model.kinds.size() > 0 && (last_kind.attention.mla || last_kind.mlp.num_experts > 0 || last_kind.norms.empty() || last_kind.parallel_residual)) {
     r->warnings.push_back(MakeWarning(WarningCode::kApproximate, "model", "activation memory of this architecture (MoE/MLA/parallel-residual) follows the same autograd rules but has no measured fixture yet"));
   }

@@ -177,6 +177,8 @@ inline std::optional<std::string> ParamBucketsSumToTotal(const json& r) {
     sum = *Add(sum, *v);  // at most `all`
   }
   if (sum != *total) return "sum of by_module's in-memory buckets " + std::to_string(sum) + " != total " + std::to_string(*total);
+  // FP4 experts packed two values per stored element (params.fp4_packing_saved, DeepSeek-V4).
+  if (auto packed = AsInt(At(r, {"params", "fp4_packing_saved"}))) all -= *packed;
   if (all != *checkpoint_total) return "sum of by_module " + std::to_string(all) + " != checkpoint_total " + std::to_string(*checkpoint_total);
   return std::nullopt;
 }

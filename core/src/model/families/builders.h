@@ -38,6 +38,7 @@ Expected<ModelSpec> BuildQwen3Moe(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildDeepseekV2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildDeepseekV3(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildDeepseekV32(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildDeepseekV4(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGlmMoeDsa(ConfigReader& c, ModelSpec spec);
 // gpt_oss.cpp
 Expected<ModelSpec> BuildGptOss(ConfigReader& c, ModelSpec spec);

@@ -77,6 +77,8 @@ ParallelStyle DefaultParallelStyle(LinearSlot slot) {
     case LinearSlot::kMlaQA: case LinearSlot::kMlaKvA: case LinearSlot::kRouter: case LinearSlot::kSharedExpertScale:
     // vLLM deepseek_v2.py Indexer: wq_b, wk and weights_proj are ReplicatedLinear.
     case LinearSlot::kIndexerQk: case LinearSlot::kIndexerWeights:
+    // transformers ships DeepSeek-V4 with no tensor-parallel plan (expert parallel only).
+    case LinearSlot::kOGrouped:
       return ParallelStyle::kReplicated;
     case LinearSlot::kExpertGate: case LinearSlot::kExpertUp: case LinearSlot::kExpertGateUp: case LinearSlot::kExpertDown:
       return ParallelStyle::kExpert;

@@ -37,6 +37,10 @@ std::vector<ModelFamily> MakeFamilies() {
        "MiniMax-M2: q/k/v/o, RMSNorm over all q / k heads (qk_norm_type per_layer), router with correction bias, experts w1/w3/w2 in every layer"},
       {"deepseek_v32", "", BuildDeepseekV32, AllLinear(),
        "DeepSeek-V3.2: the DeepSeek-V3 layout plus the sparse-attention indexer (wq_b, wk, k_norm, weights_proj) in every layer"},
+      {"deepseek_v4", "", BuildDeepseekV4, AllLinear(),
+       "DeepSeek-V4: shared-KV MQA with low-rank q, grouped output projection and sinks, a compressor per layer_types "
+       "(compress_ratios) with the lightning indexer on CSA layers, mHC hyper-connections, hash-routed then top-k MoE "
+       "with a shared expert; the MTP layer counts in checkpoint_total"},
       {"glm_moe_dsa", "", BuildGlmMoeDsa, AllLinear(),
        "GLM-5: the DeepSeek-V3.2 layout (MLA, indexer, routed and shared experts); the MTP layer shares the embedding and head"},
       {"gpt_oss", "", BuildGptOss, AllLinear(),
