@@ -83,7 +83,8 @@ test('payload stays small', () => {
   // Session 6: the full module measured 464,680 B (the -O3 link of the whole module, the VLM, kernel,
   // band and post-training levers' code): budget 460 KiB (docs/web.md). Session 7: 472,236 B (video
   // inputs, cross-attention K/V, --mmproj, Liger's chunked losses, the planner's pruning): 470 KiB.
-  const budgetKiB = { 'vramplan': 400, 'vramplan-full': 470 };
+  // Session 9: 491,397 B as this test gzips (seven model readers and eleven presets, the MoE training rules): 481 KiB.
+  const budgetKiB = { 'vramplan': 400, 'vramplan-full': 481 };
   for (const name of ['vramplan', 'vramplan-full']) {
     const wasm = fs.readFileSync(path.join(SITE, `${name}.wasm`));
     const js = fs.readFileSync(path.join(SITE, `${name}.mjs`));
