@@ -54,19 +54,14 @@ Expected<ModelSpec> BuildDeepseekMla(ConfigReader& c, ModelSpec spec, const MlaV
   }
   std::vector<bool> sparse_layers;  // empty: first_k_dense_replace / moe_layer_freq decide
   if (variant.mlp_layer_types) {
-    auto types = c.raw().find("mlp_layer_types");
-    if (types != c.raw().end() && !types->is_null()) {
-      const std::string at = io::JoinPath(c.path(), "mlp_layer_types");
-      if (!types->is_array() || static_cast<int64_t>(types->size()) != m.layers) {
-        io::AddError(c.errors(), "invalid_value", at, "mlp_layer_types must list \"dense\" or \"sparse\" for each of the num_hidden_layers layers");
-      } else {
-        for (const auto& t : *types) {
-          if (!t.is_string() || (t.get<std::string>() != "dense" && t.get<std::string>() != "sparse")) {
-            io::AddError(c.errors(), "invalid_value", at, "mlp_layer_types entries must be \"dense\" or \"sparse\", got " + io::Describe(t));
-            break;
-          }
-          sparse_layers.push_back(t.get<std::string>() == "sparse");
+    if (auto types = c.StringList("mlp_layer_types", m.layers)) {
+      for (const std::string& t : *types) {
+        if (t != "dense" && t != "sparse") {
+          io::AddError(c.errors(), "invalid_value", io::JoinPath(c.path(), "mlp_layer_types"),
+                       "mlp_layer_types entries must be \"dense\" or \"sparse\", got " + io::Quote(t));
+          break;
         }
+        sparse_layers.push_back(t == "sparse");
       }
     }
   }

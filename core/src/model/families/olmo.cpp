@@ -33,15 +33,9 @@ void Olmo3Variant(ConfigReader& c, int64_t window, LlamaLikeVariant* v) {
 void Exaone4Variant(ConfigReader& c, int64_t window, LlamaLikeVariant* v) {
   v->layer.head_qk_norm = true;
   v->layer.post_norms_only = true;
-  v->tied_default = false;
-  std::string pattern = "";
-  int64_t period = 4;
-  auto it = c.raw().find("sliding_window_pattern");
-  if (it != c.raw().end() && it->is_string()) {
-    pattern = it->get<std::string>();
-  } else {
-    period = c.Int({"sliding_window_pattern"}, 0, 1 << 20).value_or(4);
-  }
+  const bool named = c.IsString("sliding_window_pattern");
+  const std::string pattern = named ? c.String("sliding_window_pattern", "") : "";
+  const int64_t period = named ? 4 : c.Int({"sliding_window_pattern"}, 0, 1 << 20).value_or(4);
   v->sliding_rule = [window, pattern, period](int64_t i) {
     if (window <= 0) return false;
     if (!pattern.empty()) return pattern[static_cast<size_t>(i) % pattern.size()] == 'L';
