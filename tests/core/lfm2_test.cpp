@@ -69,6 +69,13 @@ TEST(Lfm2, FfnWidthAndLayerSelection) {
   EXPECT_EQ(Count(MixerKind::kShortConv, Read(idx)), 2);
   idx.erase("full_attn_idxs");
   EXPECT_EQ(Count(MixerKind::kShortConv, Read(idx)), 0);
+  // A multiplier that pushes the width past the dimension limit is an out_of_range error naming the
+  // key, not an overflowing cast (a scenario-fuzzer find: 1.5e23 after the multiplier).
+  Issues overflow_warnings;
+  auto huge = ModelSpecFromHfConfig(Tiny({{"block_ffn_dim_multiplier", 1e20}}), "model", &overflow_warnings);
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.errors()[0].code, "out_of_range");
+  EXPECT_EQ(huge.errors()[0].field_path, "model.block_ffn_dim_multiplier");
   // vLLM sizes the state by conv_dim; a different one is refused.
   Issues warnings;
   EXPECT_FALSE(ModelSpecFromHfConfig(Tiny({{"conv_dim", 32}}), "model", &warnings).ok());

@@ -32,7 +32,16 @@ int64_t AdjustedFfnWidth(ConfigReader& c, int64_t ff) {
     multiplier = it->get<double>();
   }
   const int64_t multiple_of = c.Int({"block_multiple_of"}, 1, 1 << 20).value_or(256);
-  width = static_cast<int64_t>(multiplier * static_cast<double>(width));
+  // A multiplier large enough to push the width past the dimension limit is an error, not an
+  // overflowing cast (found by the scenario fuzzer: 1e20 x 8192).
+  const double scaled = multiplier * static_cast<double>(width);
+  if (!(scaled <= static_cast<double>(kMaxDim))) {
+    const std::string p = io::JoinPath(c.path(), "block_ffn_dim_multiplier");
+    io::AddError(c.errors(), "out_of_range", p,
+                 p + " makes the feed-forward width " + std::to_string(scaled) + ", above the limit of " + std::to_string(kMaxDim));
+    return 0;
+  }
+  width = static_cast<int64_t>(scaled);
   return multiple_of * ((width + multiple_of - 1) / multiple_of);
 }
 
