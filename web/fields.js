@@ -1,7 +1,8 @@
 // Form metadata: which scenario fields the calculator shows, grouped the way users think, with a
-// label and a one-line note on what the option does to memory (without one: the schema's
-// description). Types, allowed values and ranges are NOT repeated here: they come from the core's
-// JSON Schema (core.schema()) at run time.
+// label and a one-line note on what the option does to memory (every field has one: the page's
+// module is built without the schema's descriptions, core/src/scenario/fields.cpp). Types, allowed
+// values and ranges are NOT repeated here: they come from the core's JSON Schema (core.schema()) at
+// run time.
 
 // The model a scenario gets when it names none (the calculator and the embed widget alike).
 export const DEFAULT_MODEL = 'meta-llama/Llama-3.1-8B';
@@ -103,23 +104,23 @@ export const FIELDS = [
   // Parallelism
   { path: 'parallel.gpus', group: 'parallel', label: 'GPUs', help: 'Total GPUs; memory is shown per GPU.' },
   { path: 'parallel.gpus_per_node', group: 'parallel', show: (s) => (s.parallel?.gpus ?? 1) > 1, label: 'GPUs per node', help: 'GPUs sharing one host: host RAM per node is one rank\'s times the processes on the node.', placeholder: 'min(GPUs, 8)' },
-  { path: 'framework.trainer', group: 'parallel', show: train, label: 'Training framework' },
+  { path: 'framework.trainer', group: 'parallel', show: train, label: 'Training framework', help: 'hf: transformers under HF Trainer / accelerate / TRL; megatron: fp32 main-grad buffer, distributed optimizer, fused vocab-parallel loss; torchtitan: its op-level checkpointing.' },
   { path: 'parallel.tp', group: 'parallel', label: 'Tensor parallel', help: 'Splits each layer\'s weights across GPUs.' },
   { path: 'parallel.pp', group: 'parallel', label: 'Pipeline parallel', help: 'Splits layers across GPUs; the first stage holds more in-flight activations.' },
-  { path: 'parallel.vpp', group: 'parallel', show: over1('pp'), label: 'Virtual pipeline stages' },
-  { path: 'parallel.pp_schedule', group: 'parallel', show: over1('pp'), label: 'Pipeline schedule', auto: 'auto' },
-  { path: 'parallel.pp_layers', group: 'parallel', show: over1('pp'), label: 'Layers per stage', placeholder: '9,8,8,7' },
+  { path: 'parallel.vpp', group: 'parallel', show: over1('pp'), label: 'Virtual pipeline stages', help: 'Model chunks per pipeline rank (interleaved 1F1B): smaller bubble, more micro-batches in flight.' },
+  { path: 'parallel.pp_schedule', group: 'parallel', show: over1('pp'), label: 'Pipeline schedule', help: 'Sets how many micro-batches each stage holds: 1F1B keeps up to pp - i on stage i.', auto: 'auto' },
+  { path: 'parallel.pp_layers', group: 'parallel', show: over1('pp'), label: 'Layers per stage', help: 'Uneven splits, first stage to last (with virtual stages: every chunk in Megatron\'s order). Empty = even split.', placeholder: '9,8,8,7' },
   { path: 'parallel.cp', group: 'parallel', label: 'Context parallel', help: 'Splits the sequence: activations per GPU shrink.' },
-  { path: 'parallel.cp_kind', group: 'parallel', show: over1('cp'), label: 'Context-parallel kind' },
+  { path: 'parallel.cp_kind', group: 'parallel', show: over1('cp'), label: 'Context-parallel kind', help: 'ring passes K/V around the ring (exchange buffers); ulysses exchanges heads all-to-all.' },
   { path: 'parallel.ep', group: 'parallel', label: 'Expert parallel', help: 'Splits MoE experts across GPUs.' },
-  { path: 'parallel.etp', group: 'parallel', show: over1('ep'), label: 'Expert tensor parallel', placeholder: '= tp' },
+  { path: 'parallel.etp', group: 'parallel', show: over1('ep'), label: 'Expert tensor parallel', help: 'Splits each expert\'s width across GPUs; experts shard over etp x ep.', placeholder: '= tp' },
   { path: 'parallel.zero', group: 'parallel', show: train, label: 'DeepSpeed ZeRO', help: 'Shards optimizer states (1), + gradients (2), + weights (3) across data-parallel GPUs.' },
   { path: 'parallel.fsdp', group: 'parallel', show: train, label: 'FSDP full shard', help: 'Like ZeRO-3: weights, gradients and states are sharded.' },
   { path: 'parallel.offload_optimizer', group: 'parallel', show: train, label: 'Offload optimizer', help: 'Moves optimizer states to CPU RAM or NVMe.' },
   { path: 'parallel.offload_params', group: 'parallel', show: train, label: 'Offload parameters', help: 'Moves weights to CPU RAM or NVMe (ZeRO-3).' },
   { path: 'parallel.reduce_bucket_size', group: 'parallel', show: (s) => train(s) && s.parallel?.zero > 0, label: 'ZeRO reduce bucket (elements)', help: 'DeepSpeed gradient buckets: ZeRO-1/2 hold one (two with overlap_comm) during backward, ZeRO-3 one all along.', placeholder: '500000000 (DeepSpeed default)' },
   { path: 'parallel.overlap_comm', group: 'parallel', show: (s) => train(s) && s.parallel?.zero > 0, label: 'ZeRO overlap_comm', help: 'Doubles the ZeRO-1/2 gradient buckets (double buffering).', auto: 'auto (on for ZeRO-3 only)' },
-  { path: 'framework.grad_reduce_in_fp32', group: 'parallel', show: (s) => train(s) && s.framework?.trainer === 'megatron', label: 'Reduce gradients in fp32', auto: 'auto' },
+  { path: 'framework.grad_reduce_in_fp32', group: 'parallel', show: (s) => train(s) && s.framework?.trainer === 'megatron', label: 'Reduce gradients in fp32', help: 'An fp32 main-grad buffer of 4 B per parameter (Megatron forces it with bf16).', auto: 'auto' },
   { path: 'parallel.sequence_parallel', group: 'parallel', show: train, label: 'Sequence parallel', help: 'With TP: shards norm/dropout activations along the sequence.' },
 
   // Serving engine
@@ -130,7 +131,7 @@ export const FIELDS = [
   { path: 'inference.max_num_seqs', group: 'engine', show: vllm, label: 'Max sequences', help: 'Bounds the sampler\'s temporary buffers.' },
   { path: 'inference.block_size', group: 'engine', show: vllm, label: 'KV block size', help: 'Tokens per paged-KV block.' },
   { path: 'inference.cuda_graphs', group: 'engine', show: vllm, label: 'CUDA graphs', help: 'Captured graphs reserve extra memory.' },
-  { path: 'inference.vllm_version', group: 'engine', show: vllm, label: 'vLLM version' },
+  { path: 'inference.vllm_version', group: 'engine', show: vllm, label: 'vLLM version', help: '0.21+ counts CUDA graphs inside gpu_memory_utilization, 0.8-0.20 on top of it; 0.6-0.10_v0 is the V0 engine.' },
   { path: 'inference.n_ctx', group: 'engine', show: llamacpp, label: 'n_ctx', help: 'Context allocated up front (KV cache). 0 = prompt + new tokens.' },
   { path: 'inference.n_batch', group: 'engine', show: llamacpp, label: 'n_batch', help: 'Logical batch for prompt processing.' },
   { path: 'inference.n_ubatch', group: 'engine', show: llamacpp, label: 'n_ubatch', help: 'Physical batch: sizes the compute buffer.' },

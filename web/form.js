@@ -141,7 +141,7 @@ export function createForm({ schema }) {
         for (const v of f.list) dl.append(el('option', { value: v }));
         wrap.append(dl);
       }
-      wrap.append(el('small', { class: 'help', id: `${id}-help`, text: f.help ?? node.description?.replace(/`/g, '') }));
+      wrap.append(el('small', { class: 'help', id: `${id}-help`, text: f.help }));
       grid.append(wrap);
     }
     host.append(fs);

@@ -30,3 +30,10 @@ test('the AdamW help says what the estimate computes, per precision mode', async
   assert.ok(Math.abs(perParam({ method: 'full', optimizer: 'adamw_8bit' }) - eightBit) < 0.1, '8-bit AdamW');
   assert.equal(perParam({ method: 'full', optimizer: 'sgd' }), 0, 'SGD keeps no state');
 });
+
+// The page's module carries no field docs (core/src/scenario/fields.cpp, DOC): the form's help is
+// the only explanation a field gets, so every field it shows needs one.
+test('every field the form shows has its own help', () => {
+  const missing = FIELDS.filter((f) => typeof f.help !== 'string' || f.help.trim() === '').map((f) => f.path);
+  assert.deepEqual(missing, []);
+});

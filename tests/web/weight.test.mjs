@@ -42,6 +42,10 @@
 // 364,239 B measured (+5,781 B, all of it the module), budget 365,400 B (measured + 1,161 B). docs/web.md.
 // Session 9's merges (seven readers, eleven presets, the MoE training rules), with a second wasm-opt -Oz
 // round over the page module (-2,894 B): page 374,661 B measured, budget 375,800 B (measured + 1,139 B).
+// Session 10: the page's module built without the field table's docs (core/src/scenario/fields.cpp,
+// DOC), the form's own help for the 8 fields that showed the schema's description (own files +379 B):
+// the module -7,691 B gzipped, page 374,661 -> 367,349 B measured, budget LOWERED to 368,500 B;
+// own files 44,501 B, budget 44,583 B.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -49,8 +53,8 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { startServer, startBrowser, openPage, SITE } from './harness.mjs';
 
-export const PAGE_WEIGHT_BUDGET_BYTES = 375_800;
-export const PAGE_OWN_BUDGET_BYTES = 40 * 1024 + 169 + 1143 + 356 + 240 + 535 + 497 + 52 + 148 + 104;
+export const PAGE_WEIGHT_BUDGET_BYTES = 368_500;
+export const PAGE_OWN_BUDGET_BYTES = 40 * 1024 + 169 + 1143 + 356 + 240 + 535 + 497 + 52 + 148 + 104 + 379;
 
 let server; let chrome;
 before(async () => { server = await startServer(); chrome = await startBrowser(); });

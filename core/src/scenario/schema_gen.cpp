@@ -110,7 +110,7 @@ void Node(JsonWriter& w, const Field& f) {
       break;
   }
   if (!f.default_json.empty()) w.Key("default").Raw(f.default_json);
-  w.Key("description").String(f.doc);
+  if (!f.doc.empty()) w.Key("description").String(f.doc);  // empty only in the page module (fields.cpp, DOC)
   w.EndObject();
 }
 
