@@ -2,6 +2,9 @@
 // moves them to host RAM, and a single GPU is unchanged.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <string>
+
 #include "test_support.h"
 
 namespace vramplan {
@@ -160,6 +163,64 @@ TEST(DataParallel, OneRankRoleHoldsWhatGpuSays) {
     ASSERT_EQ(k.breakdown.size(), r.gpu.breakdown.size()) << p;
     for (size_t i = 0; i < k.breakdown.size(); ++i) EXPECT_EQ(k.breakdown[i].bytes, r.gpu.breakdown[i].bytes) << p << " " << k.breakdown[i].key;
   }
+}
+
+// FSDP reduces a decoder layer's gradient once its last parameter gradient exists, after copying the
+// per-parameter gradients into one flat tensor (FSDP1: autograd's SplitWithSizesBackward cats the
+// FlatParameter views' gradients, torch/csrc/autograd/FunctionsManual.cpp split_with_sizes_backward;
+// FSDP2: foreach_reduce's reduce_scatter_input): for a moment the unit's gradient exists twice in
+// full. Worked by hand on Llama-3.1-8B (pure bf16, 16 ranks, one 16-token sequence so that
+// activations, logits and the batch stay below 64 MiB): at layer 0's flattening, the last of the
+// backward, the rank holds its shards of the weights, the AdamW moments and every gradient reduced
+// so far (all but the embedding's and layer 0's), the gathered units (layers 0 and 1 and the root:
+// embedding, lm_head, final norm) and layer 0's gradient twice.
+TEST(DataParallel, FsdpFlattensAUnitsGradientBeforeItsReduceScatter) {
+  auto run = [](const std::string& parallel) {
+    return testing_support::EstimateText(R"({"model":"meta-llama/Llama-3.1-8B","train":{"method":"full","precision":"bf16","optimizer":"adamw","optimizer_impl":"fused",)"
+                                         R"("micro_batch_size":1,"seq_len":16,"gradient_checkpointing":true},"parallel":)" + parallel + "}");
+  };
+  const Result one = run(R"({"gpus":1})");
+  const Result fsdp = run(R"({"gpus":16,"fsdp":true})");
+  const int64_t layer_params = 2 * 4096 * 4096 + 2 * 4096 * 1024 + 3 * 4096 * 14336 + 2 * 4096;  // q, o; k, v; gate, up, down; 2 norms
+  const int64_t layer = layer_params * 2;                                                           // bf16 weights and gradients
+  const int64_t embedding = int64_t{128256} * 4096 * 2;
+  const int64_t root = 2 * embedding + 4096 * 2;
+  const int64_t gathered = 2 * layer + root;
+  const int64_t reduced = CeilDivForTest(one.gpu.gradient_bytes - embedding - layer, 16);
+  const int64_t expected = CeilDivForTest(GpuTerm(one, "weights"), 16) + CeilDivForTest(one.gpu.optimizer_state_bytes, 16) + reduced + gathered + 2 * layer;
+  EXPECT_GE(fsdp.gpu.phase_peaks.backward, expected - (int64_t{1} << 20));
+  EXPECT_LE(fsdp.gpu.phase_peaks.backward, expected + (int64_t{64} << 20));
+  // DeepSpeed ZeRO-3 reduces through its buckets (no flat copy of a layer's gradient): about one layer less.
+  EXPECT_LT(run(R"({"gpus":16,"zero":3})").gpu.phase_peaks.backward, fsdp.gpu.phase_peaks.backward - layer / 2);
+}
+
+// FSDP's all-gathers allocate on their own stream (FSDP1 _unshard's unshard_stream, FSDP2
+// foreach_all_gather's copy-in stream), and the caching allocator reuses a freed block only for its
+// own stream (c10/cuda/CUDACachingAllocator.cpp get_free_block): the gathered units' segments stay
+// reserved through the optimizer step. torchtune's 7B full fine-tuning on 4 GPUs (FSDP1, bf16, AdamW,
+// batch 2 x 512, checkpointing on) peaks at the optimizer step; its reserve is the usual one plus two
+// decoder layers and the root unit, by hand from Llama-2-7B's config:
+// layer (3 x 4096^2 + 4096^2 + 3 x 4096 x 11008 + 2 x 4096) x 2 B, root (2 x 32000 x 4096 + 4096) x 2 B.
+TEST(DataParallel, FsdpGatherPoolStaysReservedThroughTheOptimizerStep) {
+  auto run = [](int batch, int seq) {
+    return testing_support::EstimateText(R"({"model":"meta-llama/Llama-2-7b-hf","train":{"method":"full","precision":"bf16","optimizer":"adamw","optimizer_impl":"foreach",)"
+                                         R"("micro_batch_size":)" + std::to_string(batch) + R"(,"seq_len":)" + std::to_string(seq) +
+                                         R"(,"gradient_checkpointing":true},"parallel":{"gpus":4,"fsdp":true}})");
+  };
+  auto usual_reserve = [](const Result& r) {
+    const int64_t static_bytes = GpuTerm(r, "weights") + GpuTerm(r, "optimizer_states");
+    return static_cast<int64_t>(std::llround(0.01 * static_cast<double>(static_bytes) + 0.10 * static_cast<double>(r.gpu.peak_allocated_bytes - static_bytes)));
+  };
+  const int64_t layer = (4 * int64_t{4096} * 4096 + 3 * int64_t{4096} * 11008 + 2 * 4096) * 2;
+  const int64_t root = (2 * int64_t{32000} * 4096 + 4096) * 2;
+  const Result at_step = run(2, 512);
+  ASSERT_EQ(at_step.peak_phase, "optimizer_step");
+  // (within 256 B: the model's 128-B RoPE inv_freq buffer is spread over the layers' share of the weights)
+  EXPECT_NEAR(static_cast<double>(GpuTerm(at_step, "allocator_overhead") - usual_reserve(at_step)), static_cast<double>(2 * layer + root), 256.0);
+  // A peak in the backward holds the gathered units itself: the usual reserve.
+  const Result in_backward = run(8, 2048);
+  ASSERT_EQ(in_backward.peak_phase, "backward");
+  EXPECT_EQ(GpuTerm(in_backward, "allocator_overhead"), usual_reserve(in_backward));
 }
 
 }  // namespace

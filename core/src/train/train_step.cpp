@@ -17,6 +17,7 @@
 #include "parallel/fsdp_mixed_precision.h"
 #include "parallel/fsdp_bnb_quant_state.h"
 #include "parallel/fsdp_nf4_shard.h"
+#include "parallel/fsdp_stream_pools.h"
 #include "parallel/shard.h"
 #include "parallel/zero3_gather.h"
 #include "parallel/zero3_sub_groups.h"
@@ -1405,6 +1406,32 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
         qkv.temporary_bytes = (plan.layers[static_cast<size_t>(i)].input_requires_grad ? carry : 0) + 3 * prec.residual * T * h + layer_extra;
         push(qkv);
       }
+      if (simulated && dp.fsdp && dp.shard_grads && !in_bwd && li.grad_bytes > 0) {
+        // FSDP reduces a decoder layer's gradient when the layer's last parameter gradient exists,
+        // and first copies the per-parameter gradients into one flat tensor, so for a moment the
+        // unit's gradient exists twice in full: the per-parameter gradients (the rank view's
+        // unit_grad_bytes) and the flat copy (here).
+        //   FSDP1: the module's parameters are views of the unsharded FlatParameter (torch.split +
+        //   view in FlatParamHandle._get_unflat_views_unaligned, torch/distributed/fsdp/_flat_param.py,
+        //   PyTorch 2.1-2.5), so autograd's SplitWithSizesBackward concatenates the views' gradients
+        //   into the FlatParameter's (split_with_sizes_backward, torch/csrc/autograd/FunctionsManual.cpp:
+        //   at::cat) before _post_backward_hook (_runtime_utils.py) reduce-scatters it; under mixed
+        //   precision the gathered flat parameter and so its gradient are in param_dtype.
+        //   FSDP2: foreach_reduce allocates reduce_scatter_input and copies every unsharded gradient
+        //   into it (foreach_reduce_scatter_copy_in) before unsharded_grads.clear()
+        //   (torch/distributed/_composable/fsdp/_fsdp_collectives.py, PyTorch 2.4-2.5).
+        // The moment follows the layer's input-norm backward: the layer's saved tensors are released,
+        // the gradient of its input (for the layer below) exists.
+        const int64_t flat_copy = fsdp_16bit_units ? li.grad_bytes / prec.grad * 2 : li.grad_bytes;
+        const int64_t layer_extra = parked_tied_grad + rng_live + li.recomputed_input_bytes + loss_scalars + offload_grad_output;
+        Moment flat = step(Phase::kBackward, At::kFsdpGradientFlatten, i);
+        flat.gradient_bytes = grads_live + (train.grad_accum_steps > 1 ? 0 : li.grad_bytes);
+        flat.activation_bytes = saved_prev;
+        flat.logits_and_loss_bytes = keep_outputs;
+        flat.kv_cache_bytes = kept_kv_cache;
+        flat.temporary_bytes = (plan.layers[static_cast<size_t>(i)].input_requires_grad ? carry : 0) + layer_extra + flat_copy;
+        push(flat);
+      }
       if (!in_bwd) grads_so_far += li.grad_bytes;
       rng_live -= li.rng_state_bytes;
     }
@@ -1469,6 +1496,21 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
                       explain ? "the model load holds the allocated peak; reserved is the larger of the load's reserve " + Gib(load.reserved_bytes) +
                                     " and the step's peak " + Gib(step_peak->Total()) + " (" + MomentLabel(step_peak->at, step_peak->layer) +
                                     ") plus its allocator reserve = " + Gib(step_reserved) + "; reserved - allocated = " + Gib(reserved - peak->Total())
+                              : ""});
+  }
+  if (const int64_t pool = FsdpIdleGatherPoolBytes(view, peak->phase); pool > 0 && peak->phase != Phase::kLoad && fw.device == Device::kCuda) {
+    // The gathered units' segments stay cached on the all-gather stream through the optimizer step
+    // (parallel/fsdp_stream_pools.h): the reserve at this peak is the usual one plus that pool.
+    int64_t allocated = 0, static_bytes = 0;
+    for (const Term& t : bd) {
+      allocated += t.bytes;
+      if (t.key == "weights" || t.key == "optimizer_states") static_bytes += t.bytes;
+    }
+    const int64_t usual = AllocatorOverheadBytes(sc, static_bytes, allocated - static_bytes);
+    const int64_t reserve = std::max(usual + pool, load.reserved_bytes - allocated);
+    bd.push_back(Term{"allocator_overhead", reserve,
+                      explain ? "caching allocator reserve at the optimizer step: the usual " + Gib(usual) + " (1% of weights + states, a share of the rest) + the FSDP all-gather stream's cached segments " +
+                                    Gib(pool) + " (the gathered units; a freed block serves its own stream only: docs/parallel.md, FSDP's all-gather pool) = " + Gib(reserve)
                               : ""});
   }
   if (explain) {
