@@ -81,12 +81,13 @@ TEST(DataParallel, FsdpEmbeddingUnitsLeaveTheRoot) {
   const Result own_units = RunWith(R"({"gpus":16,"fsdp":true,"fsdp_embedding_units":true})");
   const int64_t embedding = int64_t{128256} * 4096 * 2;
   const int64_t layer = (GpuTerm(one, "weights") - (2 * embedding + 4096 * 2)) / 32;
-  EXPECT_EQ(root_unit.gpu.phase_peaks.backward - own_units.gpu.phase_peaks.backward, layer + embedding);
+  // (the forward: in the backward the root's gradients are reduced at other moments too, below)
+  EXPECT_EQ(root_unit.gpu.phase_peaks.forward - own_units.gpu.phase_peaks.forward, layer + embedding);
   EXPECT_EQ(GpuTerm(own_units, "weights"), GpuTerm(root_unit, "weights"));  // the shards are the same
-  // No effect without FSDP's parameter sharding.
+  // Nothing gathered differs without FSDP's resharding after forward.
   const Result grad_op = RunWith(R"({"gpus":16,"fsdp":true,"fsdp_sharding":"shard_grad_op"})");
-  EXPECT_EQ(RunWith(R"({"gpus":16,"fsdp":true,"fsdp_sharding":"shard_grad_op","fsdp_embedding_units":true})").gpu.peak_allocated_bytes,
-            grad_op.gpu.peak_allocated_bytes);
+  EXPECT_EQ(RunWith(R"({"gpus":16,"fsdp":true,"fsdp_sharding":"shard_grad_op","fsdp_embedding_units":true})").gpu.phase_peaks.forward,
+            grad_op.gpu.phase_peaks.forward);
 }
 
 // PyTorch DDP's buckets (torch/csrc/distributed/c10d/reducer.cpp initialize_buckets): without
@@ -169,11 +170,21 @@ TEST(DataParallel, OneRankRoleHoldsWhatGpuSays) {
 // per-parameter gradients into one flat tensor (FSDP1: autograd's SplitWithSizesBackward cats the
 // FlatParameter views' gradients, torch/csrc/autograd/FunctionsManual.cpp split_with_sizes_backward;
 // FSDP2: foreach_reduce's reduce_scatter_input): for a moment the unit's gradient exists twice in
-// full. Worked by hand on Llama-3.1-8B (pure bf16, 16 ranks, one 16-token sequence so that
-// activations, logits and the batch stay below 64 MiB): at layer 0's flattening, the last of the
-// backward, the rank holds its shards of the weights, the AdamW moments and every gradient reduced
-// so far (all but the embedding's and layer 0's), the gathered units (layers 0 and 1 and the root:
-// embedding, lm_head, final norm) and layer 0's gradient twice.
+// full. The root unit (embedding, final norm, lm_head) reduces only when the embedding's gradient,
+// the backward's last, exists: the lm_head's weight gradient is whole until then, and at the end
+// the root's gradients are whole twice. Worked by hand on Llama-3.1-8B (pure bf16, 16 ranks, one
+// 16-token sequence so that activations, logits and the batch stay below 64 MiB): the rank holds its
+// shards of the weights, the AdamW moments and every gradient reduced so far, the gathered units
+// (two layers and the root), the largest layer's gradient whole (the rank view's in-flight unit) and:
+//   at layer 0's flattening: layer 0's flat copy and the lm_head's gradient whole;
+//   at the embedding's backward: the root's gradients whole and their flat copy.
+const TimelinePoint* StepNamed(const Result& r, const std::string& step) {
+  for (const auto& p : r.timeline) {
+    if (p.step == step) return &p;
+  }
+  return nullptr;
+}
+
 TEST(DataParallel, FsdpFlattensAUnitsGradientBeforeItsReduceScatter) {
   auto run = [](const std::string& parallel) {
     return testing_support::EstimateText(R"({"model":"meta-llama/Llama-3.1-8B","train":{"method":"full","precision":"bf16","optimizer":"adamw","optimizer_impl":"fused",)"
@@ -183,15 +194,24 @@ TEST(DataParallel, FsdpFlattensAUnitsGradientBeforeItsReduceScatter) {
   const Result fsdp = run(R"({"gpus":16,"fsdp":true})");
   const int64_t layer_params = 2 * 4096 * 4096 + 2 * 4096 * 1024 + 3 * 4096 * 14336 + 2 * 4096;  // q, o; k, v; gate, up, down; 2 norms
   const int64_t layer = layer_params * 2;                                                           // bf16 weights and gradients
-  const int64_t embedding = int64_t{128256} * 4096 * 2;
+  const int64_t embedding = int64_t{128256} * 4096 * 2;                                             // as is lm_head
   const int64_t root = 2 * embedding + 4096 * 2;
   const int64_t gathered = 2 * layer + root;
-  const int64_t reduced = CeilDivForTest(one.gpu.gradient_bytes - embedding - layer, 16);
-  const int64_t expected = CeilDivForTest(GpuTerm(one, "weights"), 16) + CeilDivForTest(one.gpu.optimizer_state_bytes, 16) + reduced + gathered + 2 * layer;
-  EXPECT_GE(fsdp.gpu.phase_peaks.backward, expected - (int64_t{1} << 20));
-  EXPECT_LE(fsdp.gpu.phase_peaks.backward, expected + (int64_t{64} << 20));
-  // DeepSpeed ZeRO-3 reduces through its buckets (no flat copy of a layer's gradient): about one layer less.
-  EXPECT_LT(run(R"({"gpus":16,"zero":3})").gpu.phase_peaks.backward, fsdp.gpu.phase_peaks.backward - layer / 2);
+  const int64_t grads = one.gpu.gradient_bytes;
+  const int64_t states = CeilDivForTest(GpuTerm(one, "weights"), 16) + CeilDivForTest(one.gpu.optimizer_state_bytes, 16);
+  const TimelinePoint* flat0 = StepNamed(fsdp, "layer 0 gradient flattened for its reduce-scatter (FSDP)");
+  ASSERT_NE(flat0, nullptr);
+  const int64_t at_layer0 = states + CeilDivForTest(grads - embedding - embedding - layer, 16) + embedding + gathered + 2 * layer;
+  EXPECT_GE(flat0->allocated_bytes, at_layer0 - (int64_t{1} << 20));
+  EXPECT_LE(flat0->allocated_bytes, at_layer0 + (int64_t{64} << 20));
+  const TimelinePoint* emb = StepNamed(fsdp, "embedding backward");
+  ASSERT_NE(emb, nullptr);
+  const int64_t at_embedding = states + CeilDivForTest(grads - root, 16) + 2 * root + gathered + layer;
+  EXPECT_GE(emb->allocated_bytes, at_embedding - (int64_t{1} << 20));
+  EXPECT_LE(emb->allocated_bytes, at_embedding + (int64_t{64} << 20));
+  EXPECT_EQ(fsdp.gpu.phase_peaks.backward, emb->allocated_bytes);
+  // DeepSpeed ZeRO-3 reduces through its buckets (no flat copy of a unit's gradient, no root unit).
+  EXPECT_LT(run(R"({"gpus":16,"zero":3})").gpu.phase_peaks.backward, at_layer0);
 }
 
 // FSDP's all-gathers allocate on their own stream (FSDP1 _unshard's unshard_stream, FSDP2

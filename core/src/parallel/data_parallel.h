@@ -23,7 +23,12 @@
 //           (Moment::fresh_gradient_bytes). Without contiguous_gradients the gradients wait in their own
 //           tensors until a bucket's worth is reduced (reduce_ipg_grads -> buffered_reduce_fallback):
 //           up to reduce_bucket_size elements in full. FSDP reduce-scatters one unit's flat gradient
-//           in its post-backward hook: the largest unit's full gradient is counted through the backward.
+//           in its post-backward hook: the largest unit's full gradient is counted through the backward
+//           (and its flat copy at the unit's last gradient: a moment of the training step). The root
+//           unit (embedding, final norm, lm_head) reduces only at the backward's end, when its last
+//           gradient (the embedding's) exists: until then the lm_head's weight gradient is whole on
+//           the rank (Moment::unreduced_gradient_bytes), and at the end the root's gradients are whole
+//           twice (per parameter and flat).
 //   ZeRO-1 registers no such hooks without overlap_comm (`if self.partition_gradients or
 //           self.overlap_comm`): every gradient stays in param.grad, in full, until reduce_gradients()
 //           after the backward. (With overlap_comm it reduces in the hooks like ZeRO-2; counted here
@@ -145,8 +150,12 @@ inline void RankView::Apply(Moment* moment) const {
     // The rank's shard of what has been reduced and, in a DeepSpeed backward, in full what is
     // still in flight: the gradient being produced, or (without contiguous buckets) up to a
     // bucket's worth. (FSDP: the unit's flat gradient, unit_grad_bytes, below.)
+    // FSDP: the root unit's gradients stay whole until the root reduces them at the backward's end.
     const bool deepspeed_backward = m.phase == Phase::kBackward && !dp.fsdp;
-    const int64_t in_flight = deepspeed_backward ? std::min(m.gradient_bytes, std::max(m.fresh_gradient_bytes, pending_grad_bytes)) : 0;
+    const bool fsdp_backward = m.phase == Phase::kBackward && dp.fsdp;
+    const int64_t in_flight = deepspeed_backward ? std::min(m.gradient_bytes, std::max(m.fresh_gradient_bytes, pending_grad_bytes))
+                              : fsdp_backward    ? std::min(m.gradient_bytes, m.unreduced_gradient_bytes)
+                                                 : 0;
     m.gradient_bytes = (dp.grads_on_host ? 0 : dp.Shard(m.gradient_bytes - in_flight)) + in_flight;
   }
   switch (m.phase) {

@@ -96,6 +96,7 @@ struct Moment {
   int64_t optimizer_state_bytes = 0;
   int64_t gradient_bytes = 0;
   int64_t fresh_gradient_bytes = 0;  // of which the gradient the running op is producing (not yet handed to a reduce hook)
+  int64_t unreduced_gradient_bytes = 0;  // FSDP: of which the root unit's gradients, whole until the backward's end (parallel/data_parallel.h)
   // Tensors of the step.
   int64_t activation_bytes = 0;  // saved for backward
   int64_t batch_bytes = 0;       // input_ids / labels / attention mask (reported with activations)

@@ -557,7 +557,24 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   const int64_t stride = std::max<int64_t>(1, L / 16);
   // Marked moments: up to three per marked layer in backward, one in forward, and a few outside.
   MomentLog moments(/*timeline=*/explain, /*expected_kept=*/static_cast<size_t>(4 * (L / stride + 2) + 16));
-  auto push = [&moments, &view, stride, L, explain, &vision](Moment m) {
+  // FSDP's root unit (embedding, final norm, lm_head in one unit; parallel.fsdp_embedding_units off)
+  // reduces its gradients once, after the embedding's, the last of the backward: FSDP1's root
+  // FlatParameter gets its gradient when SplitWithSizesBackward has all its views' gradients
+  // (FlatParamHandle._get_unflat_views_unaligned, torch/distributed/fsdp/_flat_param.py) and its
+  // post-backward hook runs then; FSDP2 reduces a group whose forward inputs need no gradient (the
+  // root's are token ids) in the root's final callback (_fsdp_state.py _root_post_backward_final_callback,
+  // _fsdp_param_group.py _register_post_backward_hook: no RegisterPostBackwardFunction without
+  // inputs that require grad). So the lm_head's weight gradient is whole on the rank from its
+  // matmul's backward to the backward's end. Set below once it exists; one micro-batch per step
+  // only (under accumulation the walk keeps every gradient resident and this fresh one is not
+  // separated from them).
+  int64_t fsdp_root_grad_whole = 0;
+  // (With parallel.fsdp_embedding_units the embedding is a unit of its own, reduced at the same
+  // moment, and the output layer's unit reduces right after its own backward: not held whole.)
+  const bool fsdp_root_grads = dp.fsdp && dp.shard_grads && dp.shard_params && !dp.unsharded_grads_until_step && !in_bwd &&
+                               train.grad_accum_steps == 1 && !preference && !online_rl;
+  auto push = [&moments, &view, stride, L, explain, &vision, &fsdp_root_grad_whole](Moment m) {
+    if (m.phase == Phase::kBackward) m.unreduced_gradient_bytes = std::max(m.unreduced_gradient_bytes, fsdp_root_grad_whole);
     if (m.phase == Phase::kForward || m.phase == Phase::kBackward) m.activation_bytes += vision.activation_bytes;
     view.Apply(&m);
     moments.Add(m, explain && (m.layer < 0 || m.layer % stride == 0 || m.layer == L - 1));
@@ -1106,6 +1123,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     }
     push(m);
   }
+  if (fsdp_root_grads && !dp.embedding_units && plan.lm_head_trainable && !model.tied_embeddings) fsdp_root_grad_whole = prec.grad * V * h;
   if (onednn_buffers) {  // the lm_head's weight-gradient matmul (see the forward's oneDNN moment)
     const int64_t q = model.legacy_logits_upcast || prec.autocast ? 4 : prec.matmul;
     Moment bwd = step(Phase::kBackward, At::kCrossEntropyBackward);
@@ -1446,8 +1464,19 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     m.kv_cache_bytes = kept_kv_cache;
     if (on_cpu) m.temporary_bytes += 8;  // the loss and the root gradient, as in the layers' backward
     if (in_bwd) m.temporary_bytes += one_tensor_step(V * h, prec.grad);  // its step in the hook
+    if (fsdp_root_grads) {
+      // The root's gradients (embedding, lm_head, final norm; with fsdp_embedding_units the
+      // embedding unit's alone) whole, and their flat copy for the reduce-scatter (FSDP1:
+      // SplitWithSizesBackward's cat; FSDP2: foreach_reduce's reduce_scatter_input), at the moment
+      // the embedding's gradient completes the unit.
+      const int64_t root_grads = prec.grad * V * h + fsdp_root_grad_whole +
+                                 (plan.final_norm_trainable && !dp.embedding_units ? prec.grad * model.final_norm.Params() : 0);
+      m.unreduced_gradient_bytes = root_grads;
+      m.temporary_bytes += root_grads;
+    }
     push(m);
   }
+  fsdp_root_grad_whole = 0;
   // -- PPO: the critic's backward runs after the policy's (its ops were recorded first): the
   // policy's gradients done, the critic's appearing while its saved tensors are freed.
   if (ppo) {
