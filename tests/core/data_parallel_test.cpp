@@ -2,6 +2,9 @@
 // moves them to host RAM, and a single GPU is unchanged.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <string>
+
 #include "test_support.h"
 
 namespace vramplan {
@@ -37,7 +40,7 @@ TEST(DataParallel, FsdpMatchesZero3AndOffloadMovesStatesToHost) {
   const Result fsdp = RunWith(R"({"gpus":4,"fsdp":true})");
   const Result z3 = RunWith(R"({"gpus":4,"zero":3})");
   EXPECT_EQ(GpuTerm(fsdp, "weights"), GpuTerm(z3, "weights"));
-  EXPECT_GT(fsdp.gpu.phase_peaks.forward, z3.gpu.phase_peaks.forward);  // FSDP keeps its root unit gathered
+  EXPECT_GT(fsdp.gpu.phase_peaks.backward, z3.gpu.phase_peaks.backward);  // FSDP keeps its root unit gathered, reduces whole units
   const Result off = RunWith(R"({"gpus":4,"zero":3,"offload_optimizer":"cpu","offload_params":"cpu"})");
   EXPECT_EQ(GpuTerm(off, "optimizer_states"), 0);
   EXPECT_EQ(GpuTerm(off, "weights"), 0);
@@ -61,29 +64,33 @@ TEST(DataParallel, FsdpShardingStrategies) {
   EXPECT_EQ(GpuTerm(hybrid, "weights"), CeilDivForTest(weights, 8));  // 8 GPUs per node by default
   EXPECT_EQ(hybrid.gpu.optimizer_state_bytes, CeilDivForTest(one.gpu.optimizer_state_bytes, 8));
   EXPECT_EQ(GpuTerm(grad_op, "weights"), GpuTerm(full, "weights"));   // sharded at rest
-  // ... but by the end of the forward all 32 layers are gathered, not the running and the prefetched
-  // one: 30 layers more (a layer: the weights less embedding, lm_head and final norm, / 32).
+  // ... but by the end of the forward all 32 layers are gathered, where FULL_SHARD has resharded the
+  // last one before the loss (its post-forward): at the loss, the forward's peak, 32 layers more (a
+  // layer: the weights less embedding, lm_head and final norm, / 32).
   const int64_t root = (2 * 128256 * 4096 + 4096) * 2;
-  EXPECT_EQ(grad_op.gpu.phase_peaks.backward - full.gpu.phase_peaks.backward, 30 * ((weights - root) / 32));
+  EXPECT_EQ(grad_op.gpu.phase_peaks.forward - full.gpu.phase_peaks.forward, 32 * ((weights - root) / 32));
 }
 
 // torchtune's custom_sharded_layers ['tok_embeddings', 'output'] (parallel.fsdp_embedding_units):
-// the embedding and the output layer are units of their own, so the root keeps only the final norm
-// and at most the output layer with one prefetched layer is gathered (max(2 layers, output + layer)),
-// instead of two layers + embedding + output + norm: (2L + 2E + n) - (E + L + n) = L + E on Llama-3.1-8B,
-// worked by hand from its config (E = 128,256 x 4,096 x 2 B; L a decoder layer in bf16).
+// the embedding and the output layer are units of their own, so the root keeps only the final norm.
+// At the loss (the forward's peak) no decoder layer is gathered: the output layer and the norm
+// instead of embedding + output + norm, E less on Llama-3.1-8B, worked by hand from its config
+// (E = 128,256 x 4,096 x 2 B); in the layers, max(2 layers, output + layer) + norm instead of
+// 2 layers + 2E + norm.
 TEST(DataParallel, FsdpEmbeddingUnitsLeaveTheRoot) {
   const Result one = RunWith(R"({"gpus":1})");
   const Result root_unit = RunWith(R"({"gpus":16,"fsdp":true})");
   const Result own_units = RunWith(R"({"gpus":16,"fsdp":true,"fsdp_embedding_units":true})");
   const int64_t embedding = int64_t{128256} * 4096 * 2;
   const int64_t layer = (GpuTerm(one, "weights") - (2 * embedding + 4096 * 2)) / 32;
-  EXPECT_EQ(root_unit.gpu.phase_peaks.backward - own_units.gpu.phase_peaks.backward, layer + embedding);
+  // (the forward: in the backward the root's gradients are reduced at other moments too, below)
+  EXPECT_EQ(root_unit.gpu.phase_peaks.forward - own_units.gpu.phase_peaks.forward, embedding);
+  (void)layer;
   EXPECT_EQ(GpuTerm(own_units, "weights"), GpuTerm(root_unit, "weights"));  // the shards are the same
-  // No effect without FSDP's parameter sharding.
+  // Nothing gathered differs without FSDP's resharding after forward.
   const Result grad_op = RunWith(R"({"gpus":16,"fsdp":true,"fsdp_sharding":"shard_grad_op"})");
-  EXPECT_EQ(RunWith(R"({"gpus":16,"fsdp":true,"fsdp_sharding":"shard_grad_op","fsdp_embedding_units":true})").gpu.peak_allocated_bytes,
-            grad_op.gpu.peak_allocated_bytes);
+  EXPECT_EQ(RunWith(R"({"gpus":16,"fsdp":true,"fsdp_sharding":"shard_grad_op","fsdp_embedding_units":true})").gpu.phase_peaks.forward,
+            grad_op.gpu.phase_peaks.forward);
 }
 
 // PyTorch DDP's buckets (torch/csrc/distributed/c10d/reducer.cpp initialize_buckets): without
@@ -160,6 +167,84 @@ TEST(DataParallel, OneRankRoleHoldsWhatGpuSays) {
     ASSERT_EQ(k.breakdown.size(), r.gpu.breakdown.size()) << p;
     for (size_t i = 0; i < k.breakdown.size(); ++i) EXPECT_EQ(k.breakdown[i].bytes, r.gpu.breakdown[i].bytes) << p << " " << k.breakdown[i].key;
   }
+}
+
+// FSDP reduces a decoder layer's gradient once its last parameter gradient exists, after copying the
+// per-parameter gradients into one flat tensor (FSDP1: autograd's SplitWithSizesBackward cats the
+// FlatParameter views' gradients, torch/csrc/autograd/FunctionsManual.cpp split_with_sizes_backward;
+// FSDP2: foreach_reduce's reduce_scatter_input): for a moment the unit's gradient exists twice in
+// full. The root unit (embedding, final norm, lm_head) reduces only when the embedding's gradient,
+// the backward's last, exists: the lm_head's weight gradient is whole until then, and at the end
+// the root's gradients are whole twice. Worked by hand on Llama-3.1-8B (pure bf16, 16 ranks, one
+// 16-token sequence so that activations, logits and the batch stay below 64 MiB): the rank holds its
+// shards of the weights, the AdamW moments and every gradient reduced so far, the gathered units
+// (two layers and the root), the largest layer's gradient whole (the rank view's in-flight unit) and:
+//   at layer 0's flattening: layer 0's flat copy and the lm_head's gradient whole;
+//   at the embedding's backward: the root's gradients whole and their flat copy, and of the gathered
+//   units the root alone (layer 0 resharded in its post-backward).
+const TimelinePoint* StepNamed(const Result& r, const std::string& step) {
+  for (const auto& p : r.timeline) {
+    if (p.step == step) return &p;
+  }
+  return nullptr;
+}
+
+TEST(DataParallel, FsdpFlattensAUnitsGradientBeforeItsReduceScatter) {
+  auto run = [](const std::string& parallel) {
+    return testing_support::EstimateText(R"({"model":"meta-llama/Llama-3.1-8B","train":{"method":"full","precision":"bf16","optimizer":"adamw","optimizer_impl":"fused",)"
+                                         R"("micro_batch_size":1,"seq_len":16,"gradient_checkpointing":true},"parallel":)" + parallel + "}");
+  };
+  const Result one = run(R"({"gpus":1})");
+  const Result fsdp = run(R"({"gpus":16,"fsdp":true})");
+  const int64_t layer_params = 2 * 4096 * 4096 + 2 * 4096 * 1024 + 3 * 4096 * 14336 + 2 * 4096;  // q, o; k, v; gate, up, down; 2 norms
+  const int64_t layer = layer_params * 2;                                                           // bf16 weights and gradients
+  const int64_t embedding = int64_t{128256} * 4096 * 2;                                             // as is lm_head
+  const int64_t root = 2 * embedding + 4096 * 2;
+  const int64_t gathered = 2 * layer + root;
+  const int64_t grads = one.gpu.gradient_bytes;
+  const int64_t states = CeilDivForTest(GpuTerm(one, "weights"), 16) + CeilDivForTest(one.gpu.optimizer_state_bytes, 16);
+  const TimelinePoint* flat0 = StepNamed(fsdp, "layer 0 gradient flattened for its reduce-scatter (FSDP)");
+  ASSERT_NE(flat0, nullptr);
+  const int64_t at_layer0 = states + CeilDivForTest(grads - embedding - embedding - layer, 16) + embedding + gathered + 2 * layer;
+  EXPECT_GE(flat0->allocated_bytes, at_layer0 - (int64_t{1} << 20));
+  EXPECT_LE(flat0->allocated_bytes, at_layer0 + (int64_t{64} << 20));
+  const TimelinePoint* emb = StepNamed(fsdp, "embedding backward");
+  ASSERT_NE(emb, nullptr);
+  const int64_t at_embedding = states + CeilDivForTest(grads - root, 16) + 2 * root + root + layer;
+  EXPECT_GE(emb->allocated_bytes, at_embedding - (int64_t{1} << 20));
+  EXPECT_LE(emb->allocated_bytes, at_embedding + (int64_t{64} << 20));
+  EXPECT_EQ(fsdp.gpu.phase_peaks.backward, emb->allocated_bytes);
+  // DeepSpeed ZeRO-3 reduces through its buckets (no flat copy of a unit's gradient, no root unit).
+  EXPECT_LT(run(R"({"gpus":16,"zero":3})").gpu.phase_peaks.backward, at_layer0);
+}
+
+// FSDP's all-gathers allocate on their own stream (FSDP1 _unshard's unshard_stream, FSDP2
+// foreach_all_gather's copy-in stream), and the caching allocator reuses a freed block only for its
+// own stream (c10/cuda/CUDACachingAllocator.cpp get_free_block): the gathered units' segments stay
+// reserved through the optimizer step. torchtune's 7B full fine-tuning on 4 GPUs (FSDP1, bf16, AdamW,
+// batch 2 x 512, checkpointing on) peaks at the optimizer step; its reserve is the usual one plus two
+// decoder layers and the root unit, by hand from Llama-2-7B's config:
+// layer (3 x 4096^2 + 4096^2 + 3 x 4096 x 11008 + 2 x 4096) x 2 B, root (2 x 32000 x 4096 + 4096) x 2 B.
+TEST(DataParallel, FsdpGatherPoolStaysReservedThroughTheOptimizerStep) {
+  auto run = [](int batch, int seq) {
+    return testing_support::EstimateText(R"({"model":"meta-llama/Llama-2-7b-hf","train":{"method":"full","precision":"bf16","optimizer":"adamw","optimizer_impl":"foreach",)"
+                                         R"("micro_batch_size":)" + std::to_string(batch) + R"(,"seq_len":)" + std::to_string(seq) +
+                                         R"(,"gradient_checkpointing":true},"parallel":{"gpus":4,"fsdp":true}})");
+  };
+  auto usual_reserve = [](const Result& r) {
+    const int64_t static_bytes = GpuTerm(r, "weights") + GpuTerm(r, "optimizer_states");
+    return static_cast<int64_t>(std::llround(0.01 * static_cast<double>(static_bytes) + 0.10 * static_cast<double>(r.gpu.peak_allocated_bytes - static_bytes)));
+  };
+  const int64_t layer = (4 * int64_t{4096} * 4096 + 3 * int64_t{4096} * 11008 + 2 * 4096) * 2;
+  const int64_t root = (2 * int64_t{32000} * 4096 + 4096) * 2;
+  const Result at_step = run(2, 512);
+  ASSERT_EQ(at_step.peak_phase, "optimizer_step");
+  // (within 256 B: the model's 128-B RoPE inv_freq buffer is spread over the layers' share of the weights)
+  EXPECT_NEAR(static_cast<double>(GpuTerm(at_step, "allocator_overhead") - usual_reserve(at_step)), static_cast<double>(2 * layer + root), 256.0);
+  // A peak in the backward holds the gathered units itself: the usual reserve.
+  const Result in_backward = run(8, 2048);
+  ASSERT_EQ(in_backward.peak_phase, "backward");
+  EXPECT_EQ(GpuTerm(in_backward, "allocator_overhead"), usual_reserve(in_backward));
 }
 
 }  // namespace

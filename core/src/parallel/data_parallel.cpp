@@ -57,6 +57,12 @@ RankView RankViewFor(const DataParallel& dp, const ShardedUnitBytes& u) {
   // The running unit + the prefetched one (+ FSDP's root unit); DeepSpeed ZeRO-3's own rule replaces it
   // in the training step (parallel/zero3_gather.h), which knows the model's modules.
   if (dp.shard_params) v.gathered_bytes = 2 * layer_weight_bytes + (dp.fsdp ? root_weight_bytes : 0);
+  // Around the loss FSDP holds no decoder layer (RankView::GatheredAt): the root unit, or with the
+  // embedding and the output layer as units of their own the one running there and the final norm.
+  if (dp.shard_params && dp.fsdp && !dp.keep_gathered && root_weight_bytes > 0) {
+    v.gathered_root_bytes = dp.embedding_units && u.embedding_unit_bytes > 0 ? u.embedding_unit_bytes + u.root_rest_bytes : root_weight_bytes;
+    v.gathered_layer_bytes = layer_weight_bytes;
+  }
   // Embedding and output layer as units of their own: the root keeps the final norm; the most
   // gathered at once is two decoder layers, or the output layer (at the forward-to-backward turn)
   // with the last layer prefetched for the backward (FSDP prefetches one unit ahead).

@@ -23,7 +23,12 @@
 //           (Moment::fresh_gradient_bytes). Without contiguous_gradients the gradients wait in their own
 //           tensors until a bucket's worth is reduced (reduce_ipg_grads -> buffered_reduce_fallback):
 //           up to reduce_bucket_size elements in full. FSDP reduce-scatters one unit's flat gradient
-//           in its post-backward hook: the largest unit's full gradient is counted through the backward.
+//           in its post-backward hook: the largest unit's full gradient is counted through the backward
+//           (and its flat copy at the unit's last gradient: a moment of the training step). The root
+//           unit (embedding, final norm, lm_head) reduces only at the backward's end, when its last
+//           gradient (the embedding's) exists: until then the lm_head's weight gradient is whole on
+//           the rank (Moment::unreduced_gradient_bytes), and at the end the root's gradients are whole
+//           twice (per parameter and flat).
 //   ZeRO-1 registers no such hooks without overlap_comm (`if self.partition_gradients or
 //           self.overlap_comm`): every gradient stays in param.grad, in full, until reduce_gradients()
 //           after the backward. (With overlap_comm it reduces in the hooks like ZeRO-2; counted here
@@ -89,6 +94,31 @@ DataParallel DataParallelFor(const ParallelConfig& parallel, int64_t dp, Trainer
 struct RankView {
   DataParallel dp;
   int64_t gathered_bytes = 0;           // ZeRO-3/FSDP: gathered units while layers run (forward and backward)
+  // FSDP (FULL_SHARD): around the loss no decoder layer is gathered, only the root unit (embedding,
+  // final norm, lm_head; with fsdp_embedding_units the output or the embedding unit and the norm). The last layer is resharded in its post-forward, before the final
+  // norm and the loss run in the root; the backward prefetches it only in the root's pre-backward
+  // hook, which fires when the logits' gradient exists (FSDP1 _pre_backward_hook ->
+  // _prefetch_handle(BACKWARD), _runtime_utils.py; FSDP2 FSDPState._pre_backward ->
+  // _backward_prefetch, _fsdp_state.py), and layer 0 is resharded in its post-backward before the
+  // embedding's backward. So the final norm and the loss in the forward and the embedding's backward
+  // hold the root alone; the loss head's backward and the final norm's backward the root and the
+  // last layer (the loss head's backward moment stands for the lm_head's backward too, which runs
+  // after the hook has prefetched it). 0: no such rule (gathered_bytes everywhere).
+  int64_t gathered_root_bytes = 0, gathered_layer_bytes = 0;
+  int64_t GatheredAt(At at) const {
+    if (gathered_root_bytes <= 0) return gathered_bytes;
+    switch (at) {
+      case At::kFinalNorm:
+      case At::kCrossEntropy:
+      case At::kEmbeddingBackward:
+        return gathered_root_bytes;
+      case At::kCrossEntropyBackward:
+      case At::kFinalNormBackward:
+        return gathered_root_bytes + gathered_layer_bytes;
+      default:
+        return gathered_bytes;
+    }
+  }
   int64_t unit_grad_bytes = 0;          // FSDP: one unit's full flat gradient until its reduce-scatter (backward)
   int64_t pending_grad_bytes = 0;       // DeepSpeed ZeRO-2/3 without contiguous_gradients: gradients awaiting a bucket's reduce
   int64_t backward_bucket_bytes = 0;    // ZeRO-1/2 ipg buffers (backward)
@@ -145,8 +175,12 @@ inline void RankView::Apply(Moment* moment) const {
     // The rank's shard of what has been reduced and, in a DeepSpeed backward, in full what is
     // still in flight: the gradient being produced, or (without contiguous buckets) up to a
     // bucket's worth. (FSDP: the unit's flat gradient, unit_grad_bytes, below.)
+    // FSDP: the root unit's gradients stay whole until the root reduces them at the backward's end.
     const bool deepspeed_backward = m.phase == Phase::kBackward && !dp.fsdp;
-    const int64_t in_flight = deepspeed_backward ? std::min(m.gradient_bytes, std::max(m.fresh_gradient_bytes, pending_grad_bytes)) : 0;
+    const bool fsdp_backward = m.phase == Phase::kBackward && dp.fsdp;
+    const int64_t in_flight = deepspeed_backward ? std::min(m.gradient_bytes, std::max(m.fresh_gradient_bytes, pending_grad_bytes))
+                              : fsdp_backward    ? std::min(m.gradient_bytes, m.unreduced_gradient_bytes)
+                                                 : 0;
     m.gradient_bytes = (dp.grads_on_host ? 0 : dp.Shard(m.gradient_bytes - in_flight)) + in_flight;
   }
   switch (m.phase) {
@@ -160,10 +194,10 @@ inline void RankView::Apply(Moment* moment) const {
     case Phase::kForward:
     case Phase::kReference:  // a sharded reference gathers its running layer as the policy does
     case Phase::kLogprob:
-      m.temporary_bytes += gathered_bytes;
+      m.temporary_bytes += GatheredAt(m.at);
       break;
     case Phase::kBackward:
-      m.temporary_bytes += gathered_bytes + unit_grad_bytes + backward_bucket_bytes;
+      m.temporary_bytes += GatheredAt(m.at) + unit_grad_bytes + backward_bucket_bytes;
       break;
     case Phase::kZeroGrad:
       break;

@@ -40,7 +40,7 @@ inline const char* PhaseName(Phase p) {
 // What runs at the moment (named in peak_at and the timeline's step labels).
 enum class At {
   kModelLoadPeak, kModelLoaded, kStepStart, kLayerForward, kAttentionScores, kCheckpointedScores, kFinalNorm, kCrossEntropy,
-  kCrossEntropyBackward, kFinalNormBackward, kRecompute, kMlpBackward, kMlpNormBackward, kAttentionBackward, kQkvBackward, kEmbeddingBackward, kOptimizerStep, kZeroGrad,
+  kCrossEntropyBackward, kFinalNormBackward, kRecompute, kMlpBackward, kMlpNormBackward, kAttentionBackward, kQkvBackward, kFsdpGradientFlatten, kEmbeddingBackward, kOptimizerStep, kZeroGrad,
   kPolicyLogProbs, kReferenceLayer, kReferenceLogProbs, kPolicyLogProbsBackward,
   kRolloutGenerate, kTrainerWithEngine, kOldPolicyLogProbs, kRefPolicyLogProbs, kScoringPass, kCriticBackward,
   kKtoEntropyMetric, kRolloutEngineStarted, kSftTerm, kPreferenceLoss
@@ -62,6 +62,7 @@ inline std::string MomentLabel(At at, int64_t layer) {
     case At::kRecompute: return "layer " + std::to_string(layer) + " recomputed (checkpoint)";
     case At::kMlpNormBackward: return "layer " + std::to_string(layer) + " post-attention norm backward";
     case At::kQkvBackward: return "layer " + std::to_string(layer) + " q/k/v backward";
+    case At::kFsdpGradientFlatten: return "layer " + std::to_string(layer) + " gradient flattened for its reduce-scatter (FSDP)";
     case At::kMlpBackward: return "layer " + std::to_string(layer) + " MLP backward";
     case At::kAttentionBackward: return "layer " + std::to_string(layer) + " attention backward";
     case At::kEmbeddingBackward: return "embedding backward";
@@ -95,6 +96,7 @@ struct Moment {
   int64_t optimizer_state_bytes = 0;
   int64_t gradient_bytes = 0;
   int64_t fresh_gradient_bytes = 0;  // of which the gradient the running op is producing (not yet handed to a reduce hook)
+  int64_t unreduced_gradient_bytes = 0;  // FSDP: of which the root unit's gradients, whole until the backward's end (parallel/data_parallel.h)
   // Tensors of the step.
   int64_t activation_bytes = 0;  // saved for backward
   int64_t batch_bytes = 0;       // input_ids / labels / attention mask (reported with activations)

@@ -17,6 +17,7 @@
 #include "parallel/fsdp_mixed_precision.h"
 #include "parallel/fsdp_bnb_quant_state.h"
 #include "parallel/fsdp_nf4_shard.h"
+#include "parallel/fsdp_stream_pools.h"
 #include "parallel/shard.h"
 #include "parallel/zero3_gather.h"
 #include "parallel/zero3_sub_groups.h"
@@ -556,7 +557,24 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   const int64_t stride = std::max<int64_t>(1, L / 16);
   // Marked moments: up to three per marked layer in backward, one in forward, and a few outside.
   MomentLog moments(/*timeline=*/explain, /*expected_kept=*/static_cast<size_t>(4 * (L / stride + 2) + 16));
-  auto push = [&moments, &view, stride, L, explain, &vision](Moment m) {
+  // FSDP's root unit (embedding, final norm, lm_head in one unit; parallel.fsdp_embedding_units off)
+  // reduces its gradients once, after the embedding's, the last of the backward: FSDP1's root
+  // FlatParameter gets its gradient when SplitWithSizesBackward has all its views' gradients
+  // (FlatParamHandle._get_unflat_views_unaligned, torch/distributed/fsdp/_flat_param.py) and its
+  // post-backward hook runs then; FSDP2 reduces a group whose forward inputs need no gradient (the
+  // root's are token ids) in the root's final callback (_fsdp_state.py _root_post_backward_final_callback,
+  // _fsdp_param_group.py _register_post_backward_hook: no RegisterPostBackwardFunction without
+  // inputs that require grad). So the lm_head's weight gradient is whole on the rank from its
+  // matmul's backward to the backward's end. Set below once it exists; one micro-batch per step
+  // only (under accumulation the walk keeps every gradient resident and this fresh one is not
+  // separated from them).
+  int64_t fsdp_root_grad_whole = 0;
+  // (With parallel.fsdp_embedding_units the embedding is a unit of its own, reduced at the same
+  // moment, and the output layer's unit reduces right after its own backward: not held whole.)
+  const bool fsdp_root_grads = dp.fsdp && dp.shard_grads && dp.shard_params && !dp.unsharded_grads_until_step && !in_bwd &&
+                               train.grad_accum_steps == 1 && !preference && !online_rl;
+  auto push = [&moments, &view, stride, L, explain, &vision, &fsdp_root_grad_whole](Moment m) {
+    if (m.phase == Phase::kBackward) m.unreduced_gradient_bytes = std::max(m.unreduced_gradient_bytes, fsdp_root_grad_whole);
     if (m.phase == Phase::kForward || m.phase == Phase::kBackward) m.activation_bytes += vision.activation_bytes;
     view.Apply(&m);
     moments.Add(m, explain && (m.layer < 0 || m.layer % stride == 0 || m.layer == L - 1));
@@ -1105,6 +1123,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     }
     push(m);
   }
+  if (fsdp_root_grads && !dp.embedding_units && plan.lm_head_trainable && !model.tied_embeddings) fsdp_root_grad_whole = prec.grad * V * h;
   if (onednn_buffers) {  // the lm_head's weight-gradient matmul (see the forward's oneDNN moment)
     const int64_t q = model.legacy_logits_upcast || prec.autocast ? 4 : prec.matmul;
     Moment bwd = step(Phase::kBackward, At::kCrossEntropyBackward);
@@ -1405,6 +1424,32 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
         qkv.temporary_bytes = (plan.layers[static_cast<size_t>(i)].input_requires_grad ? carry : 0) + 3 * prec.residual * T * h + layer_extra;
         push(qkv);
       }
+      if (simulated && dp.fsdp && dp.shard_grads && !in_bwd && li.grad_bytes > 0) {
+        // FSDP reduces a decoder layer's gradient when the layer's last parameter gradient exists,
+        // and first copies the per-parameter gradients into one flat tensor, so for a moment the
+        // unit's gradient exists twice in full: the per-parameter gradients (the rank view's
+        // unit_grad_bytes) and the flat copy (here).
+        //   FSDP1: the module's parameters are views of the unsharded FlatParameter (torch.split +
+        //   view in FlatParamHandle._get_unflat_views_unaligned, torch/distributed/fsdp/_flat_param.py,
+        //   PyTorch 2.1-2.5), so autograd's SplitWithSizesBackward concatenates the views' gradients
+        //   into the FlatParameter's (split_with_sizes_backward, torch/csrc/autograd/FunctionsManual.cpp:
+        //   at::cat) before _post_backward_hook (_runtime_utils.py) reduce-scatters it; under mixed
+        //   precision the gathered flat parameter and so its gradient are in param_dtype.
+        //   FSDP2: foreach_reduce allocates reduce_scatter_input and copies every unsharded gradient
+        //   into it (foreach_reduce_scatter_copy_in) before unsharded_grads.clear()
+        //   (torch/distributed/_composable/fsdp/_fsdp_collectives.py, PyTorch 2.4-2.5).
+        // The moment follows the layer's input-norm backward: the layer's saved tensors are released,
+        // the gradient of its input (for the layer below) exists.
+        const int64_t flat_copy = fsdp_16bit_units ? li.grad_bytes / prec.grad * 2 : li.grad_bytes;
+        const int64_t layer_extra = parked_tied_grad + rng_live + li.recomputed_input_bytes + loss_scalars + offload_grad_output;
+        Moment flat = step(Phase::kBackward, At::kFsdpGradientFlatten, i);
+        flat.gradient_bytes = grads_live + (train.grad_accum_steps > 1 ? 0 : li.grad_bytes);
+        flat.activation_bytes = saved_prev;
+        flat.logits_and_loss_bytes = keep_outputs;
+        flat.kv_cache_bytes = kept_kv_cache;
+        flat.temporary_bytes = (plan.layers[static_cast<size_t>(i)].input_requires_grad ? carry : 0) + layer_extra + flat_copy;
+        push(flat);
+      }
       if (!in_bwd) grads_so_far += li.grad_bytes;
       rng_live -= li.rng_state_bytes;
     }
@@ -1419,8 +1464,19 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     m.kv_cache_bytes = kept_kv_cache;
     if (on_cpu) m.temporary_bytes += 8;  // the loss and the root gradient, as in the layers' backward
     if (in_bwd) m.temporary_bytes += one_tensor_step(V * h, prec.grad);  // its step in the hook
+    if (fsdp_root_grads) {
+      // The root's gradients (embedding, lm_head, final norm; with fsdp_embedding_units the
+      // embedding unit's alone) whole, and their flat copy for the reduce-scatter (FSDP1:
+      // SplitWithSizesBackward's cat; FSDP2: foreach_reduce's reduce_scatter_input), at the moment
+      // the embedding's gradient completes the unit.
+      const int64_t root_grads = prec.grad * V * h + fsdp_root_grad_whole +
+                                 (plan.final_norm_trainable && !dp.embedding_units ? prec.grad * model.final_norm.Params() : 0);
+      m.unreduced_gradient_bytes = root_grads;
+      m.temporary_bytes += root_grads;
+    }
     push(m);
   }
+  fsdp_root_grad_whole = 0;
   // -- PPO: the critic's backward runs after the policy's (its ops were recorded first): the
   // policy's gradients done, the critic's appearing while its saved tensors are freed.
   if (ppo) {
@@ -1469,6 +1525,21 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
                       explain ? "the model load holds the allocated peak; reserved is the larger of the load's reserve " + Gib(load.reserved_bytes) +
                                     " and the step's peak " + Gib(step_peak->Total()) + " (" + MomentLabel(step_peak->at, step_peak->layer) +
                                     ") plus its allocator reserve = " + Gib(step_reserved) + "; reserved - allocated = " + Gib(reserved - peak->Total())
+                              : ""});
+  }
+  if (const int64_t pool = FsdpIdleGatherPoolBytes(view, peak->phase); pool > 0 && peak->phase != Phase::kLoad && fw.device == Device::kCuda) {
+    // The gathered units' segments stay cached on the all-gather stream through the optimizer step
+    // (parallel/fsdp_stream_pools.h): the reserve at this peak is the usual one plus that pool.
+    int64_t allocated = 0, static_bytes = 0;
+    for (const Term& t : bd) {
+      allocated += t.bytes;
+      if (t.key == "weights" || t.key == "optimizer_states") static_bytes += t.bytes;
+    }
+    const int64_t usual = AllocatorOverheadBytes(sc, static_bytes, allocated - static_bytes);
+    const int64_t reserve = std::max(usual + pool, load.reserved_bytes - allocated);
+    bd.push_back(Term{"allocator_overhead", reserve,
+                      explain ? "caching allocator reserve at the optimizer step: the usual " + Gib(usual) + " (1% of weights + states, a share of the rest) + the FSDP all-gather stream's cached segments " +
+                                    Gib(pool) + " (the gathered units; a freed block serves its own stream only: docs/parallel.md, FSDP's all-gather pool) = " + Gib(reserve)
                               : ""});
   }
   if (explain) {
