@@ -68,8 +68,9 @@ TEST(HybridParamCount, LayerMixersFollowTheConfig) {
 
 // Qwen3.5's text decoders: the Qwen3-Next mixers with Gated DeltaNet's input projection split in
 // four (in_proj_qkv / in_proj_z / in_proj_b / in_proj_a, the same widths), so a Qwen3-Next config
-// read as qwen3_5_moe_text counts the same. Their Hub totals include the vision tower, which this
-// reader does not count (the multimodal wrapper warns).
+// read as qwen3_5_moe_text counts the same. The released checkpoints (multimodal wrappers, vision
+// tower and MTP layer included) are rows of tests/fixtures/param_counts.json, checked against the
+// Hub totals by ParamCount.PublishedTotalsAreExact; Qwen35WrappersInterleaveMixers below.
 TEST(HybridParamCount, Qwen35TextDecoders) {
   nlohmann::json table = LoadFixture("param_counts_hybrid.json");
   nlohmann::json next = table["models"][0]["config"];
@@ -103,6 +104,36 @@ TEST(HybridParamCount, Qwen35TextDecoders) {
   const int64_t attention_layer = h * 2 * 24 * 256 + 2 * h * 4 * 256 + 24 * 256 * h + 2 * 256;
   const int64_t mlp_and_norms = 3 * h * 17408 + 2 * h;
   EXPECT_EQ(CountParams(c.value()).total, 2 * 248320 * h + h + 48 * gdn_layer + 16 * attention_layer + 64 * mlp_and_norms);
+}
+
+// The Qwen3.5 / 3.6 rows of param_counts.json: every fourth layer gated full attention, the rest
+// Gated DeltaNet; the MoE decoders route through experts and a gated shared expert in every layer;
+// the checkpoint's MTP layer (mtp_num_hidden_layers 1) counted in by_module.mtp.
+TEST(HybridParamCount, Qwen35WrappersInterleaveMixers) {
+  int seen = 0;
+  const nlohmann::json table = LoadFixture("param_counts.json");
+  for (const auto& row : table["models"]) {
+    const std::string id = row["id"].get<std::string>();
+    if (id.rfind("Qwen/Qwen3.5-", 0) != 0 && id.rfind("Qwen/Qwen3.6-", 0) != 0) continue;
+    ++seen;
+    Issues warnings;
+    auto spec = ModelSpecFromHfConfig(row["config"], "model", &warnings);
+    ASSERT_TRUE(spec.ok()) << id;
+    const ModelSpec& m = spec.value();
+    int64_t attention = 0, gdn = 0, moe = 0;
+    for (uint8_t k : m.layer_kind) {
+      attention += m.kinds[k].attention.num_heads > 0;
+      gdn += m.kinds[k].recurrent.kind == MixerKind::kGatedDeltaNet;
+      moe += m.kinds[k].mlp.num_experts > 0;
+    }
+    const int64_t layers = row["config"]["text_config"]["num_hidden_layers"].get<int64_t>();
+    EXPECT_EQ(attention, layers / 4) << id;
+    EXPECT_EQ(gdn, layers - layers / 4) << id;
+    EXPECT_EQ(moe, row["config"]["model_type"] == "qwen3_5_moe" ? layers : 0) << id;
+    EXPECT_EQ(m.checkpoint.mtp_layers, 1) << id;
+    EXPECT_GT(CountParams(m).mtp, 0) << id;
+  }
+  EXPECT_GE(seen, 8);
 }
 
 }  // namespace

@@ -134,6 +134,8 @@ TEST(ImageTokens, PresetsReadTheirTowerShape) {
   const Row rows[] = {
       {"Qwen/Qwen2.5-VL-7B-Instruct", VisionKind::kQwen25Vl, 1369},
       {"Qwen/Qwen3-VL-8B-Instruct", VisionKind::kQwen3Vl, 1024},
+      {"Qwen/Qwen3.5-27B", VisionKind::kQwen3Vl, 1024},  // Qwen3-VL's patch 16, merge 2
+      {"Qwen/Qwen3.5-35B-A3B", VisionKind::kQwen3Vl, 1024},
       {"llava-hf/llava-1.5-7b-hf", VisionKind::kLlava, 576},
       {"mistralai/Mistral-Small-3.1-24B-Instruct-2503", VisionKind::kPixtral, 37 * 37 + 37},
       {"meta-llama/Llama-4-Scout-17B-16E-Instruct", VisionKind::kLlama4, 17 * 144 + 16 + 3},

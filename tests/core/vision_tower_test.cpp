@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/hf_config.h"
+#include "test_support.h"
 #include "vramplan/model_spec.h"
 
 namespace vramplan {
@@ -189,6 +190,45 @@ TEST(VisionTower, Gemma4LargeTowerAndEmbedder) {
   EXPECT_EQ(c.projector, 1152 * 5376);  // embed_vision.embedding_projection
   EXPECT_EQ(c.total, 30697345340);      // the text decoder (fixture row of google/gemma-4-31B-it)
   EXPECT_EQ(c.checkpoint_total, 31273088876);  // Hub total of google/gemma-4-31B-it
+}
+
+// Qwen3.5 (transformers models/qwen3_5/modular_qwen3_5.py): Qwen3_5VisionModel is Qwen3-VL's tower
+// with `del self.deepstack_merger_list`, so only the final merger is a projector, even where a
+// config lists deepstack_visual_indexes. The Hub's Qwen3.5-27B tower (depth 27, hidden 1152)
+// worked by hand from Qwen3VLVisionModel's modules.
+TEST(VisionTower, Qwen35TowerHasNoDeepstackMergers) {
+  const json table = testing_support::LoadFixture("param_counts.json");
+  json cfg;
+  for (const auto& row : table["models"]) {
+    if (row["id"] == "Qwen/Qwen3.5-27B") cfg = row["config"];
+  }
+  ASSERT_TRUE(cfg.is_object());
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok()) << spec.errors()[0].message;
+  EXPECT_TRUE(warnings.empty());
+  const int64_t h = 1152, inter = 4304, merged = 4 * h, out = 5120;
+  // patch_embed Conv3d(3, h, [2, 16, 16]) with bias + pos_embed 2304 x h + 27 blocks (two
+  // LayerNorms, qkv and proj with biases, linear_fc1 / fc2 with biases).
+  const int64_t block = 2 * 2 * h + (h * 3 * h + 3 * h) + (h * h + h) + (h * inter + inter) + (inter * h + h);
+  const ParamCounts c = CountParams(spec.value());
+  EXPECT_EQ(c.vision, 3 * 2 * 16 * 16 * h + h + 2304 * h + 27 * block);
+  EXPECT_EQ(c.vision, 415891440);  // the same tower as Qwen3-VL-8B's fixture row
+  // merger: norm LayerNorm(h), linear_fc1 Linear(4h, 4h), linear_fc2 Linear(4h, 5120), biases.
+  EXPECT_EQ(c.projector, 2 * h + merged * merged + merged + merged * out + out);
+  EXPECT_EQ(spec.value().vision.kind, VisionKind::kQwen3Vl);
+  EXPECT_EQ(spec.value().model_type, "qwen3_5_text");
+  json listed = cfg;
+  listed["vision_config"]["deepstack_visual_indexes"] = {8, 16, 24};
+  auto again = ModelSpecFromHfConfig(listed, "model", &warnings);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(CountParams(again.value()).projector, c.projector);
+  // A text_config without model_type reads as the wrapper's default text config (Qwen3_5Config).
+  json untyped = cfg;
+  untyped["text_config"].erase("model_type");
+  auto third = ModelSpecFromHfConfig(untyped, "model", &warnings);
+  ASSERT_TRUE(third.ok());
+  EXPECT_EQ(CountParams(third.value()).checkpoint_total, 27781427952);
 }
 
 TEST(VisionTower, OtherWrappersKeepTheTextOnlyWarning) {

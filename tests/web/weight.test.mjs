@@ -46,6 +46,9 @@
 // DOC), the form's own help for the 8 fields that showed the schema's description (own files +379 B):
 // the module -7,691 B gzipped, page 374,661 -> 367,349 B measured, budget LOWERED to 368,500 B;
 // own files 44,501 B, budget 44,583 B.
+// Then the Qwen3.5 / 3.6 wrappers and their ten presets (+1,178 B of module, measured on the same
+// machine before and after; own files unchanged): page 368,501 B measured, budget 369,640 B
+// (measured + 1,139 B, the CI margin). docs/web.md.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -53,7 +56,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { startServer, startBrowser, openPage, SITE } from './harness.mjs';
 
-export const PAGE_WEIGHT_BUDGET_BYTES = 368_500;
+export const PAGE_WEIGHT_BUDGET_BYTES = 369_640;
 export const PAGE_OWN_BUDGET_BYTES = 40 * 1024 + 169 + 1143 + 356 + 240 + 535 + 497 + 52 + 148 + 104 + 379;
 
 let server; let chrome;

@@ -110,6 +110,10 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
       // one (its experts are fused tensors there, with the same element counts).
       if (outer == "qwen3_vl" && (type == "qwen3_vl_text" || type.empty())) type = "qwen3";
       if (outer == "qwen3_vl_moe" && (type == "qwen3_vl_moe_text" || type.empty())) type = "qwen3_moe";
+      // transformers Qwen3_5Config / Qwen3_5MoeConfig (models/qwen3_5*/configuration_*.py) default
+      // text_config to Qwen3_5TextConfig / Qwen3_5MoeTextConfig.
+      if (outer == "qwen3_5" && type.empty()) type = "qwen3_5_text";
+      if (outer == "qwen3_5_moe" && type.empty()) type = "qwen3_5_moe_text";
       if (tower_counted) {
         wrapper = outer;
       } else {

@@ -42,8 +42,11 @@ VisionShape ReadVisionShape(const std::string& wrapper, const nlohmann::json& co
     s.window_size = IntOr(vc, "window_size", 112);
     s.full_attention_layers = ArraySize(vc, "fullatt_block_indexes", 4);
     s.output_hidden = IntOr(vc, "out_hidden_size", text_hidden);
-  } else if (wrapper == "qwen3_vl" || wrapper == "qwen3_vl_moe") {
-    s.kind = VisionKind::kQwen3Vl;  // Qwen3VLVisionConfig defaults
+  } else if (wrapper == "qwen3_vl" || wrapper == "qwen3_vl_moe" || wrapper == "qwen3_5" || wrapper == "qwen3_5_moe") {
+    // Qwen3VLVisionConfig defaults. Qwen3.5's tower is Qwen3-VL's without deepstack mergers
+    // (Qwen3_5VisionConfig subclasses Qwen3VLVisionConfig), and vLLM serves it through Qwen3-VL's
+    // processing (vllm/model_executor/models/qwen3_5.py Qwen3_5ProcessingInfo(Qwen3VLProcessingInfo)).
+    s.kind = VisionKind::kQwen3Vl;
     s.hidden = IntOr(vc, "hidden_size", 1152);
     s.layers = IntOr(vc, "depth", 27);
     s.intermediate = IntOr(vc, "intermediate_size", 4304);

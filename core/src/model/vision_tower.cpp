@@ -111,7 +111,10 @@ Count Llama4Vision(families::ConfigReader& v) {
 // Qwen3VLVisionPatchMerger = norm LayerNorm(h), linear_fc1 Linear(h m^2, h m^2), linear_fc2
 // Linear(h m^2, out_hidden_size), with biases; and one deepstack merger per
 // deepstack_visual_indexes entry, the same but with its norm over h m^2 (use_postshuffle_norm).
-TowerCounts Qwen3Vl(families::ConfigReader& v, const nlohmann::json& vision_config) {
+// Qwen3.5 (transformers models/qwen3_5/modular_qwen3_5.py Qwen3_5VisionModel, also Qwen3.5-MoE's)
+// is this tower with `del self.deepstack_merger_list`: no deepstack mergers whatever the config
+// lists (`deepstack` false).
+TowerCounts Qwen3Vl(families::ConfigReader& v, const nlohmann::json& vision_config, bool deepstack_mergers) {
   const Count h = v.Int({"hidden_size"}).value_or(1152);
   const Count depth = v.Int({"depth"}).value_or(27);
   const Count inter = v.Int({"intermediate_size"}).value_or(4304);
@@ -122,7 +125,7 @@ TowerCounts Qwen3Vl(families::ConfigReader& v, const nlohmann::json& vision_conf
   const Count merge = v.Int({"spatial_merge_size"}, 1).value_or(2);
   const Count positions = v.Int({"num_position_embeddings"}).value_or(2304);
   auto ds = vision_config.find("deepstack_visual_indexes");
-  const Count deepstack = ds != vision_config.end() && ds->is_array() ? static_cast<int64_t>(ds->size()) : 3;
+  const Count deepstack = !deepstack_mergers ? 0 : ds != vision_config.end() && ds->is_array() ? static_cast<int64_t>(ds->size()) : 3;
   const Count merged = h * merge * merge;
   const Count block = 2 * (2 * h) + Linear(h, 3 * h, true) + Linear(h, h, true) + Linear(h, inter, true) + Linear(inter, h, true);
   const Count merger_linears = Linear(merged, merged, true) + Linear(merged, out, true);
@@ -187,7 +190,8 @@ Count MllamaVision(families::ConfigReader& v) {
 }  // namespace
 
 bool VisionTowerCounted(const std::string& wrapper_type, const nlohmann::json& config) {
-  for (const char* t : {"qwen2_5_vl", "gemma3", "mistral3", "llama4", "qwen3_vl", "qwen3_vl_moe", "gemma4", "gemma4_unified", "mllama"}) {
+  for (const char* t : {"qwen2_5_vl", "gemma3", "mistral3", "llama4", "qwen3_vl", "qwen3_vl_moe", "qwen3_5", "qwen3_5_moe", "gemma4",
+                        "gemma4_unified", "mllama"}) {
     if (wrapper_type == t) return true;
   }
   if (wrapper_type != "llava" && wrapper_type != "llava_next") return false;
@@ -247,7 +251,8 @@ std::optional<VisionTowerParams> CountVisionTower(const std::string& wrapper_typ
                   Linear(text_hidden, text_hidden, bias));
     return p;
   }
-  if (wrapper_type == "qwen3_vl" || wrapper_type == "qwen3_vl_moe") return params(Qwen3Vl(v, *vc));
+  if (wrapper_type == "qwen3_vl" || wrapper_type == "qwen3_vl_moe") return params(Qwen3Vl(v, *vc, true));
+  if (wrapper_type == "qwen3_5" || wrapper_type == "qwen3_5_moe") return params(Qwen3Vl(v, *vc, false));
   if (wrapper_type == "llava" || wrapper_type == "llava_next") {
     // transformers models/llava/modeling_llava.py, LlavaMultiModalProjector: linear_1 Linear(vision h
     // x feature layers, text h) + linear_2 Linear(text h, text h), with biases unless
