@@ -247,6 +247,44 @@ TEST(DataParallel, FsdpGatherPoolStaysReservedThroughTheOptimizerStep) {
   EXPECT_EQ(GpuTerm(in_backward, "allocator_overhead"), usual_reserve(in_backward));
 }
 
+// DeepSpeed ZeRO-3 gathers on its coordinator's own stream too (PartitionedParameterCoordinator
+// .fetch_sub_module / __all_gather_params_ and the handles' wait() under __allgather_stream;
+// partition_parameters.py all_gather_coalesced allocates the buffers there; DeepSpeed v0.16.5), so
+// the blocks of the parameters gathered at the turn stay cached through the optimizer step. Llama-2-7B
+// (h 4096, ffn 11008, vocab 32000), full fine-tuning in mixed bf16 on 4 ranks, batch 1 x 128, no
+// checkpointing: the step is the peak. By hand from DeepSpeed's defaults (zero3_gather.h's rules),
+// walking back from lm_head (F = elements after the module in the forward, norms included; kept
+// while 2F < 1e9): lm_head 131,072,000; layer 31 all seven linears (4 x 16,777,216 + 3 x 45,088,768
+// = 202,375,168; q_proj's F = 316,678,144); layer 30's down, up, gate (135,266,304), o and v
+// (33,554,432; v's F = 485,507,072, k's 502,284,288 is past 5e8): kept 502,267,904. Prefetch while
+// under 5e7 in flight: layer 30's k and q (33,554,432), then layer 29's down_proj (45,088,768; its
+// input norm is persistent): 78,643,200. The norms (4096 <= 1e5) are never partitioned, never freed:
+// not in the idle pool. Pool = (502,267,904 + 78,643,200) x 2 B.
+TEST(DataParallel, Zero3GatherPoolStaysReservedThroughTheOptimizerStep) {
+  auto run = [](int zero, int batch, int seq, bool checkpointing) {
+    return testing_support::EstimateText(R"({"model":"meta-llama/Llama-2-7b-hf","train":{"method":"full","precision":"mixed_bf16","optimizer":"adamw","optimizer_impl":"foreach",)"
+                                         R"("micro_batch_size":)" + std::to_string(batch) + R"(,"seq_len":)" + std::to_string(seq) +
+                                         R"(,"gradient_checkpointing":)" + (checkpointing ? "true" : "false") + R"(},"parallel":{"gpus":4,"zero":)" +
+                                         std::to_string(zero) + "}}");
+  };
+  auto usual_reserve = [](const Result& r) {
+    const int64_t static_bytes = GpuTerm(r, "weights") + GpuTerm(r, "optimizer_states");
+    return static_cast<int64_t>(std::llround(0.01 * static_cast<double>(static_bytes) + 0.10 * static_cast<double>(r.gpu.peak_allocated_bytes - static_bytes)));
+  };
+  const int64_t pool = (int64_t{502'267'904} + 78'643'200) * 2;
+  const Result at_step = run(3, 1, 128, false);
+  ASSERT_EQ(at_step.peak_phase, "optimizer_step");
+  EXPECT_NEAR(static_cast<double>(GpuTerm(at_step, "allocator_overhead") - usual_reserve(at_step)), static_cast<double>(pool), 1.0);
+  // ZeRO-2 gathers nothing: the usual reserve.
+  const Result zero2 = run(2, 1, 128, false);
+  ASSERT_EQ(zero2.peak_phase, "optimizer_step");
+  EXPECT_EQ(GpuTerm(zero2, "allocator_overhead"), usual_reserve(zero2));
+  // A peak in the backward holds the gathered parameters itself: the usual reserve.
+  const Result in_backward = run(3, 8, 4096, false);
+  ASSERT_EQ(in_backward.peak_phase, "backward");
+  EXPECT_EQ(GpuTerm(in_backward, "allocator_overhead"), usual_reserve(in_backward));
+}
+
 }  // namespace
 }  // namespace vramplan
 

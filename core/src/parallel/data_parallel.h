@@ -126,6 +126,10 @@ struct RankView {
   // DeepSpeed ZeRO-3: the optimizer step's temporaries on this rank, those of its largest sub-group
   // (parallel/zero3_sub_groups.h); -1: the rank's share of the whole step's (States).
   int64_t zero3_step_temporary_bytes = -1;
+  // DeepSpeed ZeRO-3: the partitioned parameters gathered at once at the turn (the kept tail and the
+  // prefetch, not the persistent ones, which are never released), whose blocks stay cached on the
+  // all-gather stream (parallel/fsdp_stream_pools.h). Set by the training step with the turn's set.
+  int64_t zero3_gather_pool_bytes = 0;
 
   // FSDP / ZeRO-3: weight bytes outside the sharded parameter data, whole on every rank, never offloaded
   // (bitsandbytes' QuantState: parallel/fsdp_bnb_quant_state.h).

@@ -9,9 +9,20 @@
 //   (torch/distributed/fsdp/_runtime_utils.py _unshard, _flat_param.py; PyTorch 2.1-2.5).
 //   FSDP2: foreach_all_gather allocates the flat all-gather output under the all-gather copy-in
 //   stream (torch/distributed/_composable/fsdp/_fsdp_collectives.py foreach_all_gather, PyTorch 2.4-2.5).
+//   DeepSpeed ZeRO-3 does the same on its own stream: PartitionedParameterCoordinator.fetch_sub_module
+//   and __all_gather_params_ run Init.all_gather_coalesced (the single parameter's `param_buffer`,
+//   _all_gather_dtype's `flat_tensor`) and the handles' wait() (AllGatherCoalescedHandle.wait's
+//   torch.cat into param.data) under `get_accelerator().stream(self.__allgather_stream)`; free_param
+//   only records the compute stream and drops param.data (deepspeed/runtime/zero/
+//   partitioned_param_coordinator.py, partition_parameters.py, DeepSpeed v0.16.5; the same since the
+//   coordinator took its all-gather stream, v0.10). Nothing in the step empties the cache. So the
+//   blocks of the most parameters gathered at once, the turn from the forward to the backward
+//   (parallel/zero3_gather.h: the kept tail and the prefetch; the persistent ones are never
+//   released, so they are allocated, not idle), stay reserved through the optimizer step.
 // When the step's allocated peak is the optimizer step (nothing gathered), reserved is that peak
 // plus the gathered units' pool. Whenever the peak is in the forward or the backward the pool is in
-// use and already counted (the rank view's gathered_bytes).
+// use and already counted (the rank view's gathered_bytes). Not counted: the moment a coalesced
+// fetch of two or more parameters holds its flat buffer beside their torch.cat copies.
 #pragma once
 
 #include <cstdint>
@@ -22,10 +33,10 @@
 namespace vramplan {
 
 // The bytes the all-gather stream keeps reserved beside an allocated peak of phase `peak`.
-inline int64_t FsdpIdleGatherPoolBytes(const RankView& view, Phase peak) {
-  if (!view.dp.fsdp || !view.dp.shard_params) return 0;  // (CPU offload too: the gathered units are on the GPU)
+inline int64_t IdleGatherPoolBytes(const RankView& view, Phase peak) {
+  if (!view.dp.shard_params) return 0;  // (CPU offload too: the gathered parameters are on the GPU)
   if (peak != Phase::kOptimizerStep && peak != Phase::kZeroGrad) return 0;
-  return view.gathered_bytes;
+  return view.dp.fsdp ? view.gathered_bytes : view.zero3_gather_pool_bytes;
 }
 
 }  // namespace vramplan

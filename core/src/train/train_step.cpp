@@ -481,8 +481,13 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
       // parameter data is the weights less it.
       const int64_t gathered_data = weights.bytes - unsharded;
       const int64_t per_element = elements > 0 ? gathered_data / elements : 0;
-      if (per_element >= 1) view.gathered_bytes = g.Total() * per_element;
-      else if (elements > 0) view.gathered_bytes = static_cast<int64_t>(static_cast<double>(g.Total()) * static_cast<double>(gathered_data) / static_cast<double>(elements));
+      auto bytes_of = [&](int64_t n) -> int64_t {
+        if (per_element >= 1) return n * per_element;
+        if (elements > 0) return static_cast<int64_t>(static_cast<double>(n) * static_cast<double>(gathered_data) / static_cast<double>(elements));
+        return 0;
+      };
+      view.gathered_bytes = bytes_of(g.Total());
+      view.zero3_gather_pool_bytes = bytes_of(g.kept + g.prefetched);
     }
     // DeepSpeed ZeRO-3 steps one sub-group at a time (parallel/zero3_sub_groups.h): the largest
     // sub-group's fp32 gradient (a moment with its 16-bit flat copy beside it) and the optimizer's
@@ -1527,9 +1532,9 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
                                     ") plus its allocator reserve = " + Gib(step_reserved) + "; reserved - allocated = " + Gib(reserved - peak->Total())
                               : ""});
   }
-  if (const int64_t pool = FsdpIdleGatherPoolBytes(view, peak->phase); pool > 0 && peak->phase != Phase::kLoad && fw.device == Device::kCuda) {
-    // The gathered units' segments stay cached on the all-gather stream through the optimizer step
-    // (parallel/fsdp_stream_pools.h): the reserve at this peak is the usual one plus that pool.
+  if (const int64_t pool = IdleGatherPoolBytes(view, peak->phase); pool > 0 && peak->phase != Phase::kLoad && fw.device == Device::kCuda) {
+    // The gathered units' (ZeRO-3: parameters') segments stay cached on the all-gather stream through
+    // the optimizer step (parallel/fsdp_stream_pools.h): the reserve at this peak is the usual one plus that pool.
     int64_t allocated = 0, static_bytes = 0;
     for (const Term& t : bd) {
       allocated += t.bytes;
@@ -1538,8 +1543,11 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     const int64_t usual = AllocatorOverheadBytes(sc, static_bytes, allocated - static_bytes);
     const int64_t reserve = std::max(usual + pool, load.reserved_bytes - allocated);
     bd.push_back(Term{"allocator_overhead", reserve,
-                      explain ? "caching allocator reserve at the optimizer step: the usual " + Gib(usual) + " (1% of weights + states, a share of the rest) + the FSDP all-gather stream's cached segments " +
-                                    Gib(pool) + " (the gathered units; a freed block serves its own stream only: docs/parallel.md, FSDP's all-gather pool) = " + Gib(reserve)
+                      explain ? "caching allocator reserve at the optimizer step: the usual " + Gib(usual) + " (1% of weights + states, a share of the rest) + the " + std::string(view.dp.fsdp ? "FSDP" : "ZeRO-3") + " all-gather stream's cached segments " +
+                                    Gib(pool) +
+                                    (view.dp.fsdp ? " (the gathered units; a freed block serves its own stream only: docs/parallel.md, FSDP's all-gather pool) = "
+                                                  : " (the parameters gathered at the turn, the persistent ones aside; a freed block serves its own stream only: docs/parallel.md, ZeRO-3's all-gather pool) = ") +
+                                    Gib(reserve)
                               : ""});
   }
   if (explain) {
