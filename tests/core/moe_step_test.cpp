@@ -62,6 +62,64 @@ TEST(MoeStep, MatchesMeasuredSteps) {
             << " forward / backward peaks exact to the byte\n";
 }
 
+// Qwen2-MoE- and Qwen3-MoE-style steps (tests/fixtures/training/measured_cpu_qwen_moe.json, from
+// measure_qwen_moe.py: transformers' Qwen2MoeSparseMoeBlock (v4.44) and Qwen3MoeSparseMoeBlock /
+// Qwen3MoeAttention (v4.51) loops under the same balanced routing; norm_topk_prob off and on, the
+// shared expert with its sigmoid gate, q/k RMSNorm). Weights, gradients, optimizer states, saved
+// activations and the forward and optimizer peaks are exact to the byte on all 19. Four backward
+// peaks are below the measurement: the checkpointed Qwen2-MoE layer, whose first backward node
+// (the shared expert's `sigmoid(gate) * shared_expert_output` MulBackward0) re-runs the layer past
+// the routed experts into the shared expert, a moment the estimate does not model yet (QMOE04
+// fp32 -2.2%, QMOE05 bf16 -1.3%, QMOE06 AMP -1.9%, QMOE10 fp32 LoRA on the experts -1.7%).
+TEST(MoeStep, MatchesMeasuredQwenMoeSteps) {
+  const nlohmann::json table = testing_support::LoadFixture("training/measured_cpu_qwen_moe.json");
+  const std::set<std::string> below = {"QMOE04", "QMOE05", "QMOE06", "QMOE10"};
+  int rows = 0, exact = 0;
+  for (const auto& row : table["rows"]) {
+    const std::string name = row["name"].get<std::string>();
+    const std::string type = row["scenario"]["model"]["model_type"].get<std::string>();
+    ASSERT_TRUE(type == "qwen2_moe" || type == "qwen3_moe") << name;
+    auto scenario = ParseScenario(row["scenario"].dump());
+    ASSERT_TRUE(scenario.ok()) << name;
+    const Result r = Estimate(scenario.value());
+    const auto& m = row["measured"];
+    EXPECT_EQ(GpuTerm(r, "weights"), m["weights"].get<int64_t>()) << name;
+    EXPECT_EQ(r.gpu.gradient_bytes, m["gradients"].get<int64_t>()) << name;
+    EXPECT_EQ(r.gpu.optimizer_state_bytes, m["optimizer_states"].get<int64_t>()) << name;
+    EXPECT_EQ(r.gpu.saved_activation_bytes, m["saved_activations"].get<int64_t>()) << name;
+    EXPECT_EQ(r.gpu.phase_peaks.optimizer_step, m["peak_optimizer"].get<int64_t>()) << name;
+    EXPECT_EQ(r.gpu.phase_peaks.forward, m["peak_forward"].get<int64_t>()) << name;
+    const int64_t measured = m["peak_backward"].get<int64_t>();
+    if (below.count(name) > 0) {
+      EXPECT_LT(r.gpu.phase_peaks.backward, measured) << name;
+      EXPECT_GT(static_cast<double>(r.gpu.phase_peaks.backward), 0.975 * static_cast<double>(measured)) << name;
+    } else {
+      EXPECT_EQ(r.gpu.phase_peaks.backward, measured) << name;
+      ++exact;
+    }
+    ++rows;
+  }
+  EXPECT_GE(rows, 19);
+  std::cout << "[ measured ] measured_cpu_qwen_moe.json: " << rows << " Qwen MoE steps, saved sets exact; " << exact << " of " << rows
+            << " backward peaks exact to the byte\n";
+}
+
+// Without norm_topk_prob (the Qwen2MoeConfig / Qwen3MoeConfig default) the block skips
+// `routing_weights /= routing_weights.sum(dim=-1, keepdim=True)`: no fp32 sum (4·T B) and no copy
+// of the top-k values (4·T·k B) per layer (worked from Qwen3MoeSparseMoeBlock.forward, v4.51).
+TEST(MoeStep, NormTopkProbSavesTheNormalisation) {
+  const nlohmann::json table = testing_support::LoadFixture("training/measured_cpu_qwen_moe.json");
+  for (const auto& row : table["rows"]) {
+    if (row["name"] != "Q3MOE01") continue;
+    nlohmann::json a = row["scenario"], b = row["scenario"];
+    b["model"]["norm_topk_prob"] = false;
+    const Result ra = Estimate(ParseScenario(a.dump()).value());
+    const Result rb = Estimate(ParseScenario(b.dump()).value());
+    const int64_t T = 2 * 128, k = 2, L = 2;
+    EXPECT_EQ(ra.gpu.saved_activation_bytes - rb.gpu.saved_activation_bytes, L * (4 * T + 4 * T * k));
+  }
+}
+
 // Under balanced routing the experts' saves add up to the T·k routed rows however they split:
 // doubling the experts at the same top-k adds only the router softmax's fp32 columns
 // (F.softmax(router_logits, dim=1, dtype=torch.float) saves its (T, E) result), 4·T B per expert

@@ -105,8 +105,10 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
 // What one checkpointed layer keeps: its input hidden state.
 int64_t CheckpointInputBytes(const ModelSpec& model, const ActivationContext& ctx);
 
-// Saved by the final norm (+ whether its output needs grad).
+// Saved by the final norm (+ whether its output needs grad). `input_bytes`: the element size of
+// the norm's input when it is not the hidden (residual) dtype: q / k norms read a projection's
+// output, in the matmul dtype (bf16 under autocast).
 int64_t NormSavedBytes(const NormSpec& norm, NormKind kind, bool input_requires_grad, bool weight_trainable,
-                       int64_t rows, const ActivationContext& ctx);
+                       int64_t rows, const ActivationContext& ctx, int64_t input_bytes = -1);
 
 }  // namespace vramplan
