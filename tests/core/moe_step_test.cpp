@@ -64,16 +64,19 @@ TEST(MoeStep, MatchesMeasuredSteps) {
 
 // Qwen2-MoE- and Qwen3-MoE-style steps (tests/fixtures/training/measured_cpu_qwen_moe.json, from
 // measure_qwen_moe.py: transformers' Qwen2MoeSparseMoeBlock (v4.44) and Qwen3MoeSparseMoeBlock /
-// Qwen3MoeAttention (v4.51) loops under the same balanced routing; norm_topk_prob off and on, the
-// shared expert with its sigmoid gate, q/k RMSNorm). Weights, gradients, optimizer states, saved
-// activations and the forward and optimizer peaks are exact to the byte on all 19. Four backward
-// peaks are below the measurement: the checkpointed Qwen2-MoE layer, whose first backward node
-// (the shared expert's `sigmoid(gate) * shared_expert_output` MulBackward0) re-runs the layer past
-// the routed experts into the shared expert, a moment the estimate does not model yet (QMOE04
-// fp32 -2.2%, QMOE05 bf16 -1.3%, QMOE06 AMP -1.9%, QMOE10 fp32 LoRA on the experts -1.7%).
+// Qwen3MoeAttention (v4.51) under the same balanced routing; norm_topk_prob off and on, the shared
+// expert with its sigmoid gate, q/k RMSNorm). Weights, gradients, optimizer states and saved
+// activations are exact to the byte on all 25 rows. The phase peaks (the shared expert's
+// element-wise backward, the re-run block's last statement, the checkpointed forward inside the
+// shared expert) are exact on QMOE01-11, QMOE13, QMOE15 and Q3MOE01-09, except QMOE06's backward,
+// 512 B under (AMP, checkpointed: one 512-B block at the re-run's last add not identified).
+// QMOE12-15 and Q3MOE09-10 were measured after the rules were written (QMOE15's checkpointed
+// forward, 24% under, then gave the shared-expert forward moment); three phases stay under, at
+// moments not modelled: QMOE12 backward (AMP, LoRA on the experts, 3 layers, tied) -3.6%, QMOE14
+// forward (16 experts, top-4) -0.1%, Q3MOE10 forward (bf16 adapters on attention, 32 experts) -0.5%.
 TEST(MoeStep, MatchesMeasuredQwenMoeSteps) {
   const nlohmann::json table = testing_support::LoadFixture("training/measured_cpu_qwen_moe.json");
-  const std::set<std::string> below = {"QMOE04", "QMOE05", "QMOE06", "QMOE10"};
+  const std::set<std::string> below = {"QMOE06.backward", "QMOE12.backward", "QMOE14.forward", "Q3MOE10.forward"};
   int rows = 0, exact = 0;
   for (const auto& row : table["rows"]) {
     const std::string name = row["name"].get<std::string>();
@@ -88,20 +91,22 @@ TEST(MoeStep, MatchesMeasuredQwenMoeSteps) {
     EXPECT_EQ(r.gpu.optimizer_state_bytes, m["optimizer_states"].get<int64_t>()) << name;
     EXPECT_EQ(r.gpu.saved_activation_bytes, m["saved_activations"].get<int64_t>()) << name;
     EXPECT_EQ(r.gpu.phase_peaks.optimizer_step, m["peak_optimizer"].get<int64_t>()) << name;
-    EXPECT_EQ(r.gpu.phase_peaks.forward, m["peak_forward"].get<int64_t>()) << name;
-    const int64_t measured = m["peak_backward"].get<int64_t>();
-    if (below.count(name) > 0) {
-      EXPECT_LT(r.gpu.phase_peaks.backward, measured) << name;
-      EXPECT_GT(static_cast<double>(r.gpu.phase_peaks.backward), 0.975 * static_cast<double>(measured)) << name;
-    } else {
-      EXPECT_EQ(r.gpu.phase_peaks.backward, measured) << name;
-      ++exact;
+    for (const char* phase : {"forward", "backward"}) {
+      const int64_t predicted = std::string(phase) == "forward" ? r.gpu.phase_peaks.forward : r.gpu.phase_peaks.backward;
+      const int64_t measured = m[std::string("peak_") + phase].get<int64_t>();
+      if (below.count(name + "." + phase) > 0) {
+        EXPECT_LT(predicted, measured) << name << " " << phase;
+        EXPECT_GT(static_cast<double>(predicted), 0.96 * static_cast<double>(measured)) << name << " " << phase;
+      } else {
+        EXPECT_EQ(predicted, measured) << name << " " << phase;
+        ++exact;
+      }
     }
     ++rows;
   }
-  EXPECT_GE(rows, 19);
-  std::cout << "[ measured ] measured_cpu_qwen_moe.json: " << rows << " Qwen MoE steps, saved sets exact; " << exact << " of " << rows
-            << " backward peaks exact to the byte\n";
+  EXPECT_GE(rows, 25);
+  std::cout << "[ measured ] measured_cpu_qwen_moe.json: " << rows << " Qwen MoE steps, saved sets exact; " << exact << " of " << 2 * rows
+            << " forward / backward peaks exact to the byte\n";
 }
 
 // Without norm_topk_prob (the Qwen2MoeConfig / Qwen3MoeConfig default) the block skips

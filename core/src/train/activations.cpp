@@ -567,6 +567,10 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
       if (sig_req || shared_req) w.Save(mm * T);
       const int64_t shared_out = mm * T * (shared_down.empty() ? 0 : shared_down.front()->out_features);
       if (sig_req) w.Save(shared_out);
+      if (shared_req) {
+        w.out.shared_width = kind.mlp.shared_intermediate;
+        w.out.shared_released_bytes = w.out.down_saved_bytes + (sig_req ? shared_out : 0) + mm * T;
+      }
     } else if (!shared_in.empty()) {
       mlp(shared_in, shared_down, n2_req, T, kind.mlp.shared_intermediate);
     }

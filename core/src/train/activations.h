@@ -92,6 +92,11 @@ struct LayerSaved {
   int64_t expert_saved_bytes = 0;        // one expert's whole share of the saved set
   bool mlp_input_saved = false;     // the last mlp() group's input
   bool expert_input_saved = false;  // the routed experts' gathered rows
+  // Qwen2-MoE's gated shared expert (0 when the layer has none): its width and what its backward
+  // has released by its element-wise backward (the product's saved shared output, the sigmoid's
+  // result, down_proj's saves).
+  int64_t shared_width = 0;
+  int64_t shared_released_bytes = 0;
 };
 
 // bitsandbytes 4-bit QLoRA under autocast with fp32 inputs (kbit-prepared fp32 norms):
