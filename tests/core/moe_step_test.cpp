@@ -62,6 +62,69 @@ TEST(MoeStep, MatchesMeasuredSteps) {
             << " forward / backward peaks exact to the byte\n";
 }
 
+// Qwen2-MoE- and Qwen3-MoE-style steps (tests/fixtures/training/measured_cpu_qwen_moe.json, from
+// measure_qwen_moe.py: transformers' Qwen2MoeSparseMoeBlock (v4.44) and Qwen3MoeSparseMoeBlock /
+// Qwen3MoeAttention (v4.51) under the same balanced routing; norm_topk_prob off and on, the shared
+// expert with its sigmoid gate, q/k RMSNorm). Weights, gradients, optimizer states and saved
+// activations are exact to the byte on all 25 rows. The phase peaks (the shared expert's
+// element-wise backward, the re-run block's last statement, the checkpointed forward inside the
+// shared expert) are exact on QMOE01-11, QMOE13, QMOE15 and Q3MOE01-09, except QMOE06's backward,
+// 512 B under (AMP, checkpointed: one 512-B block at the re-run's last add not identified).
+// QMOE12-15 and Q3MOE09-10 were measured after the rules were written (QMOE15's checkpointed
+// forward, 24% under, then gave the shared-expert forward moment); three phases stay under, at
+// moments not modelled: QMOE12 backward (AMP, LoRA on the experts, 3 layers, tied) -3.6%, QMOE14
+// forward (16 experts, top-4) -0.1%, Q3MOE10 forward (bf16 adapters on attention, 32 experts) -0.5%.
+TEST(MoeStep, MatchesMeasuredQwenMoeSteps) {
+  const nlohmann::json table = testing_support::LoadFixture("training/measured_cpu_qwen_moe.json");
+  const std::set<std::string> below = {"QMOE06.backward", "QMOE12.backward", "QMOE14.forward", "Q3MOE10.forward"};
+  int rows = 0, exact = 0;
+  for (const auto& row : table["rows"]) {
+    const std::string name = row["name"].get<std::string>();
+    const std::string type = row["scenario"]["model"]["model_type"].get<std::string>();
+    ASSERT_TRUE(type == "qwen2_moe" || type == "qwen3_moe") << name;
+    auto scenario = ParseScenario(row["scenario"].dump());
+    ASSERT_TRUE(scenario.ok()) << name;
+    const Result r = Estimate(scenario.value());
+    const auto& m = row["measured"];
+    EXPECT_EQ(GpuTerm(r, "weights"), m["weights"].get<int64_t>()) << name;
+    EXPECT_EQ(r.gpu.gradient_bytes, m["gradients"].get<int64_t>()) << name;
+    EXPECT_EQ(r.gpu.optimizer_state_bytes, m["optimizer_states"].get<int64_t>()) << name;
+    EXPECT_EQ(r.gpu.saved_activation_bytes, m["saved_activations"].get<int64_t>()) << name;
+    EXPECT_EQ(r.gpu.phase_peaks.optimizer_step, m["peak_optimizer"].get<int64_t>()) << name;
+    for (const char* phase : {"forward", "backward"}) {
+      const int64_t predicted = std::string(phase) == "forward" ? r.gpu.phase_peaks.forward : r.gpu.phase_peaks.backward;
+      const int64_t measured = m[std::string("peak_") + phase].get<int64_t>();
+      if (below.count(name + "." + phase) > 0) {
+        EXPECT_LT(predicted, measured) << name << " " << phase;
+        EXPECT_GT(static_cast<double>(predicted), 0.96 * static_cast<double>(measured)) << name << " " << phase;
+      } else {
+        EXPECT_EQ(predicted, measured) << name << " " << phase;
+        ++exact;
+      }
+    }
+    ++rows;
+  }
+  EXPECT_GE(rows, 25);
+  std::cout << "[ measured ] measured_cpu_qwen_moe.json: " << rows << " Qwen MoE steps, saved sets exact; " << exact << " of " << 2 * rows
+            << " forward / backward peaks exact to the byte\n";
+}
+
+// Without norm_topk_prob (the Qwen2MoeConfig / Qwen3MoeConfig default) the block skips
+// `routing_weights /= routing_weights.sum(dim=-1, keepdim=True)`: no fp32 sum (4·T B) and no copy
+// of the top-k values (4·T·k B) per layer (worked from Qwen3MoeSparseMoeBlock.forward, v4.51).
+TEST(MoeStep, NormTopkProbSavesTheNormalisation) {
+  const nlohmann::json table = testing_support::LoadFixture("training/measured_cpu_qwen_moe.json");
+  for (const auto& row : table["rows"]) {
+    if (row["name"] != "Q3MOE01") continue;
+    nlohmann::json a = row["scenario"], b = row["scenario"];
+    b["model"]["norm_topk_prob"] = false;
+    const Result ra = Estimate(ParseScenario(a.dump()).value());
+    const Result rb = Estimate(ParseScenario(b.dump()).value());
+    const int64_t T = 2 * 128, k = 2, L = 2;
+    EXPECT_EQ(ra.gpu.saved_activation_bytes - rb.gpu.saved_activation_bytes, L * (4 * T + 4 * T * k));
+  }
+}
+
 // Under balanced routing the experts' saves add up to the T·k routed rows however they split:
 // doubling the experts at the same top-k adds only the router softmax's fp32 columns
 // (F.softmax(router_logits, dim=1, dtype=torch.float) saves its (T, E) result), 4·T B per expert

@@ -67,8 +67,10 @@ struct Walker {
   // but no lora_A output and no scaling scalar (its backward recomputes X @ A); kFusedNothing: the
   // MLP's down projection, whose input h = f * g the Function does not save (rebuilt from e, g).
   enum class Fused { kNo, kInputOnly, kNothing };
+  // `input_saved`: an earlier group already saved this same input storage (the MoE router and a
+  // shared expert both read the block's hidden_states).
   bool Linears(const LinearGroup& group, bool x_req, int64_t xb, int64_t tokens_per_copy = -1,
-               Fused fused = Fused::kNo) {
+               Fused fused = Fused::kNo, bool input_saved = false) {
     if (group.empty()) return x_req;
     if (fused != Fused::kNo) {
       for (const LinearSpec* l : group) {
@@ -79,7 +81,7 @@ struct Walker {
     }
     const PrecisionModel& p = ctx.prec;
     const int64_t rows = tokens_per_copy < 0 ? T : tokens_per_copy;
-    bool shared_input_saved = false;
+    bool shared_input_saved = input_saved;
     bool any_out_req = x_req;
     for (const LinearSpec* l : group) {
       const int64_t in = l->in_features;
@@ -207,7 +209,8 @@ bool Bnb4FollowsInput(const ActivationContext& ctx, int64_t input_bytes) {
 }
 
 int64_t NormSavedBytes(const NormSpec& norm, NormKind kind, bool x_req, bool weight_trainable, int64_t rows,
-                       const ActivationContext& ctx) {
+                       const ActivationContext& ctx, int64_t input_bytes) {
+  const int64_t in_bytes = input_bytes > 0 ? input_bytes : ctx.prec.residual;
   const int64_t dim = norm.dim;
   const bool w_trains = weight_trainable && norm.has_weight;
   int64_t saved = 0;
@@ -223,7 +226,7 @@ int64_t NormSavedBytes(const NormSpec& norm, NormKind kind, bool x_req, bool wei
       if (ctx.norm_saves_squared) saved += 4 * rows * dim;      // mean.dim saved x32^2 (PyTorch <= 2.1)
       saved += 4 * rows;                                        // rsqrt result
     }
-    if (w_trains) saved += ctx.prec.residual * rows * dim;      // y cast to the input dtype (mul other)
+    if (w_trains) saved += in_bytes * rows * dim;               // y cast to the input dtype (mul other)
   } else {
     // native_layer_norm saves input, mean and rstd when anything needs grad; mean/rstd are fp32 on
     // CUDA (acc type) and in the input dtype on CPU (measured).
@@ -286,7 +289,7 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
 
   // Split the layer's modules by what they read.
   LinearGroup attn_in, attn_second, attn_out, mlp_in, mlp_down, router, experts_in, experts_down,
-      shared_in, shared_down;
+      shared_in, shared_down, shared_scale;
   for (const auto& l : kind.linears) {
     if (l.role == ModuleRole::kAttention) {
       if (IsAttentionOutput(l.slot)) attn_out.push_back(&l);
@@ -297,7 +300,8 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
     } else if (l.role == ModuleRole::kExperts) {
       (IsDownProjection(l.slot) ? experts_down : experts_in).push_back(&l);
     } else if (l.role == ModuleRole::kSharedExperts) {
-      (IsDownProjection(l.slot) ? shared_down : shared_in).push_back(&l);
+      if (l.slot == LinearSlot::kSharedExpertScale) shared_scale.push_back(&l);
+      else (IsDownProjection(l.slot) ? shared_down : shared_in).push_back(&l);
     } else {
       (IsDownProjection(l.slot) ? mlp_down : mlp_in).push_back(&l);
     }
@@ -361,8 +365,11 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
     const NormSlot ns = n->slot;
     if (ns == NormSlot::kQPerHead || ns == NormSlot::kKPerHead || ns == NormSlot::kQ || ns == NormSlot::kK) {
       // RMSNorm on q and k: per head (Qwen3, Gemma 3, Phi), or over all heads together (OLMo 2).
+      // Their input is q_proj's / k_proj's output, in the matmul dtype: under autocast
+      // `self.weight * hidden_states.to(input_dtype)` saves a bf16 y (Qwen3MoeRMSNorm.forward,
+      // transformers v4.51; measured: Q3MOE03 in measured_cpu_qwen_moe.json).
       int64_t rows = ns == NormSlot::kQPerHead ? T * a : ns == NormSlot::kKPerHead ? T * g.num_kv_heads : T;
-      w.Save(NormSavedBytes(*n, NormKind::kRmsNorm, qkv_req, plan.weights_trainable, rows, ctx));
+      w.Save(NormSavedBytes(*n, NormKind::kRmsNorm, qkv_req, plan.weights_trainable, rows, ctx, p.matmul));
     }
   }
   // Which of q, k, v need a gradient (layer 0 of a LoRA-on-q,v model: k does not).
@@ -463,7 +470,7 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
   }
   for (const NormSpec* n : sandwich) w.Norm(*n, NormKind::kRmsNorm, attn_out_req, T);
   auto mlp = [&](const LinearGroup& in_group, const LinearGroup& down_group,
-                 bool in_req, int64_t rows, int64_t width) {
+                 bool in_req, int64_t rows, int64_t width, bool input_saved = false) {
     const bool fused = w.out.unsloth_mlp && rows == T;
     // The gate / up outputs keep the MLP input's dtype when they are bnb 4-bit linears fed fp32
     // under autocast (Linear4bit returns out.to(inp_dtype); PEFT's lora Linear4bit adds its 16-bit
@@ -473,7 +480,7 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
     const int64_t act = quantized_in && Bnb4FollowsInput(ctx, p.residual) ? p.residual : mm;
     w.out.mlp_act_bytes = act;
     bool up_req = w.Linears(in_group, in_req, kind.parallel_residual ? p.residual : p.residual, rows == T ? -1 : rows,
-                            fused ? Fused::kInputOnly : Fused::kNo);
+                            fused ? Fused::kInputOnly : Fused::kNo, input_saved);
     w.out.mlp_input_saved = w.last_input_saved;
     if (!up_req) return false;
     if (fused) {
@@ -512,11 +519,14 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
     // docs/training.md "Mixture of experts"), with every expert given T·k/E rows (the estimate's
     // balanced-routing assumption; the per-expert saves add up to the T·k routed rows).
     // Router: softmax(gate(x), dtype=float) saves its fp32 result; topk its int64 indices;
-    // `routing_weights /= routing_weights.sum(...)` (in place) the sum and a copy of the top-k values.
+    // `routing_weights /= routing_weights.sum(...)` (in place) the sum and a copy of the top-k values,
+    // only where the block renormalises (Qwen2MoeSparseMoeBlock / Qwen3MoeSparseMoeBlock.forward:
+    // `if self.norm_topk_prob:`, transformers v4.44-v4.51; measured: QMOE01 / QMOE11 and Q3MOE01 /
+    // Q3MOE08 in measured_cpu_qwen_moe.json, 4·T + 4·T·k per layer apart).
     const int64_t routed = T * kind.mlp.experts_per_token;
     const bool weights_req = w.Linears(router, n2_req, p.residual) && !router.empty();
     w.out.moe_input_saved = w.last_input_saved;
-    if (weights_req) w.Save(4 * T * kind.mlp.num_experts + 8 * routed + 4 * T + 4 * routed);
+    if (weights_req) w.Save(4 * T * kind.mlp.num_experts + 8 * routed + (kind.mlp.norm_topk_prob ? 4 * T + 4 * routed : 0));
     // Per expert: torch.where(expert_mask[e]) -> (idx, top_x), views of one int64 (rows, 2) nonzero
     // result kept by the gather `hidden_states[None, top_x]`, `routing_weights[top_x, idx, None]` and
     // index_add_; the gathered rows feed w1 / w3 like a dense MLP's input.
@@ -544,7 +554,26 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
       w.out.expert_saved_bytes = (w.out.total_bytes - experts_start) / experts;
       w.out.moe_input_requires_grad = n2_req;
     }
-    if (!shared_in.empty()) mlp(shared_in, shared_down, n2_req, T, kind.mlp.shared_intermediate);
+    if (!shared_in.empty() && !shared_scale.empty()) {
+      // Qwen2MoeSparseMoeBlock.forward (modeling_qwen2_moe.py, v4.44-v4.51; Qwen3NextSparseMoeBlock
+      // the same): `shared_expert_output = self.shared_expert(hidden_states)`, a dense gated MLP on
+      // the T rows whose input is the router's (one storage: the gate saved it already when it
+      // trains), then `F.sigmoid(self.shared_expert_gate(hidden_states)) * shared_expert_output`:
+      // the (h -> 1) gate saves its input like any linear, sigmoid its (T, 1) result and the
+      // product the shared output (matmul dtype), each when the other operand needs a gradient.
+      // Measured: QMOE01-11 in measured_cpu_qwen_moe.json.
+      const bool shared_req = mlp(shared_in, shared_down, n2_req, T, kind.mlp.shared_intermediate, w.out.moe_input_saved);
+      const bool sig_req = w.Linears(shared_scale, n2_req, p.residual, -1, Fused::kNo, w.out.moe_input_saved);
+      if (sig_req || shared_req) w.Save(mm * T);
+      const int64_t shared_out = mm * T * (shared_down.empty() ? 0 : shared_down.front()->out_features);
+      if (sig_req) w.Save(shared_out);
+      if (shared_req) {
+        w.out.shared_width = kind.mlp.shared_intermediate;
+        w.out.shared_released_bytes = w.out.down_saved_bytes + (sig_req ? shared_out : 0) + mm * T;
+      }
+    } else if (!shared_in.empty()) {
+      mlp(shared_in, shared_down, n2_req, T, kind.mlp.shared_intermediate);
+    }
   }
   if (ctx.hidden_dropout > 0 && (h_req || plan.weights_trainable || plan.lora)) {
     w.Save(T * kind.linears.front().in_features);  // MLP output dropout mask

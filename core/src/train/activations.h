@@ -92,6 +92,11 @@ struct LayerSaved {
   int64_t expert_saved_bytes = 0;        // one expert's whole share of the saved set
   bool mlp_input_saved = false;     // the last mlp() group's input
   bool expert_input_saved = false;  // the routed experts' gathered rows
+  // Qwen2-MoE's gated shared expert (0 when the layer has none): its width and what its backward
+  // has released by its element-wise backward (the product's saved shared output, the sigmoid's
+  // result, down_proj's saves).
+  int64_t shared_width = 0;
+  int64_t shared_released_bytes = 0;
 };
 
 // bitsandbytes 4-bit QLoRA under autocast with fp32 inputs (kbit-prepared fp32 norms):
@@ -105,8 +110,10 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
 // What one checkpointed layer keeps: its input hidden state.
 int64_t CheckpointInputBytes(const ModelSpec& model, const ActivationContext& ctx);
 
-// Saved by the final norm (+ whether its output needs grad).
+// Saved by the final norm (+ whether its output needs grad). `input_bytes`: the element size of
+// the norm's input when it is not the hidden (residual) dtype: q / k norms read a projection's
+// output, in the matmul dtype (bf16 under autocast).
 int64_t NormSavedBytes(const NormSpec& norm, NormKind kind, bool input_requires_grad, bool weight_trainable,
-                       int64_t rows, const ActivationContext& ctx);
+                       int64_t rows, const ActivationContext& ctx, int64_t input_bytes = -1);
 
 }  // namespace vramplan

@@ -916,6 +916,19 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
                             prec.residual * routed + 16 * rows + prec.residual * rows * h + (E > 1 ? prec.residual * rows * h : 0) +
                             3 * MlpActBytes(li.saved, prec) * rows * last_kind.mlp.intermediate + rng_states + autocast_cache - after_mlp_product / E;
       highest = highest.temporary_bytes < 0 ? mlp : HigherOnRank(highest, mlp, view);
+      if (li.saved.shared_width > 0) {
+        // Qwen2MoeSparseMoeBlock (v4.44-v4.51) after the loop: the shared expert's
+        // `act_fn(gate_proj(x)) * up_proj(x)` on all T rows (act, up and the product), beside the
+        // same frames and the last expert's loop variables (its indices, gathered rows and
+        // weighted output); every routed w2 cast is made, the shared down_proj's not yet.
+        // Measured: QMOE15 in measured_cpu_qwen_moe.json, live blocks at the forward's peak.
+        const int64_t shared_down_cast = casts_of([](const LinearSpec& l) { return l.role == ModuleRole::kSharedExperts && IsDownProjection(l.slot); });
+        Moment sh = m;
+        sh.temporary_bytes = 3 * prec.residual * T * h + prec.matmul * T * E + 8 * routed + 8 * routed * E + prec.residual * routed + 16 * rows +
+                             2 * prec.residual * rows * h + 3 * MlpActBytes(li.saved, prec) * T * li.saved.shared_width + rng_states + autocast_cache -
+                             shared_down_cast;
+        highest = HigherOnRank(highest, sh, view);
+      }
     }
     if (highest.temporary_bytes >= 0) push(highest);
   }
@@ -1286,6 +1299,17 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
             const int64_t sum = (prec.residual == 4 ? 1 : 2) * th + th + prec.matmul * T * E;
             const int64_t weighted = frame + gathered + (on_cpu && prec.matmul < prec.residual ? 4 * rows * h : 0);
             locals = std::max(sum, weighted);
+            if (li.saved.shared_width > 0) {
+              // Qwen2MoeSparseMoeBlock (v4.44-v4.51) runs on past the loop: its last statement,
+              // `final_hidden_states + shared_expert_output`, holds the frame and the last expert's
+              // gathered rows, the gated product (matmul dtype, not saved), the CPU's fp32 promotion
+              // of a 16-bit product and the sum (hidden dtype); the MoE input is a saved storage when
+              // the shared expert's projections (or their adapters) kept it. Measured: QMOE06 / QMOE10
+              // in measured_cpu_qwen_moe.json.
+              const int64_t input_unsaved = li.saved.moe_input_saved || li.saved.mlp_input_saved ? 0 : th;
+              const int64_t shared_frame = frame - (li.saved.moe_input_saved ? 0 : th) + input_unsaved;
+              locals = std::max(locals, shared_frame + gathered + prec.matmul * T * h + (on_cpu && prec.matmul < prec.residual ? 4 * T * h : 0) + th);
+            }
             bool w2_adapter = false;
             for (const auto& l : kind.linears) w2_adapter = w2_adapter || (lp.lora && l.role == ModuleRole::kExperts && IsDownProjection(l.slot) && IsLoraTarget(l, train.lora));
             if (w2_adapter && !prec.autocast && !prec.autocast16 && plan.adapter_bytes_per_param == prec.matmul) {
@@ -1308,7 +1332,11 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
           rc.logits_and_loss_bytes = keep_outputs;
           rc.kv_cache_bytes = kept_kv_cache;
           // (the MoE output is in the hidden dtype: no 16-bit copy of the gradient for it)
-          rc.temporary_bytes = layer_extra + carry + (prec.autocast && !moe ? prec.matmul * T * h : 0) + (on_cpu && !offload ? kCpuRngStateBytes : 0) + locals;
+          // (a gated shared expert's 16-bit product gets its own copy of the gradient from the
+          // block's `final_hidden_states + shared_expert_output` AddBackward0 before the re-run)
+          const bool shared16 = moe && li.saved.shared_width > 0 && prec.matmul < prec.residual;
+          rc.temporary_bytes = layer_extra + carry + (prec.autocast && !moe ? prec.matmul * T * h : 0) + (shared16 ? prec.matmul * T * h : 0) +
+                               (on_cpu && !offload ? kCpuRngStateBytes : 0) + locals;
           push(rc);
         }
         Moment mlp = step(Phase::kBackward, At::kMlpBackward, i);
@@ -1331,6 +1359,26 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
         mlp.temporary_bytes = carry + mlp_buffers * MlpActBytes(li.saved, prec) * mlp_rows * mlp_width + layer_extra + li.saved.max_dequant_bytes +
                               (moe ? li.saved.routing_grad_bytes : 0);
         push(mlp);
+        if (moe && li.saved.shared_width > 0) {
+          // Qwen2MoeSparseMoeBlock's shared expert (modeling_qwen2_moe.py, v4.44-v4.51), the first
+          // part of the block in backward (created last): after the gate product's MulBackward0,
+          // SigmoidBackward0 and shared_expert_gate's MmBackward0 (its input gradient, T x h in the
+          // hidden dtype, waits in the engine's buffer for the other readers of hidden_states) and
+          // down_proj's, the element-wise `act_fn(gate_proj(x)) * up_proj(x)` backward holds three
+          // T x I_shared buffers beside the gradients of down_proj and shared_expert_gate.
+          // Measured: QMOE04-06 and QMOE10 in measured_cpu_qwen_moe.json (checkpointed, layer 0).
+          int64_t shared_grads = 0;
+          for (const auto& l : kind.linears) {
+            if (l.role == ModuleRole::kSharedExperts && (IsDownProjection(l.slot) || l.slot == LinearSlot::kSharedExpertScale))
+              shared_grads += LinearGradBytes(l, plan.layers[static_cast<size_t>(i)], train, plan, prec.grad);
+          }
+          Moment sh = mlp;
+          sh.gradient_bytes = grads_live + (train.grad_accum_steps > 1 || in_bwd ? 0 : shared_grads);
+          sh.activation_bytes = saved_prev + li.saved.total_bytes - li.saved.shared_released_bytes;
+          sh.temporary_bytes = carry + 3 * MlpActBytes(li.saved, prec) * T * li.saved.shared_width + layer_extra + li.saved.max_dequant_bytes +
+                               (li.saved.moe_input_requires_grad ? prec.residual * T * h : 0);
+          push(sh);
+        }
         if (moe && kind.mlp.num_experts >= 2 && li.saved.moe_input_requires_grad) {
           // The second expert in backward, at its gathered rows' IndexBackward0: the gradient of the
           // MoE input arrives per expert as a zero (T, h) tensor with the rows put in, and the

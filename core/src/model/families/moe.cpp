@@ -29,6 +29,10 @@ Expected<ModelSpec> BuildMoe(ConfigReader& c, ModelSpec spec, const MoeVariant& 
   int64_t moe_inter = v.mixtral_layout ? m.inter : c.Required({"moe_intermediate_size"});
   int64_t shared_inter = v.shared_expert ? c.Int({"shared_expert_intermediate_size"}).value_or(0) : 0;
   int64_t sparse_step = c.Int({"decoder_sparse_step"}, 1).value_or(1);
+  // Qwen2MoeSparseMoeBlock / Qwen3MoeSparseMoeBlock.forward renormalise the top-k weights only
+  // `if self.norm_topk_prob` (Qwen2MoeConfig / Qwen3MoeConfig default False, transformers v4.44-v4.51);
+  // MixtralSparseMoeBlock always does.
+  const bool norm_topk = v.mixtral_layout || c.Bool("norm_topk_prob", false);
   // mlp_only_layers: dense layers inside a MoE model (qwen2_moe / qwen3_moe).
   std::vector<int64_t> mlp_only = m.layers > 0 ? c.LayerList("mlp_only_layers", m.layers) : std::vector<int64_t>{};
   LlamaLikeOptions o;
@@ -65,6 +69,7 @@ Expected<ModelSpec> BuildMoe(ConfigReader& c, ModelSpec spec, const MoeVariant& 
       }
     }
     SetMoeMlp(&k, moe_inter, experts, top_k, shared_inter);
+    k.mlp.norm_topk_prob = norm_topk;
     return k;
   });
   return spec;
