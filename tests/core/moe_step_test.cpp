@@ -125,6 +125,30 @@ TEST(MoeStep, NormTopkProbSavesTheNormalisation) {
   }
 }
 
+// Qwen3-VL-MoE's text block renormalises whatever its text_config says (Qwen3VLMoeTextSparseMoeBlock:
+// "all the models use norm_topk_prob", modeling_qwen3_vl_moe.py v4.57): the same text config wrapped
+// as qwen3_vl_moe saves the normalisation even with norm_topk_prob false, as qwen3_moe does only with true.
+TEST(MoeStep, Qwen3VlMoeAlwaysNormalisesTheTopK) {
+  const nlohmann::json table = testing_support::LoadFixture("training/measured_cpu_qwen_moe.json");
+  for (const auto& row : table["rows"]) {
+    if (row["name"] != "Q3MOE01") continue;
+    nlohmann::json text = row["scenario"]["model"];
+    text["norm_topk_prob"] = false;
+    nlohmann::json plain = row["scenario"], wrapped = row["scenario"], normalised = row["scenario"];
+    plain["model"] = text;
+    nlohmann::json inner = text;
+    inner["model_type"] = "qwen3_vl_moe_text";
+    wrapped["model"] = {{"model_type", "qwen3_vl_moe"}, {"text_config", inner}};
+    normalised["model"] = text;
+    normalised["model"]["norm_topk_prob"] = true;
+    const auto rp = ParseScenario(plain.dump()), rw = ParseScenario(wrapped.dump()), rn = ParseScenario(normalised.dump());
+    ASSERT_TRUE(rp.ok() && rw.ok() && rn.ok()) << (rw.ok() ? "" : rw.errors()[0].message);
+    const int64_t saved_wrapped = Estimate(rw.value()).gpu.saved_activation_bytes;
+    EXPECT_EQ(saved_wrapped, Estimate(rn.value()).gpu.saved_activation_bytes);
+    EXPECT_GT(saved_wrapped, Estimate(rp.value()).gpu.saved_activation_bytes);
+  }
+}
+
 // Under balanced routing the experts' saves add up to the T·k routed rows however they split:
 // doubling the experts at the same top-k adds only the router softmax's fp32 columns
 // (F.softmax(router_logits, dim=1, dtype=torch.float) saves its (T, E) result), 4·T B per expert

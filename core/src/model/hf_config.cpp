@@ -89,6 +89,10 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
   std::string cfg_path = path;
   std::string type;
   std::string wrapper;  // the multimodal model_type whose vision tower is counted, if any
+  // Qwen3VLMoeTextSparseMoeBlock renormalises the top-k weights unconditionally ("all the models
+  // use norm_topk_prob", transformers models/qwen3_vl_moe/modeling_qwen3_vl_moe.py v4.57;
+  // Qwen3VLMoeTextTopKRouter in v5 likewise), whatever the text_config says.
+  bool always_norm_topk = false;
   {
     families::ConfigReader top(config, path, &errors);
     type = top.String("model_type", "");
@@ -109,7 +113,7 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
       // transformers Qwen3VLTextModel is the Qwen3 decoder (q/k RMSNorm); Qwen3VLMoeTextModel the Qwen3-MoE
       // one (its experts are fused tensors there, with the same element counts).
       if (outer == "qwen3_vl" && (type == "qwen3_vl_text" || type.empty())) type = "qwen3";
-      if (outer == "qwen3_vl_moe" && (type == "qwen3_vl_moe_text" || type.empty())) type = "qwen3_moe";
+      if (outer == "qwen3_vl_moe" && (type == "qwen3_vl_moe_text" || type.empty())) type = "qwen3_moe", always_norm_topk = true;
       // transformers Qwen3_5Config / Qwen3_5MoeConfig (models/qwen3_5*/configuration_*.py) default
       // text_config to Qwen3_5TextConfig / Qwen3_5MoeTextConfig.
       if (outer == "qwen3_5" && type.empty()) type = "qwen3_5_text";
@@ -145,6 +149,9 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
   spec.context_limit_source = std::move(limit.source);
   if (const families::ModelFamily* family = families::FindModelFamily(type)) {
     Expected<ModelSpec> built = family->build(c, std::move(spec));
+    if (built.ok() && always_norm_topk) {
+      for (LayerKind& k : built.value().kinds) k.mlp.norm_topk_prob = true;
+    }
     if (!built.ok() || wrapper.empty()) return built;
     ModelSpec text = std::move(built.value());
     std::optional<VisionTowerParams> tower = CountVisionTower(wrapper, config, path, text.hidden_size, &errors);

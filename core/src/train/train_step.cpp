@@ -1779,8 +1779,18 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   if (!model.approximations.training.empty()) {
     r->warnings.push_back(MakeWarning(WarningCode::kApproximate, "model", model.approximations.training));
   }
-  if (model.kinds.size() > 0 && (last_kind.attention.mla || last_kind.mlp.num_experts > 0 || last_kind.norms.empty() || last_kind.parallel_residual)) {
+  // transformers' per-expert MoE loop is measured for Mixtral, Qwen2-MoE and Qwen3-MoE (CPU fixtures
+  // measured_cpu_moe.json / measured_cpu_qwen_moe.json, balanced routing); other MoE blocks (DeepSeek,
+  // gpt-oss, GLM, fused experts), MLA and parallel-residual layers follow the same rules unmeasured.
+  const bool measured_moe_loop = model.model_type == "mixtral" || model.model_type == "qwen2_moe" || model.model_type == "qwen3_moe";
+  const bool moe = model.kinds.size() > 0 && last_kind.mlp.num_experts > 0;
+  if (model.kinds.size() > 0 && (last_kind.attention.mla || (moe && !measured_moe_loop) || last_kind.norms.empty() || last_kind.parallel_residual)) {
     r->warnings.push_back(MakeWarning(WarningCode::kApproximate, "model", "activation memory of this architecture (MoE/MLA/parallel-residual) follows the same autograd rules but has no measured fixture yet"));
+  } else if (moe) {
+    r->warnings.push_back(MakeWarning(WarningCode::kApproximate, "model",
+                                      "MoE routing is taken as balanced (T x top_k / experts tokens per expert, the measured CPU "
+                                      "fixtures' routing): the routed rows are exact, but an unbalanced router gives the busiest "
+                                      "expert larger per-expert buffers at the backward peak"));
   }
 }
 
