@@ -85,7 +85,9 @@ test('payload stays small', () => {
   // inputs, cross-attention K/V, --mmproj, Liger's chunked losses, the planner's pruning): 470 KiB.
   // Session 9: 491,397 B as this test gzips (seven model readers and eleven presets, the MoE training rules): 481 KiB.
   // Session 11: 492,517 -> 493,409 B (the Qwen3.5 / 3.6 wrappers and ten presets, +892 B): 482 KiB.
-  const budgetKiB = { 'vramplan': 400, 'vramplan-full': 482 };
+  // Then seven presets (Falcon-H1, Granite 4.0 H, Ministral 3, LLaVA-NeXT): 495,318 B for a main build of the
+  // same day on this machine -> 496,492 B (+1,174 B): 486 KiB (measured + 1,139 B rounded up, the page's margin).
+  const budgetKiB = { 'vramplan': 400, 'vramplan-full': 486 };
   for (const name of ['vramplan', 'vramplan-full']) {
     const wasm = fs.readFileSync(path.join(SITE, `${name}.wasm`));
     const js = fs.readFileSync(path.join(SITE, `${name}.mjs`));

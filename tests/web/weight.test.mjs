@@ -49,6 +49,9 @@
 // Then the Qwen3.5 / 3.6 wrappers and their ten presets (+1,178 B of module, measured on the same
 // machine before and after; own files unchanged): page 368,501 B measured, budget 369,640 B
 // (measured + 1,139 B, the CI margin). docs/web.md.
+// Then seven presets with exact counts (Falcon-H1 0.5B / 7B, Granite 4.0 H micro / tiny, Ministral 3 8B / 14B,
+// LLaVA-NeXT Mistral 7B), measured on one machine against a main build of the same day (own files unchanged
+// at 44,501 B): page 370,067 -> 371,061 B (+994 B), budget 372,200 B (measured + 1,139 B, the CI margin). docs/web.md.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -56,7 +59,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { startServer, startBrowser, openPage, SITE } from './harness.mjs';
 
-export const PAGE_WEIGHT_BUDGET_BYTES = 369_640;
+export const PAGE_WEIGHT_BUDGET_BYTES = 372_200;
 export const PAGE_OWN_BUDGET_BYTES = 40 * 1024 + 169 + 1143 + 356 + 240 + 535 + 497 + 52 + 148 + 104 + 379;
 
 let server; let chrome;
