@@ -52,6 +52,8 @@
 // Then seven presets with exact counts (Falcon-H1 0.5B / 7B, Granite 4.0 H micro / tiny, Ministral 3 8B / 14B,
 // LLaVA-NeXT Mistral 7B), measured on one machine against a main build of the same day (own files unchanged
 // at 44,501 B): page 370,067 -> 371,061 B (+994 B), budget 372,200 B (measured + 1,139 B, the CI margin). docs/web.md.
+// After all of session 10's merges (with the FSDP / ZeRO-3 stream pools and the measured Qwen MoE rules):
+// page 371,888 B measured, budget 373,100 B (measured + 1,212 B). Net over the session: 374,661 -> 371,888 B.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -59,7 +61,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { startServer, startBrowser, openPage, SITE } from './harness.mjs';
 
-export const PAGE_WEIGHT_BUDGET_BYTES = 372_200;
+export const PAGE_WEIGHT_BUDGET_BYTES = 373_100;
 export const PAGE_OWN_BUDGET_BYTES = 40 * 1024 + 169 + 1143 + 356 + 240 + 535 + 497 + 52 + 148 + 104 + 379;
 
 let server; let chrome;
