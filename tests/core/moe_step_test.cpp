@@ -122,7 +122,11 @@ TEST(MoeStep, Qwen3VlMoeAlwaysNormalisesTheTopK) {
     normalised["model"]["norm_topk_prob"] = true;
     const auto rp = ParseScenario(plain.dump()), rw = ParseScenario(wrapped.dump()), rn = ParseScenario(normalised.dump());
     ASSERT_TRUE(rp.ok() && rw.ok() && rn.ok()) << (rw.ok() ? "" : rw.errors()[0].message);
-    const int64_t saved_wrapped = Estimate(rw.value()).gpu.saved_activation_bytes;
+    const Result wrapped_result = Estimate(rw.value());
+    const int64_t saved_wrapped = wrapped_result.gpu.saved_activation_bytes;
+    // Its fused experts are not the measured loop: the estimate says so.
+    EXPECT_TRUE(std::any_of(wrapped_result.warnings.begin(), wrapped_result.warnings.end(),
+                            [](const Issue& w) { return w.message.find("Qwen3VLMoeTextExperts") != std::string::npos; }));
     EXPECT_EQ(saved_wrapped, Estimate(rn.value()).gpu.saved_activation_bytes);
     EXPECT_GT(saved_wrapped, Estimate(rp.value()).gpu.saved_activation_bytes);
   }

@@ -150,7 +150,15 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
   if (const families::ModelFamily* family = families::FindModelFamily(type)) {
     Expected<ModelSpec> built = family->build(c, std::move(spec));
     if (built.ok() && always_norm_topk) {
-      for (LayerKind& k : built.value().kinds) k.mlp.norm_topk_prob = true;
+      ModelSpec& moe = built.value();
+      for (LayerKind& k : moe.kinds) k.mlp.norm_topk_prob = true;
+      // Its experts are fused parameters (Qwen3VLMoeTextExperts: one gate_up_proj / down_proj tensor
+      // over all experts, sliced per expert in training, v4.57), not the nn.Linear loop of
+      // Qwen3MoeSparseMoeBlock that the MoE rules were measured on (measured_cpu_qwen_moe.json).
+      moe.approximations.training =
+          "Qwen3-VL-MoE's experts are fused tensors (Qwen3VLMoeTextExperts: a gate_up_proj matmul per expert slice, "
+          "routing weights over all experts): its MoE activations follow the measured Qwen3-MoE per-expert loop, "
+          "not that code";
     }
     if (!built.ok() || wrapper.empty()) return built;
     ModelSpec text = std::move(built.value());
