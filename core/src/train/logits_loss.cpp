@@ -3,14 +3,28 @@
 #include <algorithm>
 
 #include "format.h"
+#include "util/checked_math.h"
 #include "units.h"
 
 namespace vramplan {
 
 LossHead ComputeLossHead(const TrainConfig& train, const FrameworkConfig& fw, const PrecisionModel& prec,
-                         int64_t V, int64_t h, bool lm_head_trainable, bool upcast, bool explain) {
+                         int64_t V, int64_t h, bool lm_head_trainable, bool upcast, bool explain, bool outputs_fp32) {
   LossHead head;
   const int64_t b = train.micro_batch_size, s = train.seq_len, T = b * s;
+  // accelerate's convert_outputs_to_fp32 (accelerate/utils/operations.py convert_to_fp32: `.float()`
+  // on every fp16 / bf16 tensor of the returned outputs) when the model returns 16-bit logits: the
+  // copy is made after the wrapped forward (and the loss inside it) returned, so the loss's own
+  // transients are gone and what it saved is alive, with `alive_bytes` beyond that (the returned
+  // logits when the loss did not save them, the loss scalar). The copy is not on the loss's autograd
+  // path; it is dropped with the outputs unless the caller keeps them, then it is what is kept.
+  auto convert_outputs = [&](int64_t alive_bytes) {
+    const int64_t copy = checked::Mul(4, T, V);
+    head.keep_outputs_bytes = copy;
+    if (copy + alive_bytes <= head.forward_extra_bytes) return;  // the loss's own moment is higher
+    head.forward_extra_bytes = copy + alive_bytes;
+    if (explain) head.explain += " + accelerate's fp32 copy of the returned logits 4·b·s·V after the forward (convert_outputs_to_fp32)";
+  };
   const int64_t logits_bytes = prec.matmul * T * V;  // lm_head output dtype
   const bool logits_fp32 = prec.matmul == 4;
   switch (train.loss) {
@@ -30,6 +44,8 @@ LossHead ComputeLossHead(const TrainConfig& train, const FrameworkConfig& fw, co
         head.backward_extra_bytes = 2 * q * shifted - target + q;
         head.keep_outputs_bytes = lg * T * V;
         if (explain) head.explain = std::string("logits in the compute dtype") + (copy ? " + shifted copy" : "") + " + log-probs in " + (q == 4 ? "fp32 (autocast)" : "the logits dtype") + " (no .float() upcast: GPT-2 <= 4.45, remote-code models)";
+        // The output holds the 16-bit logits; the shifted copy and cross_entropy's fp32 cast are gone.
+        if (outputs_fp32 && lg != 4) convert_outputs(lg * T * V);
       } else if (fw.loss_shift_logits_copy) {
         // transformers 4.44: fp32 logits (the 16-bit output is dropped), a contiguous copy of the
         // shifted logits when b > 1, log_softmax output (saved), target copy when b > 1.
@@ -39,6 +55,7 @@ LossHead ComputeLossHead(const TrainConfig& train, const FrameworkConfig& fw, co
         head.backward_extra_bytes = 8 * shifted - (b > 1 ? 8 * b * (s - 1) : 0) + 4;
         head.keep_outputs_bytes = 4 * T * V;
         if (explain) head.explain = "fp32 logits 4·b·s·V + shifted copy 4·b·(s-1)·V + log-probs 4·b·(s-1)·V (transformers <= 4.45)";
+        // The returned logits are fp32 already: accelerate's convert_outputs_to_fp32 copies nothing.
       } else {
         // ForCausalLMLoss: output logits (compute dtype) + fp32 copy + saved log-probs; padded labels.
         head.saved_bytes = 4 * T * V + 8 * T + 4;
@@ -47,6 +64,9 @@ LossHead ComputeLossHead(const TrainConfig& train, const FrameworkConfig& fw, co
         head.keep_outputs_bytes = logits_bytes;
         if (explain) head.explain = std::string("logits ") + (logits_fp32 ? "fp32 4" : "16-bit 2") + "·b·s·V" +
                        (logits_fp32 ? "" : " + fp32 upcast 4·b·s·V") + " + log-probs 4·b·s·V (ForCausalLMLoss)";
+        // The output holds the 16-bit logits beside the saved log-probs; the upcast and the padded
+        // labels are gone.
+        if (outputs_fp32 && !logits_fp32) convert_outputs(logits_bytes);
       }
       break;
     }
@@ -75,6 +95,8 @@ LossHead ComputeLossHead(const TrainConfig& train, const FrameworkConfig& fw, co
       if (explain) head.explain = std::string("unsloth fast cross-entropy: ") + (logits_fp32 ? "fp32" : "16-bit") +
                      " logits kept, fp32 losses + logsumexp per token" + (chunks > 1 ? " (" + std::to_string(chunks) + " vocabulary chunks)" : "") +
                      ", gradient written into the logits";
+      // The returned logits are the saved ones; the loss (loss.sum() / n_items, fp32) is alive.
+      if (outputs_fp32 && !logits_fp32) convert_outputs(4);
       break;
     }
     case LossImpl::kFusedLinear: {

@@ -6,6 +6,9 @@
 //   chunked (torchtune CEWithChunkedOutputLoss, 8 chunks): fp32 upcast per chunk; log-probs still saved.
 //   fused_linear (Liger LigerFusedLinearCrossEntropyLoss): logits never materialized; the input and
 //     lm_head gradients are computed in the forward, chunk by chunk.
+//   outputs_fp32 (accelerate's convert_outputs_to_fp32, train/preference.h AmpOutputsFp32): when the
+//     model returns 16-bit logits, the wrapper adds an fp32 copy of them after the forward (and its
+//     loss) returned, beside what the loss saved; a caller that keeps the output keeps that copy.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +28,7 @@ struct LossHead {
 };
 
 LossHead ComputeLossHead(const TrainConfig& train, const FrameworkConfig& fw, const PrecisionModel& prec,
-                         int64_t vocab, int64_t hidden, bool lm_head_trainable, bool upcast = true, bool explain = true);
+                         int64_t vocab, int64_t hidden, bool lm_head_trainable, bool upcast = true, bool explain = true,
+                         bool outputs_fp32 = false);
 
 }  // namespace vramplan

@@ -15,6 +15,7 @@
 #include "train/moment.h"
 #include "train/optimizer.h"
 #include "train/precision.h"
+#include "train/preference.h"
 #include "train/train_plan.h"
 #include "train/weights.h"
 #include "units.h"
@@ -325,7 +326,8 @@ StagePrep PrepareStage(const Scenario& sc, const Topology& topo, const PipelineS
       if (explain) loss_explain = "vocab-parallel cross entropy on " + WithCommas(V) + " vocabulary rows per rank: bf16 logits + their fp32 copy (saved as exp_logits)";
     } else {
       const bool upcast = fw.loss_upcast_logits && sc.model.loss_upcasts_logits;
-      const LossHead loss = ComputeLossHead(train, fw, ctx.prec, V, h, plan.lm_head_trainable, upcast, explain);
+      const LossHead loss = ComputeLossHead(train, fw, ctx.prec, V, h, plan.lm_head_trainable, upcast, explain,
+                                            AmpOutputsFp32(sc, ctx.prec.autocast || ctx.prec.autocast16));
       head_saved = norm_saved + (plan.lm_head_trainable ? act * g.T * h : 0) + loss.saved_bytes;
       loss_forward = loss.forward_extra_bytes;
       loss_backward = loss.backward_extra_bytes;

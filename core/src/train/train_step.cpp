@@ -359,11 +359,13 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   const bool norm_out_saved = plan.lm_head_trainable && !prec.autocast && !fused_head;
   const int64_t norm_out_extra = norm_out_saved ? 0 : prec.residual * T * h;
   const bool upcast = fw.loss_upcast_logits && model.loss_upcasts_logits && (!fw.loss_shift_logits_copy || model.legacy_logits_upcast);
-  LossHead loss = ComputeLossHead(train, fw, prec, V, h, plan.lm_head_trainable, upcast, explain);
+  // accelerate's convert_outputs_to_fp32 (train/preference.h AmpOutputsFp32): the model's 16-bit
+  // logits come back with an fp32 copy; a preference / RL head computes on that copy, the SFT loss
+  // ran inside the forward and the copy sits beside what it saved.
+  const bool amp_outputs_fp32 = AmpOutputsFp32(sc, prec.autocast || prec.autocast16);
+  LossHead loss = ComputeLossHead(train, fw, prec, V, h, plan.lm_head_trainable, upcast, explain, amp_outputs_fp32 && !preference);
   PreferenceHead pref;
-  // accelerate's convert_outputs_to_fp32 (train/preference.h AmpOutputsFp32): the head's logits are
-  // fp32 copies of the lm_head's 16-bit output.
-  const bool outputs_fp32 = preference && AmpOutputsFp32(sc, prec.autocast || prec.autocast16);
+  const bool outputs_fp32 = preference && amp_outputs_fp32;
   const int64_t ld = outputs_fp32 ? 4 : prec.matmul;
   const int64_t converted_from = outputs_fp32 ? prec.matmul : 0;
   if (preference) {
