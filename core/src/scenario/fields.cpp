@@ -167,9 +167,10 @@ std::vector<Field> BuildTable() {
   Bool(&t, "framework.amp_outputs_fp32", AT(framework.amp_outputs_fp32), "true",
        DOC("under autocast, the model's outputs reach the loss as fp32 copies (accelerate Accelerator.prepare_model with "
        "native AMP: HF Trainer / TRL fp16 or bf16 without DeepSpeed or Megatron wraps forward in autocast and "
-       "convert_outputs_to_fp32). Modeled for the preference and RL heads (DPO, IPO, ORPO, SimPO, KTO, GRPO, PPO: "
-       "fp32 log-prob head, reference pass and NLL terms, the 16-bit and fp32 logits together at the copy); "
-       "false when a script calls the model directly"));
+       "convert_outputs_to_fp32). The preference and RL heads (DPO, IPO, ORPO, SimPO, KTO, GRPO, PPO) compute on the "
+       "fp32 copy (log-prob head, reference pass and NLL terms, the 16-bit and fp32 logits together at the copy); "
+       "an SFT model that returns 16-bit logits (unsloth's loss, ForCausalLMLoss) gets the copy after its loss, "
+       "beside what the loss saved; false when a script calls the model directly"));
 
   // ------------------------------------------------------------------ train
   Enum(&t, "train.method", AT(train.method), io::kMethodNames, "\"lora\"",
