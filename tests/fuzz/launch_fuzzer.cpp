@@ -1,5 +1,5 @@
-// libFuzzer target for the launch-config import (build: add --target vramplan_launch_fuzzer to
-// scripts/fuzz's build line; run build-san/bin/vramplan_launch_fuzzer with libFuzzer's options).
+// libFuzzer target for the launch-config import (scripts/fuzz-launch builds it in build-san, seeds
+// it with the configs of tests/core/launch_import_test.cpp and runs it; CI runs it for 20 s).
 // Each input is a config text, imported under every format and under "auto"; the import must come
 // back as a value (a scenario or errors), and a scenario it returns must serialize, export again
 // (when the scenario validates) and import again without aborting.
