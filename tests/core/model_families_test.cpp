@@ -228,6 +228,45 @@ TEST(ModelFamilies, SlotsDoNotDependOnShapes) {
   EXPECT_EQ(gpt2.kinds[0].linears[1].name, gpt2.kinds[0].linears[3].name);
 }
 
+// Megatron-LM's MoE GPT (the functional test gpt3_mcore_te_tp2_pp1_te_8experts_etp1_ep4 at commit
+// d98e8a64dd: --num-layers 12 --hidden-size 512 --num-attention-heads 8 --max-position-embeddings
+// 1024 --num-experts 8 --moe-router-topk 2 --disable-bias-linear, ffn 4h = 2048, GeLU, tied
+// embeddings) as a GPT-2 config with the standard MoE keys. Megatron's count worked by hand:
+//   embedding 50257 x 512 = 25,731,584 + learned positions 1024 x 512 = 524,288
+//   per layer: linear_qkv 512 x 1536 = 786,432, linear_proj 512 x 512 = 262,144 (no biases),
+//     two LayerNorms 2 x (512 + 512) = 2,048, router 8 x 512 = 4,096 (router.py Router.weight),
+//     8 experts x (fc1 512 x 2048 + fc2 2048 x 512) = 16,777,216 (non-gated, no bias)
+//     = 17,831,936; x 12 layers = 213,983,232
+//   final LayerNorm 1,024; tied output layer 0
+//   total 240,240,128.
+TEST(ModelFamilies, Gpt2WithExpertsIsMegatronsMoeGpt) {
+  const json cfg = {{"model_type", "gpt2"}, {"n_embd", 512}, {"n_layer", 12}, {"n_head", 8}, {"n_positions", 1024},
+                    {"vocab_size", 50257}, {"activation_function", "gelu"}, {"num_local_experts", 8},
+                    {"num_experts_per_tok", 2}, {"add_bias_linear", false}, {"tie_word_embeddings", true}};
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok());
+  const ParamCounts c = CountParams(spec.value());
+  EXPECT_EQ(c.embedding, 25731584 + 524288);
+  EXPECT_EQ(c.attention, 12 * (786432 + 262144));
+  EXPECT_EQ(c.router, 12 * 4096);
+  EXPECT_EQ(c.experts, 12 * 16777216);
+  EXPECT_EQ(c.norms, 12 * 2048 + 1024);
+  EXPECT_EQ(c.mlp, 0);
+  EXPECT_EQ(c.total, 240240128);
+  const LayerKind& k = spec.value().kinds[0];
+  EXPECT_EQ(k.mlp.kind, MlpKind::kPlain);
+  EXPECT_EQ(k.mlp.num_experts, 8);
+  EXPECT_EQ(k.mlp.experts_per_token, 2);
+  EXPECT_EQ(k.mlp.intermediate, 2048);
+  // moe_intermediate_size sets the experts' width apart from the dense one (--moe-ffn-hidden-size).
+  json narrow = cfg;
+  narrow["moe_intermediate_size"] = 1024;
+  EXPECT_EQ(CountParams(ModelSpecFromHfConfig(narrow, "model", &warnings).value()).experts, 12 * 16777216 / 2);
+  // Without the MoE keys and with the default biases it is still GPT-2 (124,439,808 params).
+  EXPECT_EQ(CountParams(testing_support::PresetSpec("openai-community/gpt2")).total, 124439808);
+}
+
 // DeepSeek-V2-Lite's layout (q_lora_rank null: a plain q_proj; no correction bias unless
 // topk_method is "noaux_tc"), the one supported type no preset or sourced config exercises.
 TEST(ModelFamilies, DeepseekV2WithoutQLora) {

@@ -288,3 +288,39 @@ TEST(ParallelStep, MoeCapacityFactorChangesOnlyTheRoutedActivations) {
 
 }  // namespace
 }  // namespace vramplan
+
+namespace vramplan {
+namespace {
+
+// Megatron-LM's MoE GPT functional test gpt3_mcore_te_tp2_pp1_te_8experts_etp1_ep4 (d98e8a64dd): 12
+// layers, h 512, 8 heads, 8 non-gated GeLU experts of 2048, tp 2 + SP, ep 4, etp 1, b 4, s 1024.
+json MegatronMoeGpt(int64_t top_k) {
+  const json model = {{"model_type", "gpt2"}, {"n_embd", 512}, {"n_layer", 12}, {"n_head", 8}, {"n_positions", 1024},
+                       {"vocab_size", 50257}, {"activation_function", "gelu"}, {"num_local_experts", 8},
+                       {"num_experts_per_tok", top_k}, {"add_bias_linear", false}};
+  return {{"mode", "train"}, {"model", model}, {"gpu", "h100-sxm-80gb"},
+          {"parallel", {{"gpus", 8}, {"tp", 2}, {"ep", 4}, {"etp", 1}, {"sequence_parallel", true}}},
+          {"train", {{"method", "full"}, {"precision", "mixed_bf16"}, {"micro_batch_size", 4}, {"seq_len", 1024},
+                     {"grad_accum_steps", 2}, {"gradient_checkpointing", false}, {"attention", "eager"}}},
+          {"framework", {{"trainer", "megatron"}}}};
+}
+
+TEST(ParallelStep, MegatronMoeGptKeepsThreeExpertActivationsPerRoutedRow) {
+  const Result top2 = testing_support::EstimateText(MegatronMoeGpt(2).dump());
+  // Weights on a rank, by hand: embedding 50432 / 2 = 25,216 rows (vocab padded to 128 x tp) x 512
+  // = 12,910,592, positions 1024 x 512 = 524,288; per layer two LayerNorms 2,048, linear_qkv
+  // 512 x 1536 / 2 = 393,216, linear_proj 131,072, router 8 x 512 = 4,096, 2 local experts x
+  // (512 x 2048 x 2) = 4,194,304, i.e. 4,724,736 x 12 = 56,696,832; final LayerNorm 1,024:
+  // 70,132,736 params x 2 B (bf16).
+  EXPECT_EQ(testing_support::TermBytes(top2.ranks.back().breakdown, "weights"), 70132736 * 2);
+  // One more expert per token routes Tu x etp = 2,048 more rows to each rank's experts, and each
+  // row saves fc1's input (h) and, for a non-gated expert, three ffn-wide tensors (the GeLU's input,
+  // its output kept by the multiply with the routing probabilities, the bf16 product that is fc2's
+  // input: experts.py TEGroupedMLP.forward bias_act_func at d98e8a64dd), in bf16, in 12 layers:
+  // 12 x 2,048 x 2 B x (512 + 3 x 2048) = 327,155,712 B.
+  const Result top1 = testing_support::EstimateText(MegatronMoeGpt(1).dump());
+  EXPECT_EQ(top2.gpu.saved_activation_bytes - top1.gpu.saved_activation_bytes, int64_t{12} * 2048 * 2 * (512 + 3 * 2048));
+}
+
+}  // namespace
+}  // namespace vramplan

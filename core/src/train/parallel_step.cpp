@@ -70,8 +70,18 @@ LayerBytes MegatronLayer(const LayerKind& k, const RankGeometry& g, int64_t a, b
     const int64_t routed = RoutedRows(g, experts_total, m.experts_per_token);
     mlp += 4 * g.Tu * experts_total * 2;           // router logits and probabilities (fp32)
     mlp += a * routed * g.h;                        // the permuted tokens (fc1's input)
-    mlp += a * routed * m.intermediate * (gate_factor + 1);  // fc1 output (the activation's input) + the activation output (fc2's input)
-    mlp += a * routed * g.h;                        // expert outputs, saved by the unpermute's probability weighting
+    // The experts scale their activation by the routing probabilities themselves (Megatron-LM
+    // d98e8a64dd, moe/experts.py TEGroupedMLP.forward bias_act_func; transformer/mlp.py MLP.forward
+    // with per_token_scale, which SequentialMLP passes); the unpermute gets no probabilities (moe/
+    // token_dispatcher.py combine_preprocess / combine_postprocess), so it saves no expert output.
+    // Gated SwiGLU (weighted_bias_swiglu_impl, the default fusion) saves fc1's 2 x ffn output and its
+    // own ffn output, fc2's input. A non-gated activation has no fused weighted kernel there
+    // (GeLU goes through the unfused branch): the activation saves fc1's output, the multiply by
+    // the fp32 probabilities saves the activation's output, and the product cast back to bf16 is
+    // fc2's input, three ffn-wide tensors; the fp32 product itself lives only until the cast.
+    const int64_t expert_copies = gate_factor + (m.kind == MlpKind::kGated ? 1 : 2);
+    mlp += a * routed * m.intermediate * expert_copies;
+    if (m.kind != MlpKind::kGated) out.forward_temp = std::max(out.forward_temp, 4 * routed * m.intermediate);
     if (m.shared_intermediate > 0) mlp += a * g.T * (g.h + m.shared_intermediate * (gate_factor + 1));
     out.forward_temp = std::max(out.forward_temp, 2 * a * routed * g.h);  // all-to-all send and receive
     out.mlp_temp = (gate_factor + 1) * a * routed * m.intermediate + 2 * a * routed * g.h;

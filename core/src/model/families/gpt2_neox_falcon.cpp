@@ -1,7 +1,7 @@
 // GPT-2 (transformers modeling_gpt2.py: Conv1D c_attn / c_proj / c_fc / c_proj, learned position
 // embeddings, dropout defaults 0.1), GPT-NeoX (modeling_gpt_neox.py) and Falcon
 // (modeling_falcon.py): fused query_key_value, LayerNorms with bias, plain GELU MLPs, parallel
-// residuals.
+// residuals. A GPT-2 config with the standard MoE keys is Megatron-LM's MoE GPT (BuildGpt2).
 #include "model/families/builders.h"
 #include "model/families/layer_kit.h"
 
@@ -15,6 +15,19 @@ Expected<ModelSpec> BuildGpt2(ConfigReader& c, ModelSpec spec) {
   // (times 4096 layers) below 2^52 bytes; real GPT-2 checkpoints use 1024 to 8192.
   int64_t positions = c.Int({"n_positions", "max_position_embeddings"}, 1, int64_t{1} << 20).value_or(1024);
   ActivationFn act = ParseActivation(c.String("activation_function", "gelu_new"));
+  // Megatron-LM's MoE GPT (megatron/core/models/gpt/gpt_layer_specs.py with --num-experts; commit
+  // d98e8a64dd): the GPT-2 layout with every MLP replaced by a router (TopKRouter.weight, experts x
+  // h, no bias: megatron/core/transformer/moe/router.py Router.__init__) and routed experts that are
+  // Megatron's default NON-gated MLPs, fc1 h -> moe_ffn_hidden_size and fc2 back (experts.py
+  // TEGroupedMLP / SequentialMLP without --swiglu). num_local_experts / num_experts,
+  // num_experts_per_tok and moe_intermediate_size (default: the dense width) name them as in
+  // transformers' MoE configs; add_bias_linear false is Megatron's --disable-bias-linear (no bias on
+  // any linear; the LayerNorms keep theirs).
+  const int64_t experts = c.Int({"num_local_experts", "num_experts"}, 0, kMaxHeadsOrExperts).value_or(0);
+  const int64_t top_k = experts > 0 ? c.Required({"num_experts_per_tok"}, 1, kMaxHeadsOrExperts) : 0;
+  if (experts > 0) CheckTopK(c, "num_experts_per_tok", top_k, experts);
+  const int64_t moe_inter = c.Int({"moe_intermediate_size"}, 1).value_or(m.inter);
+  const bool bias = c.Bool("add_bias_linear", true);
   if (!c.errors()->empty()) return *c.errors();
   FinishCommon(&spec, m, c.Bool("tie_word_embeddings", true), NormKind::kLayerNorm, true, "ln_f");
   spec.position_embedding_rows = positions;
@@ -30,14 +43,21 @@ Expected<ModelSpec> BuildGpt2(ConfigReader& c, ModelSpec spec) {
   if (!c.errors()->empty()) return *c.errors();
   BuildLayers(&spec, m.layers, [&](int64_t) {
     LayerKind k;
-    AddLinear(&k, "c_attn", LinearSlot::kQkv, m.h, 3 * m.h, true);
-    AddLinear(&k, "c_proj", LinearSlot::kO, m.h, m.h, true);
-    AddLinear(&k, "c_fc", LinearSlot::kUp, m.h, m.inter, true);
-    AddLinear(&k, "c_proj", LinearSlot::kDown, m.inter, m.h, true);
+    AddLinear(&k, "c_attn", LinearSlot::kQkv, m.h, 3 * m.h, bias);
+    AddLinear(&k, "c_proj", LinearSlot::kO, m.h, m.h, bias);
     AddNorm(&k, "ln_1", NormSlot::kPreAttention, m.h, true);
     AddNorm(&k, "ln_2", NormSlot::kPreMlp, m.h, true);
     SetAttention(&k, m, 0);
     SetDenseMlp(&k, MlpKind::kPlain, act, m.inter);
+    if (experts == 0) {
+      AddLinear(&k, "c_fc", LinearSlot::kUp, m.h, m.inter, bias);
+      AddLinear(&k, "c_proj", LinearSlot::kDown, m.inter, m.h, bias);
+      return k;
+    }
+    AddLinear(&k, "router", LinearSlot::kRouter, m.h, experts, false);
+    AddLinear(&k, "c_fc", LinearSlot::kExpertUp, m.h, moe_inter, bias, experts);
+    AddLinear(&k, "c_proj", LinearSlot::kExpertDown, moe_inter, m.h, bias, experts);
+    SetMoeMlp(&k, moe_inter, experts, top_k);
     return k;
   });
   return spec;
