@@ -199,6 +199,11 @@ struct MlpGeometry {
   // The top-k routing weights are renormalised to sum to 1 (`routing_weights /= sum`): always in
   // Mixtral; Qwen2-MoE / Qwen3-MoE only with config.norm_topk_prob (default False).
   bool norm_topk_prob = true;
+  // The experts run as transformers' per-expert nn.Linear loop whose saved tensors were measured on
+  // CPU (Mixtral, Qwen2-MoE, Qwen3-MoE: measured_cpu_moe.json, measured_cpu_qwen_moe.json); set by
+  // those readers. Other MoE blocks (fused expert tensors, DeepSeek, gpt-oss, GLM) follow the same
+  // rules unmeasured, and the estimate says so.
+  bool measured_expert_loop = false;
 };
 
 struct LayerKind {

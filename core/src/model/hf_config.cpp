@@ -151,7 +151,7 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
     Expected<ModelSpec> built = family->build(c, std::move(spec));
     if (built.ok() && always_norm_topk) {
       ModelSpec& moe = built.value();
-      for (LayerKind& k : moe.kinds) k.mlp.norm_topk_prob = true;
+      for (LayerKind& k : moe.kinds) k.mlp.norm_topk_prob = true, k.mlp.measured_expert_loop = false;
       // Its experts are fused parameters (Qwen3VLMoeTextExperts: one gate_up_proj / down_proj tensor
       // over all experts, sliced per expert in training, v4.57), not the nn.Linear loop of
       // Qwen3MoeSparseMoeBlock that the MoE rules were measured on (measured_cpu_qwen_moe.json).

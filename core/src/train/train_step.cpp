@@ -1782,10 +1782,11 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     r->warnings.push_back(MakeWarning(WarningCode::kApproximate, "model", model.approximations.training));
   }
   // transformers' per-expert MoE loop is measured for Mixtral, Qwen2-MoE and Qwen3-MoE (CPU fixtures
-  // measured_cpu_moe.json / measured_cpu_qwen_moe.json, balanced routing); other MoE blocks (DeepSeek,
-  // gpt-oss, GLM, fused experts), MLA and parallel-residual layers follow the same rules unmeasured.
-  const bool measured_moe_loop = model.model_type == "mixtral" || model.model_type == "qwen2_moe" || model.model_type == "qwen3_moe";
+  // measured_cpu_moe.json / measured_cpu_qwen_moe.json, balanced routing: MlpGeometry::
+  // measured_expert_loop); other MoE blocks (DeepSeek, gpt-oss, GLM, fused experts), MLA and
+  // parallel-residual layers follow the same rules unmeasured.
   const bool moe = model.kinds.size() > 0 && last_kind.mlp.num_experts > 0;
+  const bool measured_moe_loop = moe && last_kind.mlp.measured_expert_loop;
   if (model.kinds.size() > 0 && (last_kind.attention.mla || (moe && !measured_moe_loop) || last_kind.norms.empty() || last_kind.parallel_residual)) {
     r->warnings.push_back(MakeWarning(WarningCode::kApproximate, "model", "activation memory of this architecture (MoE/MLA/parallel-residual) follows the same autograd rules but has no measured fixture yet"));
   } else if (moe) {

@@ -70,6 +70,7 @@ Expected<ModelSpec> BuildMoe(ConfigReader& c, ModelSpec spec, const MoeVariant& 
     }
     SetMoeMlp(&k, moe_inter, experts, top_k, shared_inter);
     k.mlp.norm_topk_prob = norm_topk;
+    k.mlp.measured_expert_loop = true;  // the three readers below are the measured per-expert loops
     return k;
   });
   return spec;
