@@ -225,6 +225,11 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   // completion paired with another row's prompt, the same shape) and a bool label per completion
   // (trl/trainer/kto_trainer.py, _compute_kl_logps; measured: the T rows of measured_cpu_dpo.json).
   if (fw.batch_on_device && train.objective == Objective::kKto) batch_bytes += 24 * T + b;
+  // unsloth's CausalLM_fast_forward (models/llama.py, c069555) creates self.extra_ignored_labels =
+  // torch.full((max_seq_length, 1), -100) on the device at its first step and keeps it (the column
+  // hstack'ed onto labels[..., 1:]); max_seq_length taken as the training length (measured: the UL
+  // rows of measured_cpu_unsloth_loss.json, alive at the step's start).
+  if (train.loss == LossImpl::kUnsloth && !preference) batch_bytes += 8 * s;
   const int64_t workspace = CublasWorkspaceBytes(sc, prepared.device);
   r->trainable_params = plan.trainable_params + vision.trainable_params;
   r->gpu.gradient_bytes = grads_total;
@@ -1049,6 +1054,17 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     m.kv_cache_bytes = kv_cache;
     m.temporary_bytes = (preference ? 0 : norm_out_extra) + head_temporaries;
     push(final_norm_moment ? HigherOnRank(m, final_norm, view) : m);
+  }
+  // -- after the model's forward returned (accelerate's convert_outputs_to_fp32 on a forward that
+  // computed its loss): the saved set, the fp32 copy and the loss; the forward's locals are gone.
+  if (loss.after_forward_bytes > 0) {
+    Moment m = step(Phase::kForward, At::kCrossEntropy);
+    m.gradient_bytes = grads_resident;
+    m.activation_bytes = saved_total - loss.saved_bytes;
+    m.logits_and_loss_bytes = loss.saved_bytes + loss.after_forward_bytes;
+    m.kv_cache_bytes = kv_cache;
+    m.temporary_bytes = head_temporaries;
+    push(m);
   }
   // -- the reference forward (DPOTrainer._compute_loss, after the policy's log-probs, under
   // torch.no_grad() with checkpointing disabled): the policy's saved tensors, its logits and
