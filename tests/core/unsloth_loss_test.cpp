@@ -4,8 +4,8 @@
 // emulated with their own allocations, saved tensors and in-place backward, on top of unsloth's layer
 // kernels (measure_kernels.py), with and without checkpointing (HF's, unsloth's offloaded), LoRA and full,
 // bf16 and fp32, and with the forward wrapped as accelerate's native AMP wraps it (autocast +
-// convert_outputs_to_fp32: the rows with train.autocast). Saved sets exact on every row; weights,
-// gradients, states and phase peaks exact on the LoRA rows but for the gaps listed in kKnownGaps.
+// convert_outputs_to_fp32: the rows with train.autocast). Saved sets, weights, gradients and states
+// exact on every row; phase peaks exact on every row but the one listed in kKnownGaps.
 #include <cmath>
 #include <iostream>
 
@@ -20,22 +20,16 @@ namespace {
 
 using testing_support::GpuTerm;
 
-// Known gaps (docs/frameworks.md, unsloth): the bar per phase (forward, backward, optimizer) as a
-// relative error, and whether gradients / states are exact.
+// Known gap (docs/frameworks.md, unsloth): the bar per phase (forward, backward, optimizer) as a
+// relative error. UL08's backward (+1.5%, over): the last checkpointed layer recomputed inside
+// LoRA_MLP.backward (HF's non-reentrant checkpoint unpacks at the Function's first saved tensor),
+// where measure_kernels.py's own chunk scratch and the recomputed attention overlap; UK07 in
+// measured_cpu_kernels.json is the same moment (layer_kernels_test.cpp).
 struct Gap {
   const char* row;
   double bar[3];
-  bool states_exact;
 };
-// UL05 / UL06: LoRA under unsloth's offloaded checkpointer: the embedding output, made to require
-// grad (enable_input_require_grads), is a leaf the graph's AccumulateGrad node holds from the forward
-// to the backward's end (b·s·h, 1.2%); not modeled. UL08: the backward of the last checkpointed layer
-// (-1.5%), not read yet. UL09-UL11: full fine-tunes: Fast_RMS_Layernorm.backward returns no weight
-// gradient, so the norm weights get neither gradient nor AdamW state; vramplan trains them.
-constexpr Gap kKnownGaps[] = {
-    {"UL05", {0.008, 0.013, 0.0}, true}, {"UL06", {0.013, 0.013, 0.0}, true}, {"UL08", {0.0, 0.016, 0.0}, true},
-    {"UL09", {0.001, 0.037, 0.009}, false}, {"UL10", {0.001, 0.037, 0.009}, false}, {"UL11", {0.001, 0.001, 0.001}, false},
-};
+constexpr Gap kKnownGaps[] = {{"UL08", {0.0, 0.016, 0.0}}};
 
 TEST(UnslothLoss, MatchesMeasuredSteps) {
   const nlohmann::json table = testing_support::LoadFixture("training/measured_cpu_unsloth_loss.json");
@@ -52,12 +46,8 @@ TEST(UnslothLoss, MatchesMeasuredSteps) {
     EXPECT_EQ(GpuTerm(r, "weights"), m["weights"].get<int64_t>()) << name;
     const Gap* gap = nullptr;
     for (const Gap& g : kKnownGaps) gap = name == g.row ? &g : gap;
-    if (gap == nullptr || gap->states_exact) {
-      EXPECT_EQ(r.gpu.gradient_bytes, m["gradients"].get<int64_t>()) << name;
-      EXPECT_EQ(r.gpu.optimizer_state_bytes, m["optimizer_states"].get<int64_t>()) << name;
-    } else {
-      EXPECT_GT(r.gpu.gradient_bytes, m["gradients"].get<int64_t>()) << name;  // the norm weights' gradients
-    }
+    EXPECT_EQ(r.gpu.gradient_bytes, m["gradients"].get<int64_t>()) << name;
+    EXPECT_EQ(r.gpu.optimizer_state_bytes, m["optimizer_states"].get<int64_t>()) << name;
     EXPECT_EQ(r.gpu.saved_activation_bytes, m["saved_activations"].get<int64_t>()) << name << " saved activations";
     const int64_t predicted[3] = {r.gpu.phase_peaks.forward, r.gpu.phase_peaks.backward, r.gpu.phase_peaks.optimizer_step};
     const int64_t measured[3] = {m["peak_forward"].get<int64_t>(), m["peak_backward"].get<int64_t>(), m["peak_optimizer"].get<int64_t>()};

@@ -105,7 +105,8 @@ LossHead ComputeLossHead(const TrainConfig& train, const FrameworkConfig& fw, co
       // matmul dtype), and, when the lm_head trains, its weight gradient (summed into the gradient
       // counted with the gradients); the loss's logsumexp, labels and n_items are released by then.
       // On the CPU the loss and the root gradient (ones_like, 4 B each) are alive beside it.
-      head.backward_extra_bytes = prec.matmul * T * h - (4 * T + 8 * T + 8) + (on_cpu ? 8 : 0);
+      head.backward_extra_bytes = prec.matmul * T * h - (4 * T + 8 * T + 8) + (on_cpu ? 8 : 0) +
+                                  (lm_head_trainable ? prec.matmul * V * h : 0);  // mm's dW, then the .grad
       head.keep_outputs_bytes = 0;  // the output's logits are the saved logits
       if (explain) head.explain = std::string("unsloth fast cross-entropy: ") + (logits_fp32 ? "fp32" : "16-bit") +
                      " logits kept, fp32 losses + logsumexp per token" + (chunks > 1 ? " (" + std::to_string(chunks) + " vocabulary chunks)" : "") +

@@ -585,9 +585,18 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   // moment, and the output layer's unit reduces right after its own backward: not held whole.)
   const bool fsdp_root_grads = dp.fsdp && dp.shard_grads && dp.shard_params && !dp.unsharded_grads_until_step && !in_bwd &&
                                train.grad_accum_steps == 1 && !preference && !online_rl;
-  auto push = [&moments, &view, stride, L, explain, &vision, &fsdp_root_grad_whole](Moment m) {
+  // unsloth's offloaded checkpointing of a LoRA model (unsloth/models/_utils.py
+  // Unsloth_Offloaded_Gradient_Checkpointer; FastLanguageModel.get_peft_model ->
+  // prepare_model_for_kbit_training -> enable_input_require_grads): the frozen embedding's output is
+  // made to require grad, a leaf; the graph's AccumulateGrad node for it keeps it on the device from the
+  // embedding to the backward's end (the Function offloads only its own copy). Not saved for backward.
+  // Measured: UL05 / UL06 in measured_cpu_unsloth_loss.json (b·s·h at the forward's and backward's peaks).
+  const int64_t input_leaf = offload && ckpt == Checkpointing::kFull && ckpt_layers > 0 && plan.lora_params > 0 && !plan.embedding_trainable
+                                 ? prec.residual * T * h : 0;
+  auto push = [&moments, &view, stride, L, explain, &vision, &fsdp_root_grad_whole, input_leaf](Moment m) {
     if (m.phase == Phase::kBackward) m.unreduced_gradient_bytes = std::max(m.unreduced_gradient_bytes, fsdp_root_grad_whole);
     if (m.phase == Phase::kForward || m.phase == Phase::kBackward) m.activation_bytes += vision.activation_bytes;
+    if ((m.phase == Phase::kForward && m.at != At::kStepStart) || m.phase == Phase::kBackward) m.temporary_bytes += input_leaf;
     view.Apply(&m);
     moments.Add(m, explain && (m.layer < 0 || m.layer % stride == 0 || m.layer == L - 1));
   };
