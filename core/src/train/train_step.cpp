@@ -591,8 +591,12 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   // made to require grad, a leaf; the graph's AccumulateGrad node for it keeps it on the device from the
   // embedding to the backward's end (the Function offloads only its own copy). Not saved for backward.
   // Measured: UL05 / UL06 in measured_cpu_unsloth_loss.json (b·s·h at the forward's and backward's peaks).
-  const int64_t input_leaf = offload && ckpt == Checkpointing::kFull && ckpt_layers > 0 && plan.lora_params > 0 && !plan.embedding_trainable
-                                 ? prec.residual * T * h : 0;
+  // The same Function behind axolotl's and LLaMA-Factory's options; torchtune's OffloadActivations
+  // (saved_tensors_hooks, no enable_input_require_grads; its runs carry its chunked loss or its 0.1
+  // load) keeps no such leaf.
+  const bool torchtune = train.loss == LossImpl::kChunked || fw.model_load == ModelLoad::kTorchtune01;
+  const int64_t input_leaf = offload && !torchtune && ckpt == Checkpointing::kFull && ckpt_layers > 0 && plan.lora_params > 0 &&
+                                     !plan.embedding_trainable ? prec.residual * T * h : 0;
   auto push = [&moments, &view, stride, L, explain, &vision, &fsdp_root_grad_whole, input_leaf](Moment m) {
     if (m.phase == Phase::kBackward) m.unreduced_gradient_bytes = std::max(m.unreduced_gradient_bytes, fsdp_root_grad_whole);
     if (m.phase == Phase::kForward || m.phase == Phase::kBackward) m.activation_bytes += vision.activation_bytes;
