@@ -46,6 +46,9 @@ TEST(UnslothLoss, MatchesMeasuredSteps) {
     EXPECT_EQ(GpuTerm(r, "weights"), m["weights"].get<int64_t>()) << name;
     const Gap* gap = nullptr;
     for (const Gap& g : kKnownGaps) gap = name == g.row ? &g : gap;
+    // CausalLM_fast_forward's extra_ignored_labels (max_seq_length x 1 int64, kept from the first step):
+    // alive at the measured step's start beyond weights, states and batch.
+    EXPECT_EQ(m["baseline_other"].get<int64_t>(), 8 * row["scenario"]["train"]["seq_len"].get<int64_t>()) << name;
     EXPECT_EQ(r.gpu.gradient_bytes, m["gradients"].get<int64_t>()) << name;
     EXPECT_EQ(r.gpu.optimizer_state_bytes, m["optimizer_states"].get<int64_t>()) << name;
     EXPECT_EQ(r.gpu.saved_activation_bytes, m["saved_activations"].get<int64_t>()) << name << " saved activations";
