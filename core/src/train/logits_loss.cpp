@@ -82,21 +82,43 @@ LossHead ComputeLossHead(const TrainConfig& train, const FrameworkConfig& fw, co
       break;
     }
     case LossImpl::kUnsloth: {
-      // unsloth kernels/cross_entropy_loss.py Fast_CrossEntropyLoss (2024.1 on): the logits stay in
-      // the lm_head's dtype (CausalLM_fast_forward: logits.to(config dtype), no .float()); the Triton
-      // forward writes fp32 losses and logsumexp per row (vocabularies > 65536: one logsumexp per
-      // 65536-wide chunk, reduced by torch.logsumexp), saves (logits, logsumexp, labels), and the
-      // backward writes dlogits into the saved logits in place. shift_labels is a new int64 tensor.
+      // unsloth (unslothai/unsloth c069555): models/llama.py CausalLM_fast_forward keeps the logits in
+      // the lm_head's dtype (logits.to(config.torch_dtype), no .float()) and builds shift_labels =
+      // torch.hstack((labels[..., 1:], extra_ignored_labels[:b])), a new int64 b·s;
+      // kernels/cross_entropy_loss.py fast_cross_entropy_loss runs Fast_CrossEntropyLoss.apply(
+      // logits.view(b*s, V), labels.view(-1)), then n_items = torch.count_nonzero(labels != -100) and
+      // loss.sum() / n_items. Fast_CrossEntropyLoss.forward allocates fp32 losses and logsumexp per row
+      // (vocabularies > 65536: one logsumexp per 65536-wide chunk, reduced by torch.logsumexp) and
+      // saves (logits, logsumexp, labels); DivBackward0 saves n_items (int64, 8 B). Measured: the UL
+      // rows of measured_cpu_unsloth_loss.json (measure_unsloth_loss.py).
       const int64_t chunks = std::max<int64_t>(1, CeilDiv(V, 65536));
-      head.saved_bytes = logits_bytes + 4 * T + 8 * T;
-      head.forward_extra_bytes = 4 * T + (chunks > 1 ? 4 * T * chunks : 0) + 4;
-      head.backward_extra_bytes = 4 * T + 4;  // dlosses (the loss.sum() / n_items gradient, expanded)
-      head.keep_outputs_bytes = 0;            // the output's logits are the saved logits
+      head.saved_bytes = logits_bytes + 4 * T + 8 * T + 8;
+      // The loss's moment is `labels != -100` (a bool per token) beside the fp32 losses, after the
+      // Function returned and before count_nonzero makes n_items (counted in `saved`, not alive yet);
+      // on the CPU the Python scalar -100 is wrapped into an 8-B int64 tensor (on CUDA it stays on
+      // the host). With vocabulary chunks, the per-chunk logsumexp and its reduction.
+      const bool on_cpu = fw.device == Device::kCpu;
+      head.forward_extra_bytes = std::max(4 * T + T + (on_cpu ? 8 : 0), chunks > 1 ? 4 * T + 4 * T * chunks : 0) - 8;
+      // Backward: _cross_entropy_backward writes dloss·(softmax - onehot) into the saved logits and
+      // returns them (dlosses is loss.sum()'s gradient expanded: a view, no memory). The head's backward
+      // moment is then the lm_head's MmBackward0 on those logits: the input gradient (b·s·h in the
+      // matmul dtype), and, when the lm_head trains, its weight gradient (summed into the gradient
+      // counted with the gradients); the loss's logsumexp, labels and n_items are released by then.
+      // On the CPU the loss and the root gradient (ones_like, 4 B each) are alive beside it.
+      head.backward_extra_bytes = prec.matmul * T * h - (4 * T + 8 * T + 8) + (on_cpu ? 8 : 0) +
+                                  (lm_head_trainable ? prec.matmul * V * h : 0);  // mm's dW, then the .grad
+      head.keep_outputs_bytes = 0;  // the output's logits are the saved logits
       if (explain) head.explain = std::string("unsloth fast cross-entropy: ") + (logits_fp32 ? "fp32" : "16-bit") +
                      " logits kept, fp32 losses + logsumexp per token" + (chunks > 1 ? " (" + std::to_string(chunks) + " vocabulary chunks)" : "") +
                      ", gradient written into the logits";
-      // The returned logits are the saved ones; the loss (loss.sum() / n_items, fp32) is alive.
-      if (outputs_fp32 && !logits_fp32) convert_outputs(4);
+      // accelerate's wrapper copies the returned logits after the forward returned: the saved set
+      // (logits included) and the loss scalar are alive; the final norm's output, a local of the
+      // forward, is gone (train_step.cpp pushes this as its own moment: convert_moment_bytes).
+      if (outputs_fp32 && !logits_fp32) {
+        head.keep_outputs_bytes = checked::Mul(4, T, V);
+        head.after_forward_bytes = checked::Mul(4, T, V) + 4;
+        if (explain) head.explain += " + accelerate's fp32 copy of the returned logits 4·b·s·V after the forward (convert_outputs_to_fp32)";
+      }
       break;
     }
     case LossImpl::kFusedLinear: {

@@ -24,6 +24,10 @@ struct LossHead {
   int64_t forward_extra_bytes = 0;   // alive at the loss op beyond `saved` (logits, fp32 copy, loss)
   int64_t backward_extra_bytes = 0;  // alive at the head's backward beyond `saved`
   int64_t keep_outputs_bytes = 0;    // held through backward when the caller keeps the output
+  // Alive beyond `saved` after the model's forward returned, when that is a moment of its own (the
+  // forward's locals, such as the final norm's output, are gone): accelerate's fp32 copy of the
+  // returned 16-bit logits and the loss scalar (kUnsloth under outputs_fp32); 0: no such moment.
+  int64_t after_forward_bytes = 0;
   std::string explain;
 };
 

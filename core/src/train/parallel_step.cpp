@@ -339,7 +339,8 @@ StagePrep PrepareStage(const Scenario& sc, const Topology& topo, const PipelineS
       const LossHead loss = ComputeLossHead(train, fw, ctx.prec, V, h, plan.lm_head_trainable, upcast, explain,
                                             AmpOutputsFp32(sc, ctx.prec.autocast || ctx.prec.autocast16));
       head_saved = norm_saved + (plan.lm_head_trainable ? act * g.T * h : 0) + loss.saved_bytes;
-      loss_forward = loss.forward_extra_bytes;
+      // One head moment here: the loss's own or, higher, accelerate's copy after the forward returned.
+      loss_forward = std::max(loss.forward_extra_bytes, loss.after_forward_bytes);
       loss_backward = loss.backward_extra_bytes;
       loss_explain = loss.explain;
     }

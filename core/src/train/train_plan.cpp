@@ -41,6 +41,12 @@ TrainPlan MakeTrainPlan(const ModelSpec& model, const TrainConfig& train, const 
       plan.lm_head_trainable = plan.lm_head_copy;
       break;
   }
+  // unsloth's Fast_RMS_Layernorm (unsloth/kernels/rms_layernorm.py, c069555): its backward returns
+  // `dX, None, None, None`, no weight gradient, so the RMSNorm weights of a model patched with it get
+  // neither a gradient nor optimizer states even when they require grad (measured: UL09-UL11 in
+  // measured_cpu_unsloth_loss.json, full fine-tunes). Liger's RMSNorm does return one.
+  const bool norm_weight_grads = !(train.kernels == LayerKernels::kUnsloth && model.norm_kind == NormKind::kRmsNorm);
+  if (!norm_weight_grads) plan.final_norm_trainable = false;
   if (model.tied_embeddings && !plan.lm_head_copy && !plan.embed_copy && (plan.embedding_trainable || plan.lm_head_trainable)) {
     plan.embedding_trainable = plan.lm_head_trainable = true;  // one shared tensor
   }
@@ -115,7 +121,7 @@ TrainPlan MakeTrainPlan(const ModelSpec& model, const TrainConfig& train, const 
     }
     if (lp.weights_trainable) {
       for (const auto& n : kind.norms) {
-        if (!n.has_weight) continue;
+        if (!n.has_weight || !norm_weight_grads) continue;
         add(n.dim);
         if (n.bias) add(n.dim);  // LayerNorm bias is its own tensor
       }

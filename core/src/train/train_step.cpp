@@ -225,6 +225,11 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   // completion paired with another row's prompt, the same shape) and a bool label per completion
   // (trl/trainer/kto_trainer.py, _compute_kl_logps; measured: the T rows of measured_cpu_dpo.json).
   if (fw.batch_on_device && train.objective == Objective::kKto) batch_bytes += 24 * T + b;
+  // unsloth's CausalLM_fast_forward (models/llama.py, c069555) creates self.extra_ignored_labels =
+  // torch.full((max_seq_length, 1), -100) on the device at its first step and keeps it (the column
+  // hstack'ed onto labels[..., 1:]); max_seq_length taken as the training length (measured: the UL
+  // rows of measured_cpu_unsloth_loss.json, alive at the step's start).
+  if (train.loss == LossImpl::kUnsloth && !preference) batch_bytes += 8 * s;
   const int64_t workspace = CublasWorkspaceBytes(sc, prepared.device);
   r->trainable_params = plan.trainable_params + vision.trainable_params;
   r->gpu.gradient_bytes = grads_total;
@@ -580,9 +585,22 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   // moment, and the output layer's unit reduces right after its own backward: not held whole.)
   const bool fsdp_root_grads = dp.fsdp && dp.shard_grads && dp.shard_params && !dp.unsharded_grads_until_step && !in_bwd &&
                                train.grad_accum_steps == 1 && !preference && !online_rl;
-  auto push = [&moments, &view, stride, L, explain, &vision, &fsdp_root_grad_whole](Moment m) {
+  // unsloth's offloaded checkpointing of a LoRA model (unsloth/models/_utils.py
+  // Unsloth_Offloaded_Gradient_Checkpointer; FastLanguageModel.get_peft_model ->
+  // prepare_model_for_kbit_training -> enable_input_require_grads): the frozen embedding's output is
+  // made to require grad, a leaf; the graph's AccumulateGrad node for it keeps it on the device from the
+  // embedding to the backward's end (the Function offloads only its own copy). Not saved for backward.
+  // Measured: UL05 / UL06 in measured_cpu_unsloth_loss.json (b·s·h at the forward's and backward's peaks).
+  // The same Function behind axolotl's and LLaMA-Factory's options; torchtune's OffloadActivations
+  // (saved_tensors_hooks, no enable_input_require_grads; its runs carry its chunked loss or its 0.1
+  // load) keeps no such leaf.
+  const bool torchtune = train.loss == LossImpl::kChunked || fw.model_load == ModelLoad::kTorchtune01;
+  const int64_t input_leaf = offload && !torchtune && ckpt == Checkpointing::kFull && ckpt_layers > 0 && plan.lora_params > 0 &&
+                                     !plan.embedding_trainable ? prec.residual * T * h : 0;
+  auto push = [&moments, &view, stride, L, explain, &vision, &fsdp_root_grad_whole, input_leaf](Moment m) {
     if (m.phase == Phase::kBackward) m.unreduced_gradient_bytes = std::max(m.unreduced_gradient_bytes, fsdp_root_grad_whole);
     if (m.phase == Phase::kForward || m.phase == Phase::kBackward) m.activation_bytes += vision.activation_bytes;
+    if ((m.phase == Phase::kForward && m.at != At::kStepStart) || m.phase == Phase::kBackward) m.temporary_bytes += input_leaf;
     view.Apply(&m);
     moments.Add(m, explain && (m.layer < 0 || m.layer % stride == 0 || m.layer == L - 1));
   };
@@ -1049,6 +1067,17 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     m.kv_cache_bytes = kv_cache;
     m.temporary_bytes = (preference ? 0 : norm_out_extra) + head_temporaries;
     push(final_norm_moment ? HigherOnRank(m, final_norm, view) : m);
+  }
+  // -- after the model's forward returned (accelerate's convert_outputs_to_fp32 on a forward that
+  // computed its loss): the saved set, the fp32 copy and the loss; the forward's locals are gone.
+  if (loss.after_forward_bytes > 0) {
+    Moment m = step(Phase::kForward, At::kCrossEntropy);
+    m.gradient_bytes = grads_resident;
+    m.activation_bytes = saved_total - loss.saved_bytes;
+    m.logits_and_loss_bytes = loss.saved_bytes + loss.after_forward_bytes;
+    m.kv_cache_bytes = kv_cache;
+    m.temporary_bytes = head_temporaries;
+    push(m);
   }
   // -- the reference forward (DPOTrainer._compute_loss, after the policy's log-probs, under
   // torch.no_grad() with checkpointing disabled): the policy's saved tensors, its logits and
