@@ -59,7 +59,7 @@ TEST(HybridParamCount, LayerMixersFollowTheConfig) {
     } else if (id == "tiiuae/Falcon-H1-1.5B") {
       EXPECT_EQ(attention, 24);  // attention and Mamba-2 side by side in every layer
       EXPECT_EQ(recurrent, 24);
-    } else if (id == "ai21labs/Jamba-v0.1") {
+    } else if (id == "ai21labs/Jamba-v0.1" || id == "ai21labs/AI21-Jamba-1.5-Mini") {
       EXPECT_EQ(attention, 4);
       EXPECT_EQ(recurrent, 28);
     }

@@ -194,6 +194,33 @@ TEST(ModelFamilies, AliasesReadLikeTheirFamily) {
   EXPECT_EQ(s.value().train.lora.targets, std::vector<std::string>{"query_key_value"});
 }
 
+// Gemma 4 12B's text_config saved on its own (model_type gemma4_unified_text, as a public copy of
+// it has: github:freeqaz/herdd tools/vast/testfixtures/gemma4-12b-text.config.json @f8ce6ff2, with
+// global_head_dim 512 / num_global_key_value_heads 1 where the fixture row has per_layer_config)
+// reads as the Gemma 4 decoder: it counts the row's text total, which with the vision embedder
+// equals the Hub's safetensors total (ParamCount.PublishedTotalsAreExact). Before the alias it was
+// read as a generic Llama decoder (11,765,395,200, with an unknown_model_type warning).
+TEST(ModelFamilies, Gemma4UnifiedTextConfigReadsAsGemma4) {
+  const json table = testing_support::LoadFixture("param_counts.json");
+  json row;
+  for (const auto& r : table["models"]) {
+    if (r["id"] == "google/gemma-4-12B-it") row = r;
+  }
+  ASSERT_TRUE(row.is_object());
+  json text = row["config"]["text_config"];
+  ASSERT_EQ(text["model_type"], "gemma4_unified_text");
+  text.erase("per_layer_config");
+  text["global_head_dim"] = 512;
+  text["num_global_key_value_heads"] = 1;
+  text["vocab_size_per_layer_input"] = 262144;  // as saved; no per-layer embeddings (hidden_size_per_layer_input 0)
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(text, "model", &warnings);
+  ASSERT_TRUE(spec.ok()) << spec.errors()[0].message;
+  EXPECT_TRUE(warnings.empty()) << (warnings.empty() ? "" : warnings[0].message);
+  EXPECT_EQ(CountParams(spec.value()).total, row["params"].get<int64_t>());
+  EXPECT_EQ(CountParams(spec.value()).total, int64_t{11907350320});
+}
+
 // Ministral 3 / Devstral 2 (text_config model_type "ministral3"): transformers' modular_ministral3.py
 // builds the decoder from MistralAttention / MistralMLP / MistralDecoderLayer, so the weights are
 // Mistral's: Mistral Small 3.1 with its text_config renamed counts exactly as the preset.

@@ -103,6 +103,10 @@ std::vector<ModelFamily> MakeFamilies() {
        "MLP and decoder layer (modular_ministral3.py); llama_4_scaling_beta scales queries and changes no weight"},
       {"kimi_k2", "deepseek_v3", BuildDeepseekV2, AllLinear(),
        "Kimi K2: the DeepSeek-V3 layout; the router's correction bias follows topk_method (\"noaux_tc\")"},
+      // A text_config saved on its own (Gemma4UnifiedForCausalLM, transformers models/gemma4_unified): the
+      // Gemma 4 decoder the gemma4_unified wrapper already reads its text_config with.
+      {"gemma4_unified_text", "gemma4_text", BuildGemma4Text, AllLinear(),
+       "Gemma 4 12B's text decoder saved on its own: the gemma4_text layout"},
   };
 }
 
