@@ -7,6 +7,7 @@
 #include "gpu/device_overhead.h"
 #include "parallel/comm_buffers.h"
 #include "parallel/topology.h"
+#include "util/checked_math.h"
 
 #include <cstdint>
 
@@ -116,6 +117,23 @@ TEST(DeviceOverhead, LoadReservedSegmentsSetTheReserve) {
   Apply(s, &r, false);
   EXPECT_EQ(r.gpu.reserved_bytes, 3'000'000'000);
   EXPECT_EQ(testing_support::GpuTerm(r, "allocator_overhead"), 2'000'000'000);
+}
+
+// An inverse-search probe can build terms the pre-flight never saw (found by the scenario fuzzer: a
+// Qwen3-VL-MoE serving probe with 8.4e18 B of terms, whose reserve then overflowed int64 in the
+// load-reserve comparison). A peak past the per-device limit is an overflow, flagged and clamped,
+// and nothing after it wraps.
+TEST(DeviceOverhead, APeakPastTheDeviceLimitIsFlaggedNotWrapped) {
+  Scenario s = OnGpu("h100-sxm-80gb");
+  Result r;
+  r.gpu.capacity_bytes = s.gpu.memory_bytes;
+  r.gpu.breakdown = {Term{"weights", 1'000'000'000, ""}, Term{"activations", 8'408'783'620'193'994'750, ""}};
+  r.gpu.load_reserved_bytes = 3'000'000'000;
+  checked::OverflowScope scope;
+  Apply(s, &r, false);
+  EXPECT_TRUE(scope.overflowed());
+  EXPECT_EQ(r.gpu.peak_allocated_bytes, checked::kOverflowBytes);
+  EXPECT_GE(r.gpu.reserved_bytes, r.gpu.peak_allocated_bytes);
 }
 
 }  // namespace

@@ -107,9 +107,16 @@ void ApplyDeviceOverheads(const Scenario& scenario, const DeviceTraits& device, 
   for (size_t i = 0; i < g.breakdown.size(); ++i) {
     if (i != kContext && i != kAllocator && i != kComm) allocated = checked::Add(allocated, g.breakdown[i].bytes);
   }
+  // An inverse-search probe (a longer sequence, a larger batch) can build terms the pre-flight never
+  // saw, since it checks the user's scenario: a peak past the per-device limit is an overflow, refused
+  // as one (the probe "does not fit"), and the sums below start from the limit, not from beyond it.
+  if (allocated > checked::kMaxDeviceBytes) {
+    checked::ReportOverflow();
+    allocated = checked::kOverflowBytes;
+  }
   g.peak_allocated_bytes = allocated;
   if (!has_allocator) {
-    const int64_t static_bytes = checked::Add(g.breakdown[kWeights].bytes, g.breakdown[kStates].bytes);
+    const int64_t static_bytes = std::min(allocated, checked::Add(g.breakdown[kWeights].bytes, g.breakdown[kStates].bytes));
     Term* a = &g.breakdown[kAllocator];
     a->bytes = AllocatorOverheadBytes(scenario, static_bytes, allocated - static_bytes);
     if (explain) a->explain = a->bytes == 0 ? "no caching allocator on this device"
@@ -132,7 +139,7 @@ void ApplyDeviceOverheads(const Scenario& scenario, const DeviceTraits& device, 
   // Segments reserved while the model loaded stay reserved (nothing calls empty_cache): when the
   // load reserved more than the step needs, it sets the reserve (train/load_phase.h).
   Term* reserve = &g.breakdown[kAllocator];
-  if (!has_allocator && g.load_reserved_bytes > allocated + reserve->bytes) {
+  if (!has_allocator && g.load_reserved_bytes > checked::Add(allocated, reserve->bytes)) {
     reserve->bytes = g.load_reserved_bytes - allocated;
     if (explain) reserve->explain = "segments the caching allocator reserved while the model loaded and keeps: " + g.load_explain +
                                     "; reserved - allocated at the step peak = " + Gib(reserve->bytes);
