@@ -173,8 +173,9 @@ LossHead ComputeLossHead(const TrainConfig& train, const FrameworkConfig& fw, co
       //   backward: vocab_ordering = argsort(logit_avg).to(int32) (4·V); cce_backward.py
       //   cce_backward_kernel: de = zeros_like(e) (b·s·h, every row), dc = zeros_like(c) (V·h, also
       //   when the lm_head is frozen: the engine drops it), de_locks / dc_locks int32 (cdiv(N,nd)·nd,
-      //   cdiv(V,nd)·nd; nd = cdiv(h,64)). Later versions (24fbe4b, 2025-03) allocate dc only when c
-      //   needs a gradient and add fp32 accumulators (accum_e_fp32 / accum_c_fp32, off by default).
+      //   cdiv(V,nd)·nd; nd = cdiv(h,64)). Later versions (24fbe4b, 2025-03; d42911f) allocate de / dc
+      //   only when e / c need a gradient; accum_e_fp32 / accum_c_fp32 (off by default) make them fp32
+      //   (Triton >= 3.2) or add 16-bit Kahan compensation buffers dec / dcc (older Triton): not modeled.
       // Every label is taken as valid. Measured: measured_cpu_cce.json (measure_cce.py).
       const int64_t N = b * (s - 1), nd = std::max<int64_t>(1, CeilDiv(h, 64));
       const int64_t e_bytes = prec.residual * T * h;  // the norm's output, kept by the Function
