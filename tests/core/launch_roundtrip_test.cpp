@@ -36,6 +36,8 @@ const std::vector<Case>& Cases() {
       {"llamafactory", "freeze", R"({"model":"Qwen/Qwen2.5-7B","train":{"method":"freeze","precision":"bf16","autocast":true,"freeze":{"trainable_layers":4,"train_lm_head":true}}})", {}},
       // axolotl
       {"axolotl", "qlora", R"({"model":"mistralai/Mistral-7B-v0.1","train":{"method":"qlora","precision":"bf16","autocast":true,"micro_batch_size":2,"seq_len":4096,"grad_accum_steps":4,"attention":"flash","optimizer":"paged_adamw_8bit","lora":{"rank":32,"alpha":16,"dropout":0.05,"targets":"all-linear"}}})", {}},
+      // cut_cross_entropy: true (axolotl's CutCrossEntropyPlugin) <-> train.loss "cce".
+      {"axolotl", "lora_cce", R"({"model":"meta-llama/Llama-3.2-3B","train":{"method":"lora","precision":"bf16","autocast":true,"loss":"cce","lora":{"rank":16,"alpha":32,"targets":"all-linear"},"seq_len":4096}})", {}},
       {"axolotl", "lora_list", R"({"model":"meta-llama/Llama-3.2-3B","train":{"method":"lora","precision":"bf16","autocast":true,"gradient_checkpointing":true,"lora":{"rank":16,"alpha":32,"targets":["q_proj","v_proj"]},"seq_len":2048}})", {}},
       {"axolotl", "full_fsdp", R"({"model":"meta-llama/Llama-3.1-8B","train":{"method":"full","precision":"bf16","autocast":true,"optimizer":"adamw","optimizer_impl":"fused","seq_len":2048},"parallel":{"gpus":4,"fsdp":true,"offload_params":"cpu","offload_optimizer":"cpu"}})", {"parallel.gpus"}},
       {"axolotl", "zero2", R"({"model":"Qwen/Qwen2.5-7B","train":{"method":"full","precision":"mixed_bf16","optimizer":"adamw","optimizer_impl":"fused","loss":"fused_linear"},"parallel":{"gpus":2,"zero":2}})", {"parallel.gpus"}},

@@ -30,7 +30,9 @@ enum class Optimizer { kAdamW, kAdamW8bit, kPagedAdamW8bit, kAdafactor, kSgd, kS
 enum class OptimizerImpl { kForeach, kFused, kForLoop };
 enum class Checkpointing { kNone, kFull, kSelective };
 enum class AttentionImpl { kEager, kSdpa, kFlash };
-enum class LossImpl { kStandard, kChunked, kFusedLinear, kUnsloth };
+// kCce: Apple's Cut Cross Entropy (apple/ml-cross-entropy), unsloth's loss since 2024.12 and axolotl's
+// `cut_cross_entropy` plugin (train/logits_loss.cpp).
+enum class LossImpl { kStandard, kChunked, kFusedLinear, kUnsloth, kCce };
 // The decoder layer's kernels (docs/frameworks.md "Layer kernels"): PyTorch modules (HF + PEFT), unsloth's
 // autograd Functions (fast RMSNorm, RoPE, LoRA MLP / QKV / O) or Liger's (RMSNorm, SwiGLU, RoPE).
 enum class LayerKernels { kPytorch, kUnsloth, kLiger };

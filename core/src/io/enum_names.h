@@ -26,7 +26,7 @@ inline constexpr EnumName<Checkpointing> kCheckpointingNames[] = {
 inline constexpr EnumName<AttentionImpl> kAttentionNames[] = {
     {"eager", AttentionImpl::kEager}, {"sdpa", AttentionImpl::kSdpa}, {"flash", AttentionImpl::kFlash}};
 inline constexpr EnumName<LossImpl> kLossNames[] = {
-    {"standard", LossImpl::kStandard}, {"chunked", LossImpl::kChunked}, {"fused_linear", LossImpl::kFusedLinear}, {"unsloth", LossImpl::kUnsloth}};
+    {"standard", LossImpl::kStandard}, {"chunked", LossImpl::kChunked}, {"fused_linear", LossImpl::kFusedLinear}, {"unsloth", LossImpl::kUnsloth}, {"cce", LossImpl::kCce}};
 inline constexpr EnumName<LayerKernels> kLayerKernelsNames[] = {
     {"pytorch", LayerKernels::kPytorch}, {"unsloth", LayerKernels::kUnsloth}, {"liger", LayerKernels::kLiger}};
 inline constexpr EnumName<AdapterDtype> kAdapterDtypeNames[] = {{"fp32", AdapterDtype::kFp32}, {"base", AdapterDtype::kBase}};

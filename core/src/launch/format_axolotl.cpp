@@ -107,8 +107,10 @@ void ReadKey(const std::string& key, const io::Json& v, ImportContext* ctx, Trai
       else ctx->Ignored(key, "off");
     }
   } else if (key == "liger_fused_linear_cross_entropy" || key == "cut_cross_entropy") {
+    // cut_cross_entropy: axolotl/integrations/cut_cross_entropy (CutCrossEntropyPlugin) patches the
+    // model's forward with Apple's linear_cross_entropy -> train.loss "cce".
     if (auto b = ctx->Bool(v, key)) {
-      if (*b) ctx->Read(key, "train.loss", "fused_linear");
+      if (*b) ctx->Read(key, "train.loss", key == "cut_cross_entropy" ? "cce" : "fused_linear");
       else ctx->Ignored(key, "off");
     }
   } else if (key == "chunked_cross_entropy") {
@@ -222,6 +224,9 @@ ExportText ExportAxolotl(const Scenario& s) {
     y["liger_fused_linear_cross_entropy"] = true;
   } else if (t.loss == LossImpl::kChunked) {
     y["chunked_cross_entropy"] = true;
+  } else if (t.loss == LossImpl::kCce) {
+    y["plugins"] = OrderedJson::array({"axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin"});
+    y["cut_cross_entropy"] = true;
   }
   if (t.kernels == LayerKernels::kLiger) {
     y["plugins"] = OrderedJson::array({"axolotl.integrations.liger.LigerPlugin"});

@@ -213,7 +213,8 @@ std::vector<Field> BuildTable() {
        DOC("`eager` materializes b·a·s² scores; `sdpa` and `flash` do not"));
   Enum(&t, "train.loss", AT(train.loss), io::kLossNames, "\"standard\"",
        DOC("`standard` (HF), `chunked` (torchtune chunked cross-entropy, compiled), `fused_linear` (Liger), `unsloth` "
-       "(unsloth's fast_cross_entropy_loss: 16-bit logits, no fp32 copy, gradient written in place)"));
+       "(unsloth's fast_cross_entropy_loss: 16-bit logits, no fp32 copy, gradient written in place), `cce` (Apple's Cut "
+       "Cross Entropy: unsloth >= 2024.12, axolotl `cut_cross_entropy`; logsumexp in the forward, logits recomputed in backward)"));
   Bool(&t, "train.optimizer_in_backward", AT(train.optimizer_in_backward), "false",
        DOC("torchtune `optimizer_in_bwd`: each parameter's optimizer step runs in its post-accumulate-grad hook and the "
        "gradient is freed at once (gradients are never all alive; optimizer states are)"));

@@ -157,6 +157,43 @@ LossHead ComputeLossHead(const TrainConfig& train, const FrameworkConfig& fw, co
                      " tokens; keeps grad_input b·s·h" + (lm_head_trainable ? " and grad_W V·h" : "") + " from forward to backward";
       break;
     }
+    case LossImpl::kCce: {
+      // Apple's Cut Cross Entropy as unsloth 2024.12 calls it (unslothai/unsloth e0908e0
+      // models/llama.py CausalLM_fast_forward -> unslothai/unsloth-zoo 3dcbc419 loss_utils.py
+      // fused_linear_cross_entropy: linear_cross_entropy(hidden_states, lm_head.weight, labels,
+      // shift=True, filter_eps="auto", reduction "sum"), then loss / num_items_in_batch), read in
+      // apple/ml-cross-entropy 1f3ebdb (2024-12-09). No logits, no lm_head module: the Function takes
+      // the final norm's output e (b·s·h, saved as is: contiguous already) and the weight c.
+      //   forward, cce.py cce_linear_cross_entropy: utils.py _build_flat_valids ((labels[..., 1:] !=
+      //   -100).nonzero() int64 N×2, .to(int32) N×2, .sum(1) -> int64 N; N = b·(s-1) valid tokens);
+      //   cce_lse_forward.py cce_lse_forward_kernel: lse fp32 N, locks uint32 cdiv(N,128), logit_avg
+      //   fp32 V (a gradient is needed and filter_eps is set); indexed_dot.py
+      //   indexed_neg_dot_forward_kernel: fp32 N, nll = neg_dot.add_(lse), nll.sum();
+      //   save_for_backward(e, c, lse, targets (a view of the labels), valids, logit_avg).
+      //   backward: vocab_ordering = argsort(logit_avg).to(int32) (4·V); cce_backward.py
+      //   cce_backward_kernel: de = zeros_like(e) (b·s·h, every row), dc = zeros_like(c) (V·h, also
+      //   when the lm_head is frozen: the engine drops it), de_locks / dc_locks int32 (cdiv(N,nd)·nd,
+      //   cdiv(V,nd)·nd; nd = cdiv(h,64)). Later versions (24fbe4b, 2025-03; d42911f) allocate de / dc
+      //   only when e / c need a gradient; accum_e_fp32 / accum_c_fp32 (off by default) make them fp32
+      //   (Triton >= 3.2) or add 16-bit Kahan compensation buffers dec / dcc (older Triton): not modeled.
+      // Every label is taken as valid. Measured: measured_cpu_cce.json (measure_cce.py).
+      const int64_t N = b * (s - 1), nd = std::max<int64_t>(1, CeilDiv(h, 64));
+      const int64_t e_bytes = prec.residual * T * h;  // the norm's output, kept by the Function
+      const int64_t small_saved = 4 * N + 8 * N + 4 * V;  // lse, valids, logit_avg
+      // loss / num_items_in_batch with a Python int: on the CPU the wrapped int64 scalar is a tensor that
+      // DivBackward0 saves (8 B); on CUDA it stays a CPU scalar.
+      head.saved_bytes = e_bytes + small_saved + (fw.device == Device::kCpu ? 8 : 0);
+      // Forward moments beyond the saved set: nonzero's int64 N×2 and its int32 copy (24·N, before
+      // lse, valids and logit_avg exist); the lse kernel's locks; the neg-dot output (fp32 N) and the sum.
+      head.forward_extra_bytes = std::max({24 * N - small_saved, 4 * CeilDiv(N, 128), 4 * N + 4});
+      // Backward: the incoming gradient (grad_out, 4 B), vocab_ordering, de, dc and the locks beside
+      // the saved set (measured: CC01 / CC04, peak at cce_backward_kernel's dc_locks new_zeros).
+      head.backward_extra_bytes = 4 + 4 * V + e_bytes + prec.weight * V * h + 4 * CeilDiv(N, nd) * nd + 4 * CeilDiv(V, nd) * nd;
+      head.keep_outputs_bytes = 0;  // EMPTY_LOGITS
+      if (explain) head.explain = "Cut Cross Entropy (Apple, as unsloth 2024.12 calls it): logsumexp per token in the forward, "
+                                  "keeps the hidden states b·s·h; backward recomputes the logits and allocates de b·s·h and dc V·h";
+      break;
+    }
   }
   return head;
 }

@@ -358,10 +358,13 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   // Liger's fused linear cross-entropy runs the lm_head inside its Function: no mm saves the final
   // norm's output (the Function keeps its gradients instead: logits_loss.cpp).
   const bool fused_head = train.loss == LossImpl::kFusedLinear && !preference;
+  // Cut Cross Entropy (logits_loss.cpp) takes lm_head.weight as it is (no F.linear, no autocast cast)
+  // and saves the final norm's output itself: counted in the loss head's saved set.
+  const bool cce_head = train.loss == LossImpl::kCce && !preference;
   int64_t lm_head_saved = 0;
-  if (plan.lm_head_trainable && !fused_head) lm_head_saved += (prec.autocast ? 2 : prec.residual) * T * h;
-  if (final_req && prec.autocast) lm_head_saved += 2 * V * h;  // bf16 weight cast, also when frozen or tied
-  const bool norm_out_saved = plan.lm_head_trainable && !prec.autocast && !fused_head;
+  if (plan.lm_head_trainable && !fused_head && !cce_head) lm_head_saved += (prec.autocast ? 2 : prec.residual) * T * h;
+  if (final_req && prec.autocast && !cce_head) lm_head_saved += 2 * V * h;  // bf16 weight cast, also when frozen or tied
+  const bool norm_out_saved = (plan.lm_head_trainable && !prec.autocast && !fused_head) || cce_head;
   const int64_t norm_out_extra = norm_out_saved ? 0 : prec.residual * T * h;
   const bool upcast = fw.loss_upcast_logits && model.loss_upcasts_logits && (!fw.loss_shift_logits_copy || model.legacy_logits_upcast);
   // accelerate's convert_outputs_to_fp32 (train/preference.h AmpOutputsFp32): the model's 16-bit
@@ -1140,7 +1143,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   }
   // -- CPU host quirk: oneDNN's bf16 matmul allocates an fp32 output buffer at the lm_head, in the
   // forward (logits) and in the weight-gradient matmul (docs/derivations_extended.md section 0).
-  const bool onednn_buffers = on_cpu && fw.cpu_onednn_bf16_buffers && prec.half && plan.lm_head_trainable;
+  const bool onednn_buffers = on_cpu && fw.cpu_onednn_bf16_buffers && prec.half && plan.lm_head_trainable && !cce_head;  // CCE: no lm_head matmul
   if (onednn_buffers) {
     Moment fwd = step(Phase::kForward, At::kCrossEntropy);
     fwd.activation_bytes = saved_total - loss.saved_bytes;
@@ -1160,7 +1163,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     // head's and lm_head's saved tensors are released, the input gradient is already fp32 (measured:
     // R007 in measured_cpu_random.json, AMP, live blocks at bwd:ToCopyBackward0). The higher of the
     // two is the loss head's backward moment.
-    if (prec.autocast && plan.lm_head_trainable && !in_bwd && !onednn_buffers && !preference) {
+    if (prec.autocast && plan.lm_head_trainable && !in_bwd && !onednn_buffers && !preference && !cce_head) {
       Moment cast = step(Phase::kBackward, At::kCrossEntropyBackward);
       const int64_t fp32_grad = prec.grad * V * h;
       cast.gradient_bytes = grads_resident + (model.tied_embeddings ? 0 : fp32_grad);
