@@ -322,5 +322,24 @@ TEST(ParallelStep, MegatronMoeGptKeepsThreeExpertActivationsPerRoutedRow) {
   EXPECT_EQ(top2.gpu.saved_activation_bytes - top1.gpu.saved_activation_bytes, int64_t{12} * 2048 * 2 * (512 + 3 * 2048));
 }
 
+// Host RAM per node with pipeline stages (found by the scenario fuzzer): the worst GPU rank (stage 0,
+// which holds pp micro-batches in flight) is not the rank with the most host RAM (stage 3's offloaded
+// optimizer shard has the lm_head's). cpu.bytes is the worst GPU rank's; cpu.node_bytes sizes the
+// fullest host from the largest rank's host RAM: 8 processes of stage 3's.
+TEST(ParallelStep, HostRamPerNodeTakesTheRankWithTheMostHostRam) {
+  const Result r = testing_support::EstimateText(
+      R"({"model":"meta-llama/Llama-3.1-70B-Instruct","mode":"train","framework":{"trainer":"megatron"},)"
+      R"("parallel":{"gpus":16,"pp":4,"zero":1,"offload_optimizer":"cpu"},)"
+      R"("train":{"method":"full","precision":"mixed_bf16","seq_len":8192,"grad_accum_steps":8,"gradient_checkpointing":false}})");
+  ASSERT_EQ(r.ranks.size(), 4u);
+  int64_t largest = 0;
+  for (const auto& rank : r.ranks) largest = std::max(largest, rank.host_bytes);
+  EXPECT_EQ(r.ranks.front().device_total_bytes, r.gpu.device_total_bytes);  // stage 0 is the worst GPU rank
+  EXPECT_EQ(r.cpu.bytes, r.ranks.front().host_bytes);
+  EXPECT_GT(r.ranks.back().host_bytes, r.ranks.front().host_bytes);
+  EXPECT_EQ(r.cpu.node_processes, 8);
+  EXPECT_EQ(r.cpu.node_bytes, largest * 8);
+}
+
 }  // namespace
 }  // namespace vramplan

@@ -281,9 +281,21 @@ inline std::optional<std::string> NodeHostRamIsRankTimesProcesses(const json& r)
   if (*procs < 1 || *procs > std::min(*per_node, *gpus)) {
     return "cpu.node_processes " + std::to_string(*procs) + " outside 1..min(gpus, gpus_per_node) = " + std::to_string(std::min(*per_node, *gpus));
   }
+  // The fullest host runs node_processes processes of the rank that needs the most host RAM
+  // (ranks[].host_bytes; with pipeline stages that is not always the worst GPU rank, whose host RAM
+  // is cpu.bytes). Alike ranks: cpu.bytes x node_processes.
+  int64_t largest = *bytes;
+  if (const json* ranks = At(r, {"ranks"}); ranks != nullptr && ranks->is_array()) {
+    for (const auto& rank : *ranks) {
+      if (auto h = AsInt(At(rank, {"host_bytes"}))) largest = std::max(largest, *h);
+    }
+  }
   int64_t product = 0;
-  if (__builtin_mul_overflow(*bytes, *procs, &product)) return std::string("cpu.bytes x node_processes overflows int64");
-  if (product != *node) return "cpu.node_bytes " + std::to_string(*node) + " != cpu.bytes " + std::to_string(*bytes) + " x " + std::to_string(*procs);
+  if (__builtin_mul_overflow(largest, *procs, &product)) return std::string("the largest rank's host bytes x node_processes overflows int64");
+  if (product != *node) {
+    return "cpu.node_bytes " + std::to_string(*node) + " != the largest rank's host bytes " + std::to_string(largest) + " x " + std::to_string(*procs) +
+           " (cpu.bytes " + std::to_string(*bytes) + ")";
+  }
   return std::nullopt;
 }
 
