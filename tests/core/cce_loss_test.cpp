@@ -7,19 +7,14 @@
 // operands). Weights, gradients, states and saved sets exact on every row; the loss head's backward
 // (the backward peak of CC01 and CC04, at cce_backward_kernel's last allocation) exact; the phase
 // peaks elsewhere within the bars of kKnownGaps.
-#include <cmath>
 #include <iostream>
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
-#include "test_support.h"
-#include "vramplan/estimate.h"
+#include "support/measured_loss_steps.h"
 
 namespace vramplan {
 namespace {
-
-using testing_support::GpuTerm;
 
 // Known gaps, not the loss (the bar per phase, forward / backward / optimizer, as a relative error).
 // The forward peaks: the last layer's eager attention scores (long rows) under unsloth's layer kernels
@@ -28,42 +23,18 @@ using testing_support::GpuTerm;
 // with measure_unsloth_loss.py's Function on CC01's model at b=1, s=1,040: +266,240 B), a gap of that
 // moment no earlier fixture reached. The backward: CC03's attention backward under the offloaded
 // checkpoint (-0.77%), and the full fine-tunes' attention backward over by 2·h bytes (128 / 160 B).
-struct Gap {
-  const char* row;
-  double bar[3];
-};
-constexpr Gap kKnownGaps[] = {{"CC01", {0.007, 0.0, 0.0}}, {"CC03", {0.008, 0.008, 0.0}}, {"CC04", {0.01, 0.0, 0.0}},
-                              {"CC05", {0.008, 1e-5, 0.0}}, {"CC06", {0.0, 1e-5, 0.0}}, {"CC07", {0.013, 1e-5, 0.0}}};
+const std::vector<testing_support::PhaseGap> kKnownGaps = {
+    {"CC01", {0.007, 0.0, 0.0}}, {"CC03", {0.008, 0.008, 0.0}}, {"CC04", {0.01, 0.0, 0.0}},
+    {"CC05", {0.008, 1e-5, 0.0}}, {"CC06", {0.0, 1e-5, 0.0}}, {"CC07", {0.013, 1e-5, 0.0}}};
 
 TEST(CceLoss, MatchesMeasuredSteps) {
-  const nlohmann::json table = testing_support::LoadFixture("training/measured_cpu_cce.json");
-  int rows = 0, exact = 0;
-  for (const auto& row : table["rows"]) {
-    const std::string name = row["name"].get<std::string>();
-    ASSERT_EQ(row["scenario"]["train"]["loss"], "cce") << name;
-    auto parsed = ParseScenario(row["scenario"].dump());
-    ASSERT_TRUE(parsed.ok()) << name;
-    const Result r = Estimate(parsed.value());
-    const auto& m = row["measured"];
-    EXPECT_EQ(GpuTerm(r, "weights"), m["weights"].get<int64_t>()) << name;
-    EXPECT_EQ(m.value("baseline_other", int64_t{0}), 0) << name;  // nothing kept across steps
-    EXPECT_EQ(r.gpu.gradient_bytes, m["gradients"].get<int64_t>()) << name;
-    EXPECT_EQ(r.gpu.optimizer_state_bytes, m["optimizer_states"].get<int64_t>()) << name;
-    EXPECT_EQ(r.gpu.saved_activation_bytes, m["saved_activations"].get<int64_t>()) << name << " saved activations";
-    const int64_t predicted[3] = {r.gpu.phase_peaks.forward, r.gpu.phase_peaks.backward, r.gpu.phase_peaks.optimizer_step};
-    const int64_t measured[3] = {m["peak_forward"].get<int64_t>(), m["peak_backward"].get<int64_t>(), m["peak_optimizer"].get<int64_t>()};
-    const Gap* gap = nullptr;
-    for (const Gap& g : kKnownGaps) gap = name == g.row ? &g : gap;
-    for (int p = 0; p < 3; ++p) {
-      const double err = std::abs(static_cast<double>(predicted[p] - measured[p])) / static_cast<double>(measured[p]);
-      EXPECT_LE(err, gap ? gap->bar[p] : 0.0) << name << " phase " << p << ": predicted - measured = " << predicted[p] - measured[p];
-      exact += predicted[p] == measured[p];
-    }
-    ++rows;
-  }
-  EXPECT_EQ(rows, 7);
-  std::cout << "[ measured ] measured_cpu_cce.json: " << rows << " steps; " << exact << " of " << 3 * rows
-            << " phase peaks exact to the byte\n";
+  const auto summary = testing_support::CheckMeasuredLossSteps(
+      "training/measured_cpu_cce.json", "cce", kKnownGaps, [](const std::string& name, const nlohmann::json& row, const Result&) {
+        EXPECT_EQ(row["measured"].value("baseline_other", int64_t{0}), 0) << name;  // nothing kept across steps
+      });
+  EXPECT_EQ(summary.rows, 7);
+  std::cout << "[ measured ] measured_cpu_cce.json: " << summary.rows << " steps; " << summary.exact_phase_peaks << " of "
+            << 3 * summary.rows << " phase peaks exact to the byte\n";
 }
 
 }  // namespace
