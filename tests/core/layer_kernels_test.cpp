@@ -14,13 +14,13 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "support/measured_loss_steps.h"
 #include "test_support.h"
 #include "vramplan/estimate.h"
 
 namespace vramplan {
 namespace {
 
-using testing_support::GpuTerm;
 
 Result EstimateRow(nlohmann::json scenario) {
   auto parsed = ParseScenario(scenario.dump());
@@ -29,37 +29,22 @@ Result EstimateRow(nlohmann::json scenario) {
 }
 
 TEST(LayerKernels, UnslothAndLigerMatchMeasuredSteps) {
-  const nlohmann::json table = testing_support::LoadFixture("training/measured_cpu_kernels.json");
-  int rows = 0, liger_rows = 0, exact = 0;
-  for (const auto& row : table["rows"]) {
-    const std::string name = row["name"].get<std::string>();
-    const bool liger = name.rfind("LG", 0) == 0;
-    ASSERT_EQ(row["scenario"]["train"]["kernels"], liger ? "liger" : "unsloth") << name;
-    if (liger) {
-      ASSERT_EQ(row["scenario"]["train"]["loss"], "fused_linear") << name;
-      ++liger_rows;
-    }
-    const Result r = EstimateRow(row["scenario"]);
-    const auto& m = row["measured"];
-    EXPECT_EQ(GpuTerm(r, "weights"), m["weights"].get<int64_t>()) << name;
-    EXPECT_EQ(r.gpu.gradient_bytes, m["gradients"].get<int64_t>()) << name;
-    EXPECT_EQ(r.gpu.optimizer_state_bytes, m["optimizer_states"].get<int64_t>()) << name;
-    EXPECT_EQ(r.gpu.saved_activation_bytes, m["saved_activations"].get<int64_t>()) << name << " saved activations";
-    const int64_t predicted[3] = {r.gpu.phase_peaks.forward, r.gpu.phase_peaks.backward, r.gpu.phase_peaks.optimizer_step};
-    const int64_t measured[3] = {m["peak_forward"].get<int64_t>(), m["peak_backward"].get<int64_t>(), m["peak_optimizer"].get<int64_t>()};
-    for (int p = 0; p < 3; ++p) {
-      const double err = std::abs(static_cast<double>(predicted[p] - measured[p])) / static_cast<double>(measured[p]);
-      // UK07's backward is the one phase peak off (+103,348 B, 1.3%); every other is exact.
-      EXPECT_LE(err, name == "UK07" && p == 1 ? 0.014 : 0.0) << name << " phase " << p << ": predicted " << predicted[p]
-                                                              << " measured " << measured[p];
-      exact += predicted[p] == measured[p];
-    }
-    ++rows;
-  }
-  EXPECT_EQ(rows, 14);
+  // UK07's backward is the one phase peak off (+103,348 B, 1.3%); every other is exact.
+  const std::vector<testing_support::PhaseGap> known_gaps = {{"UK07", {0.0, 0.014, 0.0}}};
+  int liger_rows = 0;
+  const auto summary = testing_support::CheckMeasuredLossSteps(
+      "training/measured_cpu_kernels.json", nullptr, known_gaps, [&](const std::string& name, const nlohmann::json& row, const Result&) {
+        const bool liger = name.rfind("LG", 0) == 0;
+        EXPECT_EQ(row["scenario"]["train"]["kernels"], liger ? "liger" : "unsloth") << name;
+        if (liger) {
+          EXPECT_EQ(row["scenario"]["train"]["loss"], "fused_linear") << name;
+          ++liger_rows;
+        }
+      });
+  EXPECT_EQ(summary.rows, 14);
   EXPECT_EQ(liger_rows, 7);
-  std::cout << "[ measured ] measured_cpu_kernels.json: " << rows << " steps (" << liger_rows << " Liger), saved sets exact; " << exact
-            << " of " << 3 * rows << " phase peaks exact to the byte\n";
+  std::cout << "[ measured ] measured_cpu_kernels.json: " << summary.rows << " steps (" << liger_rows << " Liger), saved sets exact; "
+            << summary.exact_phase_peaks << " of " << 3 * summary.rows << " phase peaks exact to the byte\n";
 }
 
 TEST(LayerKernels, PytorchKernelsSaveMoreOnTheSameSteps) {
