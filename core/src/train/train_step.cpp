@@ -23,6 +23,7 @@
 #include "parallel/zero3_sub_groups.h"
 #include "planner/prepared.h"
 #include "train/activations.h"
+#include "train/flash_attention_backward.h"
 #include "train/liger_chunked_loss.h"
 #include "train/load_phase.h"
 #include "train/logits_loss.h"
@@ -1487,6 +1488,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
             // dq, dk, dv (+ FlashAttention's fp32 dq accumulator)
             const int64_t kv_heads = train.attention == AttentionImpl::kFlash ? g.num_kv_heads : a;
             att.temporary_bytes += prec.matmul * T * (a * g.head_dim + 2 * kv_heads * g.head_dim) + 4 * T * a * g.head_dim;
+            if (train.attention == AttentionImpl::kFlash) att.temporary_bytes += FlashAttention2BackwardExtraBytes(b, s, a, g.num_kv_heads, g.head_dim, g.v_head_dim, prec.matmul);
           }
           push(att);
         }
