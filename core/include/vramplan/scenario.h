@@ -61,7 +61,7 @@ enum class LogitsKept { kLast, kAll };
 // llama.cpp `--mmproj`: the projector GGUF's file type (none: no projector loaded).
 enum class MmprojType { kNone, kF16, kBf16, kF32, kQ8_0 };
 enum class Offload { kNone, kCpu, kNvme };
-enum class FrameworkPreset { kCurrent, kTorch113Hf444 };
+enum class FrameworkPreset { kCurrent, kTorch113Hf444, kTorch2Hf446 };
 enum class Device { kCuda, kCpu };
 // How the model reaches the GPU (train/load_phase.h): "direct" materializes every weight once
 // (from_pretrained, meta-device init + load); torchtune 0.1.x recipes build one decoder layer on
@@ -305,6 +305,7 @@ struct FrameworkConfig {
   Device device = Device::kCuda;
   bool rmsnorm_saves_squared_input = false;  // PyTorch <= 2.1 mean.dim saves its input (pytorch#109876)
   bool loss_shift_logits_copy = false;       // transformers <= 4.45 copies shift_logits (.contiguous())
+  bool loss_function_shift_copy = false;     // transformers 4.46-4.48 ForCausalLMLoss: .float() then shift_logits .contiguous()
   bool adamw_foreach_denom_copy = false;     // PyTorch <= 2.0 foreach AdamW: a second group-wide list (pytorch#104898)
   bool loss_upcast_logits = true;            // the loss upcasts logits to fp32 (HF; not GPT-2 <= 4.45 or remote-code models like Qwen1)
   bool keep_outputs = false;                 // caller keeps the model output (fp32 logits) through backward

@@ -59,7 +59,8 @@ inline constexpr EnumName<MmprojType> kMmprojNames[] = {
 inline constexpr EnumName<LogitsKept> kLogitsNames[] = {{"last", LogitsKept::kLast}, {"all", LogitsKept::kAll}};
 inline constexpr EnumName<Offload> kOffloadNames[] = {{"none", Offload::kNone}, {"cpu", Offload::kCpu}, {"nvme", Offload::kNvme}};
 inline constexpr EnumName<FrameworkPreset> kFrameworkPresetNames[] = {
-    {"current", FrameworkPreset::kCurrent}, {"torch_1_13_hf_4_44", FrameworkPreset::kTorch113Hf444}};
+    {"current", FrameworkPreset::kCurrent}, {"torch_1_13_hf_4_44", FrameworkPreset::kTorch113Hf444},
+    {"torch_2_hf_4_46", FrameworkPreset::kTorch2Hf446}};
 inline constexpr EnumName<PipelineSchedule> kPipelineScheduleNames[] = {
     {"1f1b", PipelineSchedule::k1F1B}, {"interleaved_1f1b", PipelineSchedule::kInterleaved1F1B}, {"gpipe", PipelineSchedule::kGpipe}};
 inline constexpr EnumName<ContextParallelKind> kContextParallelKindNames[] = {

@@ -43,12 +43,16 @@ void ApplyFrameworkPreset(FrameworkPreset preset, FrameworkConfig* f) {
     f->rmsnorm_saves_squared_input = true;
     f->loss_shift_logits_copy = true;
     f->adamw_foreach_denom_copy = true;
+    f->loss_function_shift_copy = false;
   } else {
-    // What users run today: PyTorch >= 2.2 on CUDA, transformers >= 4.46 (ForCausalLMLoss).
+    // What users run today: PyTorch >= 2.2 on CUDA, transformers >= 4.49 (ForCausalLMLoss pads the
+    // labels); torch_2_hf_4_46: the same with transformers 4.46-4.48, whose ForCausalLMLoss copies
+    // the shifted fp32 logits (huggingface/transformers PR #35646 removed the copy, in 4.49).
     f->device = Device::kCuda;
     f->rmsnorm_saves_squared_input = false;
     f->loss_shift_logits_copy = false;
     f->adamw_foreach_denom_copy = false;
+    f->loss_function_shift_copy = preset == FrameworkPreset::kTorch2Hf446;
   }
 }
 
@@ -258,6 +262,16 @@ void CheckTrain(const TrainConfig& t, Issues* errors) {
   }
 }
 
+// The two transformers versions' shifted-logits copies are exclusive: <= 4.45 upcasts in the model
+// forward, 4.46-4.48 inside ForCausalLMLoss.
+void CheckFramework(const FrameworkConfig& f, Issues* errors) {
+  if (f.loss_shift_logits_copy && f.loss_function_shift_copy) {
+    io::AddError(errors, "unsupported_combination", "framework.loss_function_shift_copy",
+                 "framework.loss_function_shift_copy (transformers 4.46-4.48) and framework.loss_shift_logits_copy "
+                 "(transformers <= 4.45) describe different versions: set at most one");
+  }
+}
+
 // Cross-field checks of the degrees, validated once into the job's topology (parallel/topology.h).
 void CheckParallel(const ParallelConfig& p, Issues* errors) {
   if (!errors->empty()) return;
@@ -277,6 +291,7 @@ void ReadObject(const Json& v, const fields::Field* object, Scenario* s, Issues*
   r.RejectUnknownKeys();
   if (path == "train") CheckTrain(s->train, errors);
   else if (path == "parallel") CheckParallel(s->parallel, errors);
+  else if (path == "framework") CheckFramework(s->framework, errors);
 }
 
 // A custom GPU (the object form of "gpu").
@@ -384,6 +399,7 @@ Expected<Scenario> ParseScenarioWithWarnings(std::string_view text, Issues* warn
 Issues ValidateCombination(const Scenario& s) {
   Issues errors;
   CheckTrain(s.train, &errors);
+  if (errors.empty()) CheckFramework(s.framework, &errors);
   if (errors.empty()) CheckParallel(s.parallel, &errors);
   if (errors.empty()) ValidateAgainstModel(s, &errors);
   return errors;

@@ -114,7 +114,8 @@ std::vector<Field> BuildTable() {
 
   // ------------------------------------------------------------------ framework
   Enum(&t, "framework.preset", AT(framework.preset), io::kFrameworkPresetNames, "\"current\"",
-       DOC("sets the fields below (explicit ones override it): `current` = PyTorch >= 2.2 on CUDA, transformers >= 4.46; "
+       DOC("sets the fields below (explicit ones override it): `current` = PyTorch >= 2.2 on CUDA, transformers >= 4.49; "
+       "`torch_2_hf_4_46` = the same with transformers 4.46-4.48 (`loss_function_shift_copy` `true`); "
        "`torch_1_13_hf_4_44` = the measured fixtures' PyTorch 1.13 on CPU, transformers 4.44 (`device` `cpu`, "
        "`rmsnorm_saves_squared_input`, `loss_shift_logits_copy` and `adamw_foreach_denom_copy` `true`)"));
   Enum(&t, "framework.trainer", AT(framework.trainer), io::kTrainerNames, "\"hf\"",
@@ -128,6 +129,9 @@ std::vector<Field> BuildTable() {
        DOC("PyTorch <= 2.1 `mean.dim` saves its input: +4·T·h B per RMSNorm (pytorch#109876)"));
   Bool(&t, "framework.loss_shift_logits_copy", AT(framework.loss_shift_logits_copy), "false",
        DOC("transformers <= 4.45 copies `shift_logits`: +4·b·(s-1)·V B"));
+  Bool(&t, "framework.loss_function_shift_copy", AT(framework.loss_function_shift_copy), "false",
+       DOC("transformers 4.46-4.48: ForCausalLMLoss upcasts the returned 16-bit logits and copies the shifted fp32 logits "
+       "(`logits[..., :-1, :].contiguous()`, a copy when b > 1): +4·b·(s-1)·V B at the loss; excludes `loss_shift_logits_copy`"));
   Bool(&t, "framework.adamw_foreach_denom_copy", AT(framework.adamw_foreach_denom_copy), "false",
        DOC("PyTorch <= 2.0 foreach AdamW keeps `exp_avg_sq_sqrt` and a separate `denom` list: two whole-group "
        "intermediates instead of one (pytorch#97712, fixed by #104898 in 2.1)"));

@@ -26,6 +26,12 @@ LossHead ComputeLossHead(const TrainConfig& train, const FrameworkConfig& fw, co
     if (explain) head.explain += " + accelerate's fp32 copy of the returned logits 4·b·s·V after the forward (convert_outputs_to_fp32)";
   };
   const int64_t logits_bytes = prec.matmul * T * V;  // lm_head output dtype
+  // transformers >= 4.46: the Trainer passes num_items_in_batch (Trainer.get_batch_samples: a 0-dim
+  // int64 tensor, the step's label tokens) and fixed_cross_entropy divides the summed loss by it:
+  // DivBackward0 saves the divisor; the quotient is one more fp32 scalar, and on CPU TensorIterator
+  // also casts the int64 divisor to fp32 (a CUDA kernel casts on the fly).
+  constexpr int64_t kItemsDivisorBytes = 8;
+  const int64_t division_bytes = fw.device == Device::kCpu ? 8 : 4;
   const bool logits_fp32 = prec.matmul == 4;
   switch (train.loss) {
     case LossImpl::kStandard: {
@@ -56,11 +62,32 @@ LossHead ComputeLossHead(const TrainConfig& train, const FrameworkConfig& fw, co
         head.keep_outputs_bytes = 4 * T * V;
         if (explain) head.explain = "fp32 logits 4·b·s·V + shifted copy 4·b·(s-1)·V + log-probs 4·b·(s-1)·V (transformers <= 4.45)";
         // The returned logits are fp32 already: accelerate's convert_outputs_to_fp32 copies nothing.
+      } else if (fw.loss_function_shift_copy) {
+        // transformers 4.46-4.48 ForCausalLMLoss (loss/loss_utils.py before PR #35646): the output
+        // keeps the 16-bit logits, the loss upcasts them (.float(), alive until it returns), copies
+        // the shifted fp32 logits (.contiguous(): a copy when b > 1; for b = 1 the slice is already
+        // contiguous) and the shifted labels (b > 1), and saves the log-probs over b·(s-1) rows
+        // (measured: HL05-HL09 of measured_cpu_hf_loss.json).
+        const int64_t shifted = b * (s - 1) * V;
+        const int64_t target = b > 1 ? 8 * b * (s - 1) : 0;
+        head.saved_bytes = 4 * shifted + target + 4 + kItemsDivisorBytes;
+        head.forward_extra_bytes = logits_bytes + (logits_fp32 ? 0 : 4 * T * V) + (b > 1 ? 4 * shifted : 0) + 4 + division_bytes;
+        // At the log-softmax's backward: the log-probs and two fp32 gradients of their size, the
+        // loss's scalars; the labels and the divisor are released.
+        head.backward_extra_bytes = 12 * shifted + 8 - head.saved_bytes;
+        head.keep_outputs_bytes = logits_bytes;
+        if (explain) head.explain = std::string("logits ") + (logits_fp32 ? "fp32 4" : "16-bit 2") + "·b·s·V" +
+                       (logits_fp32 ? "" : " + fp32 upcast 4·b·s·V") + (b > 1 ? " + shifted copy 4·b·(s-1)·V" : "") +
+                       " + log-probs 4·b·(s-1)·V (ForCausalLMLoss, transformers 4.46-4.48)";
+        if (outputs_fp32 && !logits_fp32) convert_outputs(logits_bytes);
       } else {
-        // ForCausalLMLoss: output logits (compute dtype) + fp32 copy + saved log-probs; padded labels.
-        head.saved_bytes = 4 * T * V + 8 * T + 4;
-        head.forward_extra_bytes = logits_bytes + (logits_fp32 ? 0 : 4 * T * V) + 8 * b * (s + 1) + 4;
-        head.backward_extra_bytes = 8 * T * V - 8 * T + 4;
+        // ForCausalLMLoss (>= 4.49): output logits (compute dtype) + fp32 copy + saved log-probs; the
+        // labels padded by one column, their shifted slice made contiguous: a copy (saved) when b > 1,
+        // for b = 1 a view of the padded labels, which are then what is saved (measured: HL01-HL04).
+        const int64_t target = b > 1 ? 8 * T : 8 * (T + 1);
+        head.saved_bytes = 4 * T * V + target + 4 + kItemsDivisorBytes;
+        head.forward_extra_bytes = logits_bytes + (logits_fp32 ? 0 : 4 * T * V) + (b > 1 ? 8 * b * (s + 1) : 0) + 4 + division_bytes;
+        head.backward_extra_bytes = 12 * T * V + 8 - head.saved_bytes;
         head.keep_outputs_bytes = logits_bytes;
         if (explain) head.explain = std::string("logits ") + (logits_fp32 ? "fp32 4" : "16-bit 2") + "·b·s·V" +
                        (logits_fp32 ? "" : " + fp32 upcast 4·b·s·V") + " + log-probs 4·b·s·V (ForCausalLMLoss)";

@@ -1,8 +1,9 @@
 // The loss head: logits (b*s*V), HF's fp32 upcast, cross-entropy's saved log-probabilities and
 // the gradient of the logits at the start of backward. Often the step's peak for large vocabularies.
 //   transformers <= 4.45 (measured): logits.float(); shift_logits = logits[..., :-1, :].contiguous()
-//   transformers >= 4.46 ForCausalLMLoss (loss/loss_utils.py): logits stay in the output in the compute
-//     dtype, .float() copy, labels padded (no logits copy), cross_entropy(reduction="sum").
+//   transformers >= 4.49 ForCausalLMLoss (loss/loss_utils.py): logits stay in the output in the compute
+//     dtype, .float() copy, labels padded (no logits copy), cross_entropy(reduction="sum"); 4.46-4.48
+//     (framework.loss_function_shift_copy): the same, then the shifted fp32 logits copied (b > 1).
 //   chunked (torchtune CEWithChunkedOutputLoss, 8 chunks): fp32 upcast per chunk; log-probs still saved.
 //   fused_linear (Liger LigerFusedLinearCrossEntropyLoss): logits never materialized; the input and
 //     lm_head gradients are computed in the forward, chunk by chunk.
