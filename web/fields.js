@@ -144,6 +144,7 @@ export const FIELDS = [
   { path: 'framework.adamw_foreach_denom_copy', group: 'framework', show: train, label: 'foreach AdamW denom copy', help: 'PyTorch <= 2.0: the foreach step holds two copies of the parameters\' size instead of one.' },
   { path: 'framework.rmsnorm_saves_squared_input', group: 'framework', show: train, label: 'RMSNorm saves squared input', help: 'PyTorch <= 2.1: one extra saved tensor per norm.' },
   { path: 'framework.loss_shift_logits_copy', group: 'framework', show: train, label: 'Loss copies shifted logits', help: 'transformers <= 4.45: one extra logits copy.' },
+  { path: 'framework.loss_function_shift_copy', group: 'framework', show: train, label: 'ForCausalLMLoss copies shifted logits', help: 'transformers 4.46-4.48: the loss copies the shifted fp32 logits (batch > 1).' },
   { path: 'framework.keep_outputs', group: 'framework', show: train, label: 'Keep model outputs', help: 'Holding the output object keeps fp32 logits alive through backward.' },
   { path: 'framework.use_cache', group: 'framework', show: train, label: 'use_cache in training', help: 'The model also returns a KV cache.' },
   { path: 'framework.attention_mask', group: 'framework', label: 'Attention mask', help: 'A 2-D mask expands to batch x 1 x seq x seq.' },
