@@ -91,6 +91,9 @@ std::vector<ModelFamily> MakeFamilies() {
        "Gemma 4 text decoder (text_config of gemma4): sliding layers of head_dim / num_key_value_heads and full layers of "
        "global_head_dim (attention_k_eq_v: num_global_key_value_heads, no v_proj), KV-shared last layers, per-layer "
        "embeddings, MoE block beside the dense MLP (enable_moe_block)"},
+      {"starcoder2", "", BuildStarcoder2, AllLinear(),
+       "StarCoder2: q/k/v/o and a plain GELU MLP c_fc / c_proj, all with bias (use_bias), LayerNorms with bias, tied embeddings, "
+       "sliding_window on every layer"},
       // PEFT lists neither gemma4 nor mllama (utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING).
       {"mllama_text_model", "", BuildMllamaText, AllLinear(),
        "Llama 3.2 Vision text decoder (text_config of mllama): Llama 3 layers, cross-attention layers "
