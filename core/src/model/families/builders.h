@@ -78,6 +78,7 @@ Expected<ModelSpec> BuildFalconH1(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildJamba(ConfigReader& c, ModelSpec spec);
 // bigcode.cpp (StarCoder2, StarCoder 1 / SantaCoder)
 Expected<ModelSpec> BuildStarcoder2(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildGptBigCode(ConfigReader& c, ModelSpec spec);
 // lfm2.cpp (gated short-convolution hybrids)
 Expected<ModelSpec> BuildLfm2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildLfm2Moe(ConfigReader& c, ModelSpec spec);

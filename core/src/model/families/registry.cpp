@@ -94,6 +94,8 @@ std::vector<ModelFamily> MakeFamilies() {
       {"starcoder2", "", BuildStarcoder2, AllLinear(),
        "StarCoder2: q/k/v/o and a plain GELU MLP c_fc / c_proj, all with bias (use_bias), LayerNorms with bias, tied embeddings, "
        "sliding_window on every layer"},
+      {"gpt_bigcode", "", BuildGptBigCode, LoraDefaults{{"c_attn"}, false},
+       "StarCoder 1 / SantaCoder: fused multi-query c_attn (multi_query), c_proj, GELU c_fc / c_proj, LayerNorms, learned positions (n_positions), tied embeddings"},
       // PEFT lists neither gemma4 nor mllama (utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING).
       {"mllama_text_model", "", BuildMllamaText, AllLinear(),
        "Llama 3.2 Vision text decoder (text_config of mllama): Llama 3 layers, cross-attention layers "
