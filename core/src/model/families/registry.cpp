@@ -96,6 +96,9 @@ std::vector<ModelFamily> MakeFamilies() {
        "sliding_window on every layer"},
       {"gpt_bigcode", "", BuildGptBigCode, LoraDefaults{{"c_attn"}, false},
        "StarCoder 1 / SantaCoder: fused multi-query c_attn (multi_query), c_proj, GELU c_fc / c_proj, LayerNorms, learned positions (n_positions), tied embeddings"},
+      {"cohere", "", BuildCohere, AllLinear(),
+       "Command-R: one LayerNorm without bias feeding attention and the SwiGLU MLP in parallel, q/k/v/o bias with attention_bias, "
+       "LayerNorm q/k norms per head with use_qk_norm, tied embeddings; logit_scale adds no weight"},
       // PEFT lists neither gemma4 nor mllama (utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING).
       {"mllama_text_model", "", BuildMllamaText, AllLinear(),
        "Llama 3.2 Vision text decoder (text_config of mllama): Llama 3 layers, cross-attention layers "
