@@ -81,6 +81,7 @@ Expected<ModelSpec> BuildStarcoder2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGptBigCode(ConfigReader& c, ModelSpec spec);
 // cohere.cpp (Command-R, Command R7B / A)
 Expected<ModelSpec> BuildCohere(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildCohere2(ConfigReader& c, ModelSpec spec);
 // lfm2.cpp (gated short-convolution hybrids)
 Expected<ModelSpec> BuildLfm2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildLfm2Moe(ConfigReader& c, ModelSpec spec);

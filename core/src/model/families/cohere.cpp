@@ -45,4 +45,31 @@ Expected<ModelSpec> BuildCohere(ConfigReader& c, ModelSpec spec) {
   return spec;
 }
 
+// Cohere2Config (configuration_cohere2.py): the Cohere layer without q/k norms; head_dim is always
+// hidden_size / num_attention_heads (set in __post_init__, a head_dim key is overwritten). Sliding
+// layers from layer_types, else from sliding_window_pattern (default 4): every layer slides over
+// sliding_window (default 4096) tokens but each pattern-th, which attends globally without RoPE.
+Expected<ModelSpec> BuildCohere2(ConfigReader& c, ModelSpec spec) {
+  Dims m = ReadDims(c);
+  m.d = m.a > 0 ? m.h / m.a : 0;
+  if (c.errors()->empty() && m.a > 0 && m.h % m.a != 0) {
+    io::AddError(c.errors(), "invalid_value", io::JoinPath(c.path(), "num_attention_heads"),
+                 "hidden_size must be divisible by num_attention_heads (Cohere2Config sets head_dim = hidden_size / num_attention_heads)");
+  }
+  CheckDims(c, m, true);
+  const bool attention_bias = c.Bool("attention_bias", false);
+  const int64_t window = c.Int({"sliding_window"}, 0).value_or(4096);
+  const int64_t period = c.Int({"sliding_window_pattern"}, 1, 1 << 20).value_or(4);
+  const ActivationFn act = ParseActivation(c.String("hidden_act", "silu"));
+  spec.attention_dropout = c.Fraction("attention_dropout", 0.0, true);
+  if (!c.errors()->empty()) return *c.errors();
+  const std::vector<bool> sliding = SlidingFlags(c, m.layers, [period](int64_t i) { return (i + 1) % period != 0; });
+  if (!c.errors()->empty()) return *c.errors();
+  FinishCommon(&spec, m, c.Bool("tie_word_embeddings", true), NormKind::kLayerNorm, false);
+  BuildLayers(&spec, m.layers, [&](int64_t i) {
+    return CohereLayer(m, attention_bias, false, act, sliding[static_cast<size_t>(i)] ? window : 0);
+  });
+  return spec;
+}
+
 }  // namespace vramplan::families

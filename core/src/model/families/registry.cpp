@@ -99,6 +99,9 @@ std::vector<ModelFamily> MakeFamilies() {
       {"cohere", "", BuildCohere, AllLinear(),
        "Command-R: one LayerNorm without bias feeding attention and the SwiGLU MLP in parallel, q/k/v/o bias with attention_bias, "
        "LayerNorm q/k norms per head with use_qk_norm, tied embeddings; logit_scale adds no weight"},
+      {"cohere2", "", BuildCohere2, AllLinear(),
+       "Command R7B / Command A: the Cohere layer without q/k norms; sliding layers from layer_types or sliding_window_pattern "
+       "(every 4th layer global by default)"},
       // PEFT lists neither gemma4 nor mllama (utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING).
       {"mllama_text_model", "", BuildMllamaText, AllLinear(),
        "Llama 3.2 Vision text decoder (text_config of mllama): Llama 3 layers, cross-attention layers "
