@@ -3,7 +3,8 @@
 // the real key names of its family, with transformers' configuration_*.py defaults where a key is
 // absent, and sets every linear's and norm's slot. The registry (registry.h) maps model_type to
 // these; the files are grouped by family: llama_like.cpp, gemma.cpp, olmo.cpp, moe.cpp,
-// deepseek.cpp, gpt_oss.cpp, phi.cpp, qwen1.cpp, gpt2_neox_falcon.cpp, bigcode.cpp, cohere.cpp.
+// deepseek.cpp, gpt_oss.cpp, phi.cpp, qwen1.cpp, gpt2_neox_falcon.cpp, bigcode.cpp, cohere.cpp,
+// granite.cpp.
 #pragma once
 
 #include "model/families/config_reader.h"
@@ -82,6 +83,8 @@ Expected<ModelSpec> BuildGptBigCode(ConfigReader& c, ModelSpec spec);
 // cohere.cpp (Command-R, Command R7B / A)
 Expected<ModelSpec> BuildCohere(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildCohere2(ConfigReader& c, ModelSpec spec);
+// granite.cpp (Granite 3.x dense and MoE)
+Expected<ModelSpec> BuildGranite(ConfigReader& c, ModelSpec spec);
 // lfm2.cpp (gated short-convolution hybrids)
 Expected<ModelSpec> BuildLfm2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildLfm2Moe(ConfigReader& c, ModelSpec spec);

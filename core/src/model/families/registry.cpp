@@ -102,6 +102,9 @@ std::vector<ModelFamily> MakeFamilies() {
       {"cohere2", "", BuildCohere2, AllLinear(),
        "Command R7B / Command A: the Cohere layer without q/k norms; sliding layers from layer_types or sliding_window_pattern "
        "(every 4th layer global by default)"},
+      {"granite", "", BuildGranite, AllLinear(),
+       "Granite 3.x dense: the Llama layout (attention_bias, mlp_bias), untied unless tie_word_embeddings; "
+       "embedding / residual / attention multipliers and logits_scaling add no weight"},
       // PEFT lists neither gemma4 nor mllama (utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING).
       {"mllama_text_model", "", BuildMllamaText, AllLinear(),
        "Llama 3.2 Vision text decoder (text_config of mllama): Llama 3 layers, cross-attention layers "
