@@ -85,6 +85,7 @@ Expected<ModelSpec> BuildCohere(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildCohere2(ConfigReader& c, ModelSpec spec);
 // granite.cpp (Granite 3.x dense and MoE)
 Expected<ModelSpec> BuildGranite(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildGraniteMoe(ConfigReader& c, ModelSpec spec);
 // lfm2.cpp (gated short-convolution hybrids)
 Expected<ModelSpec> BuildLfm2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildLfm2Moe(ConfigReader& c, ModelSpec spec);

@@ -105,6 +105,9 @@ std::vector<ModelFamily> MakeFamilies() {
       {"granite", "", BuildGranite, AllLinear(),
        "Granite 3.x dense: the Llama layout (attention_bias, mlp_bias), untied unless tie_word_embeddings; "
        "embedding / residual / attention multipliers and logits_scaling add no weight"},
+      {"granitemoe", "", BuildGraniteMoe, AllLinear(),
+       "Granite 3.x MoE: Llama attention, router.layer and fused experts input_linear (gate and up) / output_linear "
+       "(GraniteMoeParallelExperts, not nn.Linear, not LoRA targets) of intermediate_size in every layer"},
       // PEFT lists neither gemma4 nor mllama (utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING).
       {"mllama_text_model", "", BuildMllamaText, AllLinear(),
        "Llama 3.2 Vision text decoder (text_config of mllama): Llama 3 layers, cross-attention layers "
