@@ -35,6 +35,7 @@ Expected<ModelSpec> BuildSeedOss(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildMixtral(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildQwen2Moe(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildQwen3Moe(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildOlmoe(ConfigReader& c, ModelSpec spec);
 // deepseek.cpp
 Expected<ModelSpec> BuildDeepseekV2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildDeepseekV3(ConfigReader& c, ModelSpec spec);

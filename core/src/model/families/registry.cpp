@@ -108,6 +108,9 @@ std::vector<ModelFamily> MakeFamilies() {
       {"granitemoe", "", BuildGraniteMoe, AllLinear(),
        "Granite 3.x MoE: Llama attention, router.layer and fused experts input_linear (gate and up) / output_linear "
        "(GraniteMoeParallelExperts, not nn.Linear, not LoRA targets) of intermediate_size in every layer"},
+      {"olmoe", "", BuildOlmoe, AllLinear(),
+       "OLMoE: q/k/v/o (attention_bias), RMSNorm over all q / k heads, router \"gate\" and num_experts experts "
+       "gate_proj / up_proj / down_proj of intermediate_size in every layer (norm_topk_prob)"},
       // PEFT lists neither gemma4 nor mllama (utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING).
       {"mllama_text_model", "", BuildMllamaText, AllLinear(),
        "Llama 3.2 Vision text decoder (text_config of mllama): Llama 3 layers, cross-attention layers "
