@@ -532,5 +532,99 @@ TEST(ModelFamilies, Gemma4UnifiedEmbeddersInTheCheckpoint) {
   EXPECT_EQ(spec.value().vision.kind, VisionKind::kNone);  // image inputs are not modelled
 }
 
+// The options of the code / Command / Granite / OLMoE readers that no sourced checkpoint in
+// param_counts.json exercises, worked by hand from their transformers modeling files.
+ModelSpec Read(const json& cfg) {
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  EXPECT_TRUE(spec.ok()) << (spec.ok() ? "" : spec.errors()[0].message);
+  EXPECT_TRUE(warnings.empty());
+  return spec.ok() ? spec.value() : ModelSpec{};
+}
+
+// GPTBigCodeAttention: c_attn projects to embed_dim + 2 x kv_heads x head_dim (kv_heads 1 with
+// multi_query, n_head without), every linear with a bias; wpe holds n_positions rows.
+TEST(ModelFamilies, GptBigCodeMultiQueryAndMultiHeadFusedAttention) {
+  json cfg = {{"model_type", "gpt_bigcode"}, {"n_embd", 64}, {"n_layer", 2}, {"n_head", 4}, {"n_inner", 256},
+              {"n_positions", 32}, {"vocab_size", 100}};
+  // Per block: c_attn 64 x 96 + 96, c_proj 64 x 64 + 64, c_fc 64 x 256 + 256, c_proj 256 x 64 + 64,
+  // ln_1 / ln_2 256; wte 6,400 + wpe 2,048 + ln_f 128.
+  const ModelSpec mqa = Read(cfg);
+  EXPECT_EQ(CountParams(mqa).total, 96064);
+  EXPECT_EQ(mqa.kinds[0].attention.num_kv_heads, 1);
+  cfg["multi_query"] = false;  // c_attn 64 x 192 + 192
+  const ModelSpec mha = Read(cfg);
+  EXPECT_EQ(CountParams(mha).total, 108544);
+  EXPECT_EQ(mha.kinds[0].linears[0].out_features, 3 * 64);
+  EXPECT_EQ(mha.kinds[0].attention.num_kv_heads, 4);
+}
+
+// CohereAttention with use_qk_norm: CohereLayerNorm weights of shape (heads, head_dim) on q and
+// (kv heads, head_dim) on k, no bias; one bias-free LayerNorm per layer, parallel residual.
+TEST(ModelFamilies, CohereQkNormAddsAWeightPerHeadAndChannel) {
+  json cfg = {{"model_type", "cohere"}, {"hidden_size", 64}, {"intermediate_size", 128}, {"num_hidden_layers", 2},
+              {"num_attention_heads", 4}, {"num_key_value_heads", 2}, {"vocab_size", 100}};
+  // Per layer q / o 4,096, k / v 2,048, gate / up / down 8,192 each, input_layernorm 64; tied embeddings 6,400, norm 64.
+  EXPECT_EQ(CountParams(Read(cfg)).total, 80320);
+  cfg["use_qk_norm"] = true;
+  const ModelSpec m = Read(cfg);
+  EXPECT_EQ(CountParams(m).total, 80320 + 2 * (64 + 32));
+  EXPECT_TRUE(m.kinds[0].parallel_residual);
+  EXPECT_EQ(m.norm_kind, NormKind::kLayerNorm);
+  EXPECT_FALSE(m.final_norm.bias);
+}
+
+// Cohere2Config: every sliding_window_pattern-th layer (default 4) attends globally; head_dim is
+// hidden_size / num_attention_heads whatever the config says; layer_types wins over the pattern.
+TEST(ModelFamilies, Cohere2SlidingPatternAndHeadDim) {
+  json cfg = {{"model_type", "cohere2"}, {"hidden_size", 64}, {"intermediate_size", 128}, {"num_hidden_layers", 8},
+              {"num_attention_heads", 4}, {"num_key_value_heads", 2}, {"head_dim", 32}, {"vocab_size", 100}};
+  const ModelSpec m = Read(cfg);
+  for (int64_t i = 0; i < 8; ++i) {
+    const AttentionGeometry& a = m.kinds[m.layer_kind[static_cast<size_t>(i)]].attention;
+    EXPECT_EQ(a.sliding_window, (i + 1) % 4 == 0 ? 0 : 4096) << i;
+    EXPECT_EQ(a.head_dim, 16) << i;
+  }
+  cfg["layer_types"] = json::array();
+  for (int i = 0; i < 8; ++i) cfg["layer_types"].push_back(i == 0 ? "sliding_attention" : "full_attention");
+  const ModelSpec t = Read(cfg);
+  EXPECT_EQ(t.kinds[t.layer_kind[0]].attention.sliding_window, 4096);
+  EXPECT_EQ(t.kinds[t.layer_kind[1]].attention.sliding_window, 0);
+}
+
+// Starcoder2Config use_bias false drops every linear's bias; the nn.LayerNorms keep theirs.
+TEST(ModelFamilies, Starcoder2WithoutBias) {
+  json cfg = {{"model_type", "starcoder2"}, {"hidden_size", 64}, {"intermediate_size", 128}, {"num_hidden_layers", 2},
+              {"num_attention_heads", 4}, {"num_key_value_heads", 2}, {"vocab_size", 100}, {"use_bias", false}};
+  const ModelSpec m = Read(cfg);
+  // Per layer q / o 4,096, k / v 2,048, c_fc / c_proj 8,192, two LayerNorms 256; tied 6,400, norm 128.
+  EXPECT_EQ(CountParams(m).total, 64384);
+  for (const LinearSpec& l : m.kinds[0].linears) EXPECT_FALSE(l.bias) << l.name;
+}
+
+// GraniteMoeParallelExperts are nn.Parameters, not nn.Linear: no LoRA target; the router is
+// block_sparse_moe.router.layer. OLMoE's experts are nn.Linear, its top-k weights not renormalized
+// by default (OlmoeConfig norm_topk_prob false), and its expert loop is not one of the measured ones.
+TEST(ModelFamilies, GraniteMoeAndOlmoeExperts) {
+  json granite = {{"model_type", "granitemoe"}, {"hidden_size", 64}, {"intermediate_size", 32}, {"num_hidden_layers", 1},
+                  {"num_attention_heads", 4}, {"num_key_value_heads", 2}, {"vocab_size", 100}};
+  const ModelSpec g = Read(granite);
+  EXPECT_EQ(g.kinds[0].mlp.num_experts, 8);  // GraniteMoeConfig defaults: 8 experts, top 2
+  EXPECT_EQ(g.kinds[0].mlp.experts_per_token, 2);
+  for (const LinearSpec& l : g.kinds[0].linears) {
+    if (l.role == ModuleRole::kExperts) EXPECT_FALSE(l.lora_targetable) << l.name;
+    if (l.slot == LinearSlot::kRouter) EXPECT_EQ(l.name, "layer");
+  }
+  json olmoe = {{"model_type", "olmoe"}, {"hidden_size", 64}, {"intermediate_size", 32}, {"num_hidden_layers", 1},
+                {"num_attention_heads", 4}, {"vocab_size", 100}, {"num_experts", 8}, {"num_experts_per_tok", 2}};
+  const ModelSpec o = Read(olmoe);
+  EXPECT_FALSE(o.kinds[0].mlp.norm_topk_prob);
+  EXPECT_FALSE(o.kinds[0].mlp.measured_expert_loop);
+  // q_norm RMSNorm(hidden_size), k_norm RMSNorm(kv heads x head_dim) = 64 with 4 kv heads.
+  int64_t qk = 0;
+  for (const NormSpec& n : o.kinds[0].norms) qk += (n.slot == NormSlot::kQ || n.slot == NormSlot::kK) ? n.dim : 0;
+  EXPECT_EQ(qk, 128);
+}
+
 }  // namespace
 }  // namespace vramplan

@@ -3,7 +3,8 @@
 // the real key names of its family, with transformers' configuration_*.py defaults where a key is
 // absent, and sets every linear's and norm's slot. The registry (registry.h) maps model_type to
 // these; the files are grouped by family: llama_like.cpp, gemma.cpp, olmo.cpp, moe.cpp,
-// deepseek.cpp, gpt_oss.cpp, phi.cpp, qwen1.cpp, gpt2_neox_falcon.cpp.
+// deepseek.cpp, gpt_oss.cpp, phi.cpp, qwen1.cpp, gpt2_neox_falcon.cpp, bigcode.cpp, cohere.cpp,
+// granite.cpp.
 #pragma once
 
 #include "model/families/config_reader.h"
@@ -34,6 +35,7 @@ Expected<ModelSpec> BuildSeedOss(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildMixtral(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildQwen2Moe(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildQwen3Moe(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildOlmoe(ConfigReader& c, ModelSpec spec);
 // deepseek.cpp
 Expected<ModelSpec> BuildDeepseekV2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildDeepseekV3(ConfigReader& c, ModelSpec spec);
@@ -76,6 +78,15 @@ Expected<ModelSpec> BuildNemotronH(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGraniteMoeHybrid(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildFalconH1(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildJamba(ConfigReader& c, ModelSpec spec);
+// bigcode.cpp (StarCoder2, StarCoder 1 / SantaCoder)
+Expected<ModelSpec> BuildStarcoder2(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildGptBigCode(ConfigReader& c, ModelSpec spec);
+// cohere.cpp (Command-R, Command R7B / A)
+Expected<ModelSpec> BuildCohere(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildCohere2(ConfigReader& c, ModelSpec spec);
+// granite.cpp (Granite 3.x dense and MoE)
+Expected<ModelSpec> BuildGranite(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildGraniteMoe(ConfigReader& c, ModelSpec spec);
 // lfm2.cpp (gated short-convolution hybrids)
 Expected<ModelSpec> BuildLfm2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildLfm2Moe(ConfigReader& c, ModelSpec spec);

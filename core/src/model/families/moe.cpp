@@ -1,7 +1,7 @@
 // Mixture-of-experts families with Llama-style attention (transformers modeling_mixtral.py,
-// modeling_qwen2_moe.py, modeling_qwen3_moe.py): a router and routed experts in place of the dense
-// MLP, Qwen2-MoE's shared expert with its sigmoid gate, and dense layers inside a MoE model
-// (mlp_only_layers, decoder_sparse_step).
+// modeling_qwen2_moe.py, modeling_qwen3_moe.py, modeling_olmoe.py): a router and routed experts in
+// place of the dense MLP, Qwen2-MoE's shared expert with its sigmoid gate, and dense layers inside
+// a MoE model (mlp_only_layers, decoder_sparse_step).
 #include <algorithm>
 
 #include "model/families/builders.h"
@@ -15,18 +15,20 @@ struct MoeVariant {
   bool shared_expert = false;   // Qwen2-MoE: shared_expert_intermediate_size + shared_expert_gate
   bool qkv_bias_always = false; // Qwen2-MoE
   bool qwen3_attention = false; // o_proj bias with attention_bias, RMSNorm(head_dim) on q and k
+  bool olmoe = false;           // experts of intermediate_size, o_proj bias, RMSNorm over all q / k heads
 };
 
 Expected<ModelSpec> BuildMoe(ConfigReader& c, ModelSpec spec, const MoeVariant& v) {
   Dims m = ReadDims(c);
   // Qwen-MoE configs may omit intermediate_size when every layer is MoE (checked per layer below).
-  CheckDims(c, m, v.mixtral_layout);
+  const bool experts_of_intermediate = v.mixtral_layout || v.olmoe;
+  CheckDims(c, m, experts_of_intermediate);
   int64_t window = c.Int({"sliding_window"}, 0).value_or(0);
   bool use_sw = v.mixtral_layout ? window > 0 : c.Bool("use_sliding_window", false);
   int64_t experts = c.Required({"num_local_experts", "num_experts"}, 1, kMaxHeadsOrExperts);
   int64_t top_k = c.Required({"num_experts_per_tok"}, 1, kMaxHeadsOrExperts);
   CheckTopK(c, "num_experts_per_tok", top_k, experts);
-  int64_t moe_inter = v.mixtral_layout ? m.inter : c.Required({"moe_intermediate_size"});
+  int64_t moe_inter = experts_of_intermediate ? m.inter : c.Required({"moe_intermediate_size"});
   int64_t shared_inter = v.shared_expert ? c.Int({"shared_expert_intermediate_size"}).value_or(0) : 0;
   int64_t sparse_step = c.Int({"decoder_sparse_step"}, 1).value_or(1);
   // Qwen2MoeSparseMoeBlock / Qwen3MoeSparseMoeBlock.forward renormalise the top-k weights only
@@ -37,8 +39,9 @@ Expected<ModelSpec> BuildMoe(ConfigReader& c, ModelSpec spec, const MoeVariant& 
   std::vector<int64_t> mlp_only = m.layers > 0 ? c.LayerList("mlp_only_layers", m.layers) : std::vector<int64_t>{};
   LlamaLikeOptions o;
   o.qkv_bias = v.qkv_bias_always ? true : c.Bool("attention_bias", false);
-  o.o_bias = v.qwen3_attention && o.qkv_bias;
+  o.o_bias = (v.qwen3_attention || v.olmoe) && o.qkv_bias;
   o.head_qk_norm = v.qwen3_attention;
+  o.full_qk_norm = v.olmoe;
   ActivationFn act = ParseActivation(c.String("hidden_act", "silu"));
   if (!c.errors()->empty()) return *c.errors();
   const auto is_moe_layer = [&](int64_t i) {
@@ -70,7 +73,9 @@ Expected<ModelSpec> BuildMoe(ConfigReader& c, ModelSpec spec, const MoeVariant& 
     }
     SetMoeMlp(&k, moe_inter, experts, top_k, shared_inter);
     k.mlp.norm_topk_prob = norm_topk;
-    k.mlp.measured_expert_loop = true;  // the three readers below are the measured per-expert loops
+    // Mixtral, Qwen2-MoE and Qwen3-MoE are the measured per-expert loops; OLMoE's
+    // OlmoeSparseMoeBlock runs the same loop unmeasured.
+    k.mlp.measured_expert_loop = !v.olmoe;
     return k;
   });
   return spec;
@@ -88,6 +93,17 @@ Expected<ModelSpec> BuildQwen2Moe(ConfigReader& c, ModelSpec spec) {
   MoeVariant v;
   v.shared_expert = true;
   v.qkv_bias_always = true;
+  return BuildMoe(c, std::move(spec), v);
+}
+
+// OLMoE (transformers models/olmoe/modular_olmoe.py, OlmoeAttention / OlmoeSparseMoeBlock,
+// OlmoeConfig): LlamaAttention with attention_bias on q/k/v/o plus RMSNorm(hidden_size) on q and
+// RMSNorm(kv heads x head_dim) on k, the Llama pre-norms, a router "gate" and num_experts
+// (64) experts gate_proj / up_proj / down_proj of intermediate_size, top num_experts_per_tok (8),
+// renormalized only with norm_topk_prob (default false); untied by default.
+Expected<ModelSpec> BuildOlmoe(ConfigReader& c, ModelSpec spec) {
+  MoeVariant v;
+  v.olmoe = true;
   return BuildMoe(c, std::move(spec), v);
 }
 

@@ -91,6 +91,26 @@ std::vector<ModelFamily> MakeFamilies() {
        "Gemma 4 text decoder (text_config of gemma4): sliding layers of head_dim / num_key_value_heads and full layers of "
        "global_head_dim (attention_k_eq_v: num_global_key_value_heads, no v_proj), KV-shared last layers, per-layer "
        "embeddings, MoE block beside the dense MLP (enable_moe_block)"},
+      {"starcoder2", "", BuildStarcoder2, AllLinear(),
+       "StarCoder2: q/k/v/o and a plain GELU MLP c_fc / c_proj, all with bias (use_bias), LayerNorms with bias, tied embeddings, "
+       "sliding_window on every layer"},
+      {"gpt_bigcode", "", BuildGptBigCode, LoraDefaults{{"c_attn"}, false},
+       "StarCoder 1 / SantaCoder: fused multi-query c_attn (multi_query), c_proj, GELU c_fc / c_proj, LayerNorms, learned positions (n_positions), tied embeddings"},
+      {"cohere", "", BuildCohere, AllLinear(),
+       "Command-R: one LayerNorm without bias feeding attention and the SwiGLU MLP in parallel, q/k/v/o bias with attention_bias, "
+       "LayerNorm q/k norms per head with use_qk_norm, tied embeddings; logit_scale adds no weight"},
+      {"cohere2", "", BuildCohere2, AllLinear(),
+       "Command R7B / Command A: the Cohere layer without q/k norms; sliding layers from layer_types or sliding_window_pattern "
+       "(every 4th layer global by default)"},
+      {"granite", "", BuildGranite, AllLinear(),
+       "Granite 3.x dense: the Llama layout (attention_bias, mlp_bias), untied unless tie_word_embeddings; "
+       "embedding / residual / attention multipliers and logits_scaling add no weight"},
+      {"granitemoe", "", BuildGraniteMoe, AllLinear(),
+       "Granite 3.x MoE: Llama attention, router.layer and fused experts input_linear (gate and up) / output_linear "
+       "(GraniteMoeParallelExperts, not nn.Linear, not LoRA targets) of intermediate_size in every layer"},
+      {"olmoe", "", BuildOlmoe, AllLinear(),
+       "OLMoE: q/k/v/o (attention_bias), RMSNorm over all q / k heads, router \"gate\" and num_experts experts "
+       "gate_proj / up_proj / down_proj of intermediate_size in every layer (norm_topk_prob)"},
       // PEFT lists neither gemma4 nor mllama (utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING).
       {"mllama_text_model", "", BuildMllamaText, AllLinear(),
        "Llama 3.2 Vision text decoder (text_config of mllama): Llama 3 layers, cross-attention layers "
