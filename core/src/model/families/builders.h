@@ -76,6 +76,8 @@ Expected<ModelSpec> BuildNemotronH(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGraniteMoeHybrid(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildFalconH1(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildJamba(ConfigReader& c, ModelSpec spec);
+// exaone.cpp
+Expected<ModelSpec> BuildExaone(ConfigReader& c, ModelSpec spec);
 // hunyuan.cpp
 Expected<ModelSpec> BuildHunyuanV1Dense(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildHunyuanV1Moe(ConfigReader& c, ModelSpec spec);

@@ -91,13 +91,16 @@ std::vector<ModelFamily> MakeFamilies() {
        "Gemma 4 text decoder (text_config of gemma4): sliding layers of head_dim / num_key_value_heads and full layers of "
        "global_head_dim (attention_k_eq_v: num_global_key_value_heads, no v_proj), KV-shared last layers, per-layer "
        "embeddings, MoE block beside the dense MLP (enable_moe_block)"},
-      // PEFT lists none of the types below down to the next comment (utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING).
+      // PEFT lists none of the types below (peft/utils/constants.py): all linears.
       {"hunyuan_v1_dense", "", BuildHunyuanV1Dense, AllLinear(),
        "Hunyuan dense (0.5B-7B, Hunyuan-MT): the Llama layout with per-head RMSNorms query_layernorm / key_layernorm on the "
        "rotated q and k, attention_bias on q/k/v/o, MLP without bias"},
       {"hunyuan_v1_moe", "", BuildHunyuanV1Moe, AllLinear(),
        "Hunyuan-A13B: Hunyuan dense attention; every layer a float32 router gate.wg, num_experts experts and one shared_mlp "
        "of intermediate_size (num_experts / moe_topk per layer or one integer)"},
+      {"exaone", "", BuildExaone, AllLinear(),
+       "EXAONE 3.0 / 3.5 remote code: the Llama layer named wte, ln_1 / ln_2, attn.attention.q_proj / k_proj / v_proj / "
+       "out_proj, mlp.c_fc_0 / c_fc_1 / c_proj, ln_f; no biases, num_layers, tied embeddings by default"},
       // PEFT lists neither gemma4 nor mllama (utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING).
       {"mllama_text_model", "", BuildMllamaText, AllLinear(),
        "Llama 3.2 Vision text decoder (text_config of mllama): Llama 3 layers, cross-attention layers "
