@@ -101,6 +101,9 @@ std::vector<ModelFamily> MakeFamilies() {
       {"exaone", "", BuildExaone, AllLinear(),
        "EXAONE 3.0 / 3.5 remote code: the Llama layer named wte, ln_1 / ln_2, attn.attention.q_proj / k_proj / v_proj / "
        "out_proj, mlp.c_fc_0 / c_fc_1 / c_proj, ln_f; no biases, num_layers, tied embeddings by default"},
+      {"dots1", "", BuildDots1, AllLinear(),
+       "dots.llm1: Qwen3 attention (q/k RMSNorm, attention_bias) with DeepSeek-V3's MoE: first_k_dense_replace dense layers, "
+       "router with correction bias, n_routed_experts experts and n_shared_experts shared experts of moe_intermediate_size"},
       // PEFT lists neither gemma4 nor mllama (utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING).
       {"mllama_text_model", "", BuildMllamaText, AllLinear(),
        "Llama 3.2 Vision text decoder (text_config of mllama): Llama 3 layers, cross-attention layers "
