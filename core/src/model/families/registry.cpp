@@ -104,6 +104,9 @@ std::vector<ModelFamily> MakeFamilies() {
       {"dots1", "", BuildDots1, AllLinear(),
        "dots.llm1: Qwen3 attention (q/k RMSNorm, attention_bias) with DeepSeek-V3's MoE: first_k_dense_replace dense layers, "
        "router with correction bias, n_routed_experts experts and n_shared_experts shared experts of moe_intermediate_size"},
+      {"bailing_moe", "", BuildBailingMoe, AllLinear(),
+       "Ling / Ring (1.x BailingMoeForCausalLM, 2.0 BailingMoeV2ForCausalLM): fused query_key_value, dense, q/k RMSNorm "
+       "(use_qk_norm), first_k_dense_replace dense layers, router gate (with expert_bias in 2.0), experts and shared experts"},
       // PEFT lists neither gemma4 nor mllama (utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING).
       {"mllama_text_model", "", BuildMllamaText, AllLinear(),
        "Llama 3.2 Vision text decoder (text_config of mllama): Llama 3 layers, cross-attention layers "
