@@ -77,6 +77,8 @@ Expected<ModelSpec> BuildNemotronH(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGraniteMoeHybrid(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildFalconH1(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildJamba(ConfigReader& c, ModelSpec spec);
+// apertus.cpp
+Expected<ModelSpec> BuildApertus(ConfigReader& c, ModelSpec spec);
 // bailing.cpp
 Expected<ModelSpec> BuildBailingMoe(ConfigReader& c, ModelSpec spec);
 // exaone.cpp

@@ -107,6 +107,9 @@ std::vector<ModelFamily> MakeFamilies() {
       {"bailing_moe", "", BuildBailingMoe, AllLinear(),
        "Ling / Ring (1.x BailingMoeForCausalLM, 2.0 BailingMoeV2ForCausalLM): fused query_key_value, dense, q/k RMSNorm "
        "(use_qk_norm), first_k_dense_replace dense layers, router gate (with expert_bias in 2.0), experts and shared experts"},
+      {"apertus", "", BuildApertus, AllLinear(),
+       "Apertus: Llama attention with q/k RMSNorm (q_norm, k_norm), attention_layernorm / feedforward_layernorm, "
+       "non-gated up_proj / down_proj MLP without bias, xIELU activation with two parameters and two stored buffers per layer"},
       // PEFT lists neither gemma4 nor mllama (utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING).
       {"mllama_text_model", "", BuildMllamaText, AllLinear(),
        "Llama 3.2 Vision text decoder (text_config of mllama): Llama 3 layers, cross-attention layers "
