@@ -54,6 +54,7 @@ Expected<ModelSpec> BuildSmolLm3(ConfigReader& c, ModelSpec spec);
 // gqa_moe.cpp
 Expected<ModelSpec> BuildGlm4Moe(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildMiniMaxM2(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildDots1(ConfigReader& c, ModelSpec spec);
 // gqa_moe.cpp: an unknown model_type whose config names routed experts with the standard keys.
 Expected<ModelSpec> BuildGenericMoe(ConfigReader& c, ModelSpec spec);
 // gpt2_neox_falcon.cpp
@@ -87,6 +88,15 @@ Expected<ModelSpec> BuildCohere2(ConfigReader& c, ModelSpec spec);
 // granite.cpp (Granite 3.x dense and MoE)
 Expected<ModelSpec> BuildGranite(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGraniteMoe(ConfigReader& c, ModelSpec spec);
+// apertus.cpp
+Expected<ModelSpec> BuildApertus(ConfigReader& c, ModelSpec spec);
+// bailing.cpp
+Expected<ModelSpec> BuildBailingMoe(ConfigReader& c, ModelSpec spec);
+// exaone.cpp
+Expected<ModelSpec> BuildExaone(ConfigReader& c, ModelSpec spec);
+// hunyuan.cpp
+Expected<ModelSpec> BuildHunyuanV1Dense(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildHunyuanV1Moe(ConfigReader& c, ModelSpec spec);
 // lfm2.cpp (gated short-convolution hybrids)
 Expected<ModelSpec> BuildLfm2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildLfm2Moe(ConfigReader& c, ModelSpec spec);

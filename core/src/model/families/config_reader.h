@@ -164,6 +164,43 @@ class ConfigReader {
     return out;
   }
 
+  // An integer for every layer, or a list with one integer per layer (Hunyuan's num_experts,
+  // moe_topk: `x if isinstance(x, int) else x[layer_idx]`); absent or null -> nullopt.
+  std::optional<std::vector<int64_t>> IntPerLayer(const char* key, int64_t num_layers, int64_t min, int64_t max) {
+    auto it = cfg_.find(key);
+    if (it == cfg_.end() || it->is_null()) return std::nullopt;
+    if (!it->is_array()) {
+      std::optional<int64_t> v = Int({key}, min, max);
+      if (!v) return std::nullopt;
+      return std::vector<int64_t>(static_cast<size_t>(num_layers), *v);
+    }
+    const std::string p = io::JoinPath(path_, key);
+    const std::string what = p + " must be an integer or a list of " + std::to_string(num_layers) + " integers from " +
+                             std::to_string(min) + " to " + std::to_string(max);
+    if (static_cast<int64_t>(it->size()) < num_layers) {
+      io::AddError(errors_, "wrong_type", p, what + ", got " + std::to_string(it->size()) + " entries");
+      return std::nullopt;
+    }
+    std::vector<int64_t> out;
+    for (int64_t i = 0; i < num_layers; ++i) {
+      const Json& v = (*it)[static_cast<size_t>(i)];
+      // is_number_unsigned first: get<int64_t>() would wrap one above 2^63-1.
+      bool ok = false;
+      if (v.is_number_unsigned()) {
+        ok = v.get<uint64_t>() <= static_cast<uint64_t>(max) && static_cast<int64_t>(v.get<uint64_t>()) >= min;
+      } else if (v.is_number_integer()) {
+        ok = v.get<int64_t>() >= min && v.get<int64_t>() <= max;
+      }
+      if (!ok) {
+        io::AddError(errors_, v.is_number_integer() ? "out_of_range" : "wrong_type", p + "[" + std::to_string(i) + "]",
+                     what + ", got " + io::Preview(v));
+        return std::nullopt;
+      }
+      out.push_back(v.get<int64_t>());
+    }
+    return out;
+  }
+
   // A list of `size` strings (layer_types, layers_block_type); absent or null -> nullopt.
   std::optional<std::vector<std::string>> StringList(const char* key, int64_t size) {
     auto it = cfg_.find(key);

@@ -21,9 +21,17 @@ Expected<ModelSpec> BuildGqaMoe(ConfigReader& c, ModelSpec spec, const GqaMoeVar
   const int64_t n_shared = c.Int({"n_shared_experts"}, 0, kMaxHeadsOrExperts).value_or(0);
   const int64_t shared_inter = c.Int({"shared_expert_intermediate_size"}).value_or(n_shared * moe_inter);
   const int64_t first_dense = c.Int({"first_k_dense_replace"}, 0, 4096).value_or(0);
-  const int64_t sparse_step = c.Int({"decoder_sparse_step"}, 1).value_or(1);
-  const int64_t freq = c.Int({"moe_layer_freq"}, 1).value_or(1);
-  const std::vector<int64_t> mlp_only = m.layers > 0 ? c.LayerList("mlp_only_layers", m.layers) : std::vector<int64_t>{};
+  const int64_t sparse_step = v.first_k_dense_only ? 1 : c.Int({"decoder_sparse_step"}, 1).value_or(1);
+  const int64_t freq = v.first_k_dense_only ? 1 : c.Int({"moe_layer_freq"}, 1).value_or(1);
+  const std::vector<int64_t> mlp_only =
+      m.layers > 0 && !v.first_k_dense_only ? c.LayerList("mlp_only_layers", m.layers) : std::vector<int64_t>{};
+  int64_t window = 0;
+  std::vector<bool> sliding(static_cast<size_t>(std::max<int64_t>(m.layers, 0)), false);
+  if (v.max_window_layers_sliding) {
+    window = c.Int({"sliding_window"}, 0).value_or(0);
+    const int64_t max_window_layers = c.Int({"max_window_layers"}, 0).value_or(m.layers);
+    sliding = SlidingFlags(c, m.layers, [&](int64_t i) { return window > 0 && i >= max_window_layers; });
+  }
   const bool correction_bias = v.correction_bias || c.String("topk_method", "") == "noaux_tc";
   const ActivationFn act = ParseActivation(c.String("hidden_act", "silu"));
   spec.rope_fraction = c.Fraction("partial_rotary_factor", 1.0, false);
@@ -45,7 +53,7 @@ Expected<ModelSpec> BuildGqaMoe(ConfigReader& c, ModelSpec spec, const GqaMoeVar
   }
   FinishCommon(&spec, m, c.Bool("tie_word_embeddings", false), NormKind::kRmsNorm, false);
   BuildLayers(&spec, m.layers, [&](int64_t i) {
-    LayerKind k = LlamaLikeLayer(m, v.attention, act, 0);
+    LayerKind k = LlamaLikeLayer(m, v.attention, act, sliding[static_cast<size_t>(i)] ? window : 0);
     if (!is_moe_layer(i)) return k;
     k.linears.resize(4);  // q/k/v/o; the dense MLP makes way for router + experts
     AddLinear(&k, "gate", LinearSlot::kRouter, m.h, experts, false);
@@ -93,6 +101,24 @@ Expected<ModelSpec> BuildMiniMaxM2(ConfigReader& c, ModelSpec spec) {
   v.attention.head_qk_norm = qk_norm && !per_layer;
   v.correction_bias = c.Bool("use_routing_bias", true);
   v.expert_names = GatedNames{"w1", "w3", "w2"};
+  return BuildGqaMoe(c, std::move(spec), v);
+}
+
+// dots.llm1 (transformers models/dots1/modular_dots1.py: Dots1Attention = Qwen3Attention,
+// Dots1MoE / Dots1TopkRouter = DeepseekV3MoE / DeepseekV3TopkRouter, Dots1DecoderLayer =
+// DeepseekV3DecoderLayer): q/k/v/o biases from attention_bias, RMSNorm(head_dim) on q and k, the
+// first first_k_dense_replace layers dense (intermediate_size), then a router with its
+// e_score_correction_bias, n_routed_experts experts and n_shared_experts shared experts of
+// moe_intermediate_size. The released configs' moe_layer_freq, scoring_func, topk_method and
+// use_sliding_window are not read by transformers.
+Expected<ModelSpec> BuildDots1(ConfigReader& c, ModelSpec spec) {
+  GqaMoeVariant v;
+  v.attention.qkv_bias = c.Bool("attention_bias", false);
+  v.attention.o_bias = v.attention.qkv_bias;
+  v.attention.head_qk_norm = true;
+  v.correction_bias = true;
+  v.first_k_dense_only = true;
+  v.max_window_layers_sliding = true;
   return BuildGqaMoe(c, std::move(spec), v);
 }
 

@@ -111,6 +111,25 @@ std::vector<ModelFamily> MakeFamilies() {
       {"olmoe", "", BuildOlmoe, AllLinear(),
        "OLMoE: q/k/v/o (attention_bias), RMSNorm over all q / k heads, router \"gate\" and num_experts experts "
        "gate_proj / up_proj / down_proj of intermediate_size in every layer (norm_topk_prob)"},
+      // PEFT lists none of the types below (peft/utils/constants.py): all linears.
+      {"hunyuan_v1_dense", "", BuildHunyuanV1Dense, AllLinear(),
+       "Hunyuan dense (0.5B-7B, Hunyuan-MT): the Llama layout with per-head RMSNorms query_layernorm / key_layernorm on the "
+       "rotated q and k, attention_bias on q/k/v/o, MLP without bias"},
+      {"hunyuan_v1_moe", "", BuildHunyuanV1Moe, AllLinear(),
+       "Hunyuan-A13B: Hunyuan dense attention; every layer a float32 router gate.wg, num_experts experts and one shared_mlp "
+       "of intermediate_size (num_experts / moe_topk per layer or one integer)"},
+      {"exaone", "", BuildExaone, AllLinear(),
+       "EXAONE 3.0 / 3.5 remote code: the Llama layer named wte, ln_1 / ln_2, attn.attention.q_proj / k_proj / v_proj / "
+       "out_proj, mlp.c_fc_0 / c_fc_1 / c_proj, ln_f; no biases, num_layers, tied embeddings by default"},
+      {"dots1", "", BuildDots1, AllLinear(),
+       "dots.llm1: Qwen3 attention (q/k RMSNorm, attention_bias) with DeepSeek-V3's MoE: first_k_dense_replace dense layers, "
+       "router with correction bias, n_routed_experts experts and n_shared_experts shared experts of moe_intermediate_size"},
+      {"bailing_moe", "", BuildBailingMoe, AllLinear(),
+       "Ling / Ring (1.x BailingMoeForCausalLM, 2.0 BailingMoeV2ForCausalLM): fused query_key_value, dense, q/k RMSNorm "
+       "(use_qk_norm), first_k_dense_replace dense layers, router gate (with expert_bias in 2.0), experts and shared experts"},
+      {"apertus", "", BuildApertus, AllLinear(),
+       "Apertus: Llama attention with q/k RMSNorm (q_norm, k_norm), attention_layernorm / feedforward_layernorm, "
+       "non-gated up_proj / down_proj MLP without bias, xIELU activation with two parameters and two stored buffers per layer"},
       // PEFT lists neither gemma4 nor mllama (utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING).
       {"mllama_text_model", "", BuildMllamaText, AllLinear(),
        "Llama 3.2 Vision text decoder (text_config of mllama): Llama 3 layers, cross-attention layers "
