@@ -187,6 +187,13 @@ TEST(ImageTokens, Qwen2VlPaliGemmaIdefics3FromTheirConfigs) {
   EXPECT_EQ(t.llm_tokens, 9 * 64);
   EXPECT_EQ(t.markup_tokens, 2 * 8 + 4 + 3);
   EXPECT_EQ(LargestImage(sm).llm_tokens, 1088);
+  // SmolVLM2-2.2B: tiles of 384, patch 14, scale_factor 3: 27^2 / 9 = 81 tokens a tile (the processor's
+  // image_seq_len); 1024 x 1024 -> 1536 a side, 4 x 4 + 1 tiles.
+  VisionShape sm2 = shape_of("HuggingFaceTB/SmolVLM2-2.2B-Instruct");
+  EXPECT_EQ(sm2.kind, VisionKind::kIdefics3);
+  t = TokensForImage(sm2, 1024, 1024);
+  EXPECT_EQ(t.llm_tokens, 17 * 81);
+  EXPECT_EQ(t.sequence_len, 729);
   // LLaVA-Interleave: SigLIP 384 / 14 = 27 a side, "full" keeps all 729 patches; no CLS position.
   VisionShape li = shape_of("llava-hf/llava-interleave-qwen-0.5b-hf");
   EXPECT_EQ(li.kind, VisionKind::kSiglip);
