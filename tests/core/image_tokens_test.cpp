@@ -2,8 +2,10 @@
 // family, and the tower shapes the presets read (model/vision_shape.cpp).
 #include <gtest/gtest.h>
 
+#include "model/hf_config.h"
 #include "model/image_tokens.h"
 #include "qwen_vl_tower_shapes.h"
+#include "test_support.h"
 #include "vramplan/estimate.h"
 
 namespace vramplan {
@@ -123,6 +125,82 @@ TEST(ImageTokens, TiledCanvases) {
   EXPECT_EQ(t.llm_tokens, 1);
   EXPECT_EQ(t.patches, 4 * 1608);
   EXPECT_EQ(t.cross_attention_states, 4 * 1601);
+}
+
+// The wrappers read from tests/fixtures/param_counts.json rows: their tower shape and the tokens of
+// one image, worked by hand from the processors (docs/models.md "Image inputs").
+TEST(ImageTokens, Qwen2VlPaliGemmaIdefics3FromTheirConfigs) {
+  nlohmann::json table = testing_support::LoadFixture("param_counts.json");
+  const auto shape_of = [&](const std::string& id) {
+    for (const auto& row : table["models"]) {
+      if (row["id"] != id) continue;
+      Issues warnings;
+      auto spec = ModelSpecFromHfConfig(row["config"], "model", &warnings);
+      EXPECT_TRUE(spec.ok()) << id;
+      for (const Issue& w : warnings) EXPECT_NE(w.code, "text_model_only") << id << ": " << w.message;
+      return spec.ok() ? spec.value().vision : VisionShape{};
+    }
+    ADD_FAILURE() << id << " not in param_counts.json";
+    return VisionShape{};
+  };
+  // Qwen2-VL: Qwen2.5-VL's smart_resize (1024 -> 1036 a side, 74 x 74 patches, 37 x 37 tokens), no windows,
+  // a LayerNorm tower with a quick_gelu MLP of 1280 x 4.
+  VisionShape q = shape_of("Qwen/Qwen2-VL-7B-Instruct");
+  EXPECT_EQ(q.kind, VisionKind::kQwen2Vl);
+  EXPECT_EQ(q.intermediate, 5120);
+  EXPECT_FALSE(q.gated_mlp);
+  EXPECT_FALSE(q.rms_norm);
+  ImageTokens t = TokensForImage(q, 1024, 1024);
+  EXPECT_EQ(t.patches, 5476);
+  EXPECT_EQ(t.llm_tokens, 1369);
+  EXPECT_EQ(t.markup_tokens, 2);
+  EXPECT_EQ(t.windows, 0);
+  EXPECT_EQ(LargestImage(q).llm_tokens, 16384);
+  // PaliGemma 224: (224 / 14)^2 = 256 patches, each a token, no markup.
+  VisionShape pg = shape_of("google/paligemma2-3b-mix-224");
+  EXPECT_EQ(pg.kind, VisionKind::kSiglip);
+  t = TokensForImage(pg, 1024, 768);
+  EXPECT_EQ(t.patches, 256);
+  EXPECT_EQ(t.llm_tokens, 256);
+  EXPECT_EQ(t.markup_tokens, 0);
+  EXPECT_EQ(LargestImage(pg).llm_tokens, 256);
+  // SmolVLM-256M (tiles of 512, patch 16, scale_factor 4: 32^2 / 16 = 64 tokens a tile). 1024 x 1024
+  // -> longest edge 2048 -> 4 x 4 tiles + the global one: 17 x 64 = 1,088 tokens; markup 2 x 16 +
+  // 4 rows + 3 = 39; the tower runs 17 sequences of 1,024 patches.
+  VisionShape sm = shape_of("HuggingFaceTB/SmolVLM-256M-Instruct");
+  EXPECT_EQ(sm.kind, VisionKind::kIdefics3);
+  t = TokensForImage(sm, 1024, 1024);
+  EXPECT_EQ(t.llm_tokens, 1088);
+  EXPECT_EQ(t.markup_tokens, 39);
+  EXPECT_EQ(t.sequences, 17);
+  EXPECT_EQ(t.sequence_len, 1024);
+  EXPECT_EQ(t.patches, 17 * 1024);
+  EXPECT_EQ(t.pixel_values, 17 * 3 * 512 * 512);
+  // 640 wide x 480 high: width 2048, height int(2048 / (4 / 3)) = 1536 (even); tiles 4 wide x 3 high
+  // + global = 13 x 64 = 832 tokens, markup 2 x 12 + 3 + 3 = 30.
+  t = TokensForImage(sm, 480, 640);
+  EXPECT_EQ(t.llm_tokens, 832);
+  EXPECT_EQ(t.markup_tokens, 30);
+  // 1000 x 300 (h x w): height 2048, width int(2048 x 0.3) = 614 -> 614 (even); vision-encoder
+  // resize: height 2048, width int(2048 x 0.3) = 614 rounded up to 1024: 4 rows x 2 cols + 1 = 9 tiles.
+  t = TokensForImage(sm, 1000, 300);
+  EXPECT_EQ(t.llm_tokens, 9 * 64);
+  EXPECT_EQ(t.markup_tokens, 2 * 8 + 4 + 3);
+  EXPECT_EQ(LargestImage(sm).llm_tokens, 1088);
+  // SmolVLM2-2.2B: tiles of 384, patch 14, scale_factor 3: 27^2 / 9 = 81 tokens a tile (the processor's
+  // image_seq_len); 1024 x 1024 -> 1536 a side, 4 x 4 + 1 tiles.
+  VisionShape sm2 = shape_of("HuggingFaceTB/SmolVLM2-2.2B-Instruct");
+  EXPECT_EQ(sm2.kind, VisionKind::kIdefics3);
+  t = TokensForImage(sm2, 1024, 1024);
+  EXPECT_EQ(t.llm_tokens, 17 * 81);
+  EXPECT_EQ(t.sequence_len, 729);
+  // LLaVA-Interleave: SigLIP 384 / 14 = 27 a side, "full" keeps all 729 patches; no CLS position.
+  VisionShape li = shape_of("llava-hf/llava-interleave-qwen-0.5b-hf");
+  EXPECT_EQ(li.kind, VisionKind::kSiglip);
+  t = TokensForImage(li, 1024, 1024);
+  EXPECT_EQ(t.llm_tokens, 729);
+  EXPECT_EQ(t.patches, 729);
+  EXPECT_EQ(t.markup_tokens, 0);
 }
 
 TEST(ImageTokens, PresetsReadTheirTowerShape) {

@@ -231,8 +231,128 @@ TEST(VisionTower, Qwen35TowerHasNoDeepstackMergers) {
   EXPECT_EQ(CountParams(third.value()).checkpoint_total, 27781427952);
 }
 
-TEST(VisionTower, OtherWrappersKeepTheTextOnlyWarning) {
+// Qwen2-VL-2B (transformers modeling_qwen2_vl.py): a LayerNorm tower with a quick_gelu MLP of
+// embed_dim x mlp_ratio and a PatchMerger to vision_config.hidden_size; the Hub's flat layout and
+// the text_config layout (model_type qwen2_vl_text) read the same Qwen2 decoder.
+TEST(VisionTower, Qwen2VlTowerMergerAndBothLayouts) {
+  const json vision = {{"depth", 32},       {"embed_dim", 1280},         {"mlp_ratio", 4},
+                       {"num_heads", 16},   {"in_chans", 3},             {"hidden_size", 1536},
+                       {"patch_size", 14},  {"spatial_merge_size", 2},   {"temporal_patch_size", 2}};
+  const json text = {{"hidden_size", 1536},       {"intermediate_size", 8960}, {"num_hidden_layers", 28},
+                     {"num_attention_heads", 12}, {"num_key_value_heads", 2},  {"vocab_size", 151936},
+                     {"tie_word_embeddings", true}};
+  json flat = text;
+  flat["model_type"] = "qwen2_vl";
+  flat["vision_config"] = vision;
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(flat, "model", &warnings);
+  ASSERT_TRUE(spec.ok()) << spec.errors()[0].message;
+  EXPECT_TRUE(warnings.empty());
+  const ParamCounts c = CountParams(spec.value());
+  // patch_embed 3 x 2 x 14 x 14 x 1280 + 32 x (two LayerNorm(1280) 5,120 + qkv 4,919,040 + proj
+  // 1,639,680 + fc1 6,558,720 + fc2 6,554,880).
+  EXPECT_EQ(c.vision, 1505280 + 32 * 19677440LL);
+  // ln_q LayerNorm(1280) with bias + Linear(5120, 5120) + Linear(5120, 1536), with biases.
+  EXPECT_EQ(c.projector, 2 * 1280 + 5120 * 5120 + 5120 + 5120 * 1536 + 1536);
+  EXPECT_EQ(c.total, 1543714304);
+  EXPECT_EQ(c.checkpoint_total, 2208985600);  // Hub total of Qwen/Qwen2-VL-2B-Instruct
+  json nested = {{"model_type", "qwen2_vl"}, {"text_config", text}, {"vision_config", vision}};
+  nested["text_config"]["model_type"] = "qwen2_vl_text";
+  auto again = ModelSpecFromHfConfig(nested, "model", &warnings);
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_EQ(CountParams(again.value()).checkpoint_total, 2208985600);
+  // mlp_ratio is a float in Qwen2VLVisionConfig: int(1280 x 2.5) = 3200.
+  flat["vision_config"]["mlp_ratio"] = 2.5;
+  auto ratio = ModelSpecFromHfConfig(flat, "model", &warnings);
+  ASSERT_TRUE(ratio.ok());
+  EXPECT_EQ(CountParams(ratio.value()).vision, 1505280 + 32 * (5120 + 4919040 + 1639680 + 1280 * 3200 + 3200 + 3200 * 1280 + 1280LL));
+  flat["vision_config"]["mlp_ratio"] = "4";
+  EXPECT_FALSE(ModelSpecFromHfConfig(flat, "model", &warnings).ok());
+}
+
+// SmolVLM-256M (Idefics3ForConditionalGeneration): Idefics3VisionTransformer and the connector's
+// Linear(768 x 4^2, 576, bias=False); a text_config without model_type is Idefics3Config's llama.
+TEST(VisionTower, Idefics3TowerAndConnector) {
+  json cfg = {{"model_type", "idefics3"},
+              {"scale_factor", 4},
+              {"text_config", {{"hidden_size", 576}, {"intermediate_size", 1536}, {"num_hidden_layers", 30},
+                               {"num_attention_heads", 9}, {"num_key_value_heads", 3}, {"vocab_size", 49280}}},
+              {"vision_config", {{"hidden_size", 768}, {"image_size", 512}, {"intermediate_size", 3072},
+                                 {"num_attention_heads", 12}, {"num_hidden_layers", 12}, {"patch_size", 16}}}};
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok()) << spec.errors()[0].message;
+  EXPECT_TRUE(warnings.empty());
+  const ParamCounts c = CountParams(spec.value());
+  EXPECT_EQ(c.vision, 86433024);     // a public per-module table of SmolVLM: model.vision_model
+  EXPECT_EQ(c.projector, 7077888);   // 12,288 x 576
+  EXPECT_EQ(c.checkpoint_total, 256484928);
+  cfg["model_type"] = "smolvlm";     // SmolVLM2: the same classes (models/smolvlm/modular_smolvlm.py)
+  auto smol = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(smol.ok());
+  EXPECT_EQ(CountParams(smol.value()).checkpoint_total, 256484928);
+}
+
+// PaliGemma: SigLIP without the pooling head and a projector to the top-level projection_dim
+// (PaliGemmaConfig writes it into vision_config, whatever vision_config says); a text_config
+// without model_type is PaliGemmaConfig's gemma.
+TEST(VisionTower, PaliGemmaProjectorReadsTheTopLevelProjectionDim) {
+  json cfg = {{"model_type", "paligemma"},
+              {"projection_dim", 2048},
+              {"text_config", {{"hidden_size", 2048}, {"intermediate_size", 16384}, {"num_hidden_layers", 18},
+                               {"num_attention_heads", 8}, {"num_key_value_heads", 1}, {"vocab_size", 257216}}},
+              {"vision_config", {{"hidden_size", 1152}, {"intermediate_size", 4304}, {"num_attention_heads", 16},
+                                 {"num_hidden_layers", 27}, {"patch_size", 14}, {"projection_dim", 999},
+                                 {"vision_use_head", false}}}};
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok()) << spec.errors()[0].message;
+  EXPECT_TRUE(warnings.empty());
+  const ParamCounts c = CountParams(spec.value());
+  EXPECT_EQ(c.vision, 412442352);  // a public module print of paligemma-3b-mix-224: vision_tower
+  EXPECT_EQ(c.projector, 1152 * 2048 + 2048);
+  EXPECT_EQ(c.total, 2508662784);
+  EXPECT_EQ(c.checkpoint_total, 2923466480);
+}
+
+// LLaVA-Interleave (llava with a SigLIP tower, 26 layers kept, no pooling head): the measured total
+// of llava-hf/llava-interleave-qwen-0.5b-hf (LlavaForConditionalGeneration, a public run: 864,031,264)
+// = Qwen1.5-0.5B with vocab 152,000 (464,053,248, tied) + SiglipVisionModel 397,747,744 + projector
+// 1152 -> 1024 -> 1024 with biases 2,230,272. LLaVA-NeXT keeps CLIP only.
+TEST(VisionTower, LlavaWithASiglipTower) {
   json cfg = {{"model_type", "llava"},
+              {"vision_feature_layer", -1},
+              {"vision_feature_select_strategy", "full"},
+              {"text_config", {{"model_type", "qwen2"}, {"hidden_size", 1024}, {"intermediate_size", 2816},
+                               {"num_hidden_layers", 24}, {"num_attention_heads", 16}, {"num_key_value_heads", 16},
+                               {"vocab_size", 152000}, {"tie_word_embeddings", true}}},
+              {"vision_config", {{"model_type", "siglip_vision_model"}, {"hidden_size", 1152}, {"image_size", 384},
+                                 {"intermediate_size", 4304}, {"num_attention_heads", 16}, {"num_hidden_layers", 26},
+                                 {"patch_size", 14}, {"vision_use_head", false}}}};
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok()) << spec.errors()[0].message;
+  EXPECT_TRUE(warnings.empty());
+  const ParamCounts c = CountParams(spec.value());
+  // patch Conv2d with bias 678,528 + 27^2 x 1152 positions 839,808 + 26 x 15,239,504 + post_layernorm 2,304.
+  EXPECT_EQ(c.vision, 397747744);
+  EXPECT_EQ(c.projector, 1152 * 1024 + 1024 + 1024 * 1024 + 1024);
+  EXPECT_EQ(c.checkpoint_total, 864031264);
+  EXPECT_EQ(spec.value().vision.kind, VisionKind::kSiglip);
+  EXPECT_EQ(spec.value().vision.tokens_per_image, 729);  // "full": all 27 x 27 patches
+  cfg["vision_feature_select_strategy"] = "default";     // [:, 1:] drops a patch (no CLS to drop)
+  auto def = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(def.ok());
+  EXPECT_EQ(def.value().vision.tokens_per_image, 728);
+  cfg["model_type"] = "llava_next";
+  auto next = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(next.ok());
+  EXPECT_EQ(CountParams(next.value()).vision, 0);
+}
+
+TEST(VisionTower, OtherWrappersKeepTheTextOnlyWarning) {
+  json cfg = {{"model_type", "llava_onevision"},
               {"text_config", {{"model_type", "llama"}, {"hidden_size", 64}, {"intermediate_size", 128},
                                {"num_hidden_layers", 2}, {"num_attention_heads", 4}, {"vocab_size", 100}}},
               {"vision_config", {{"model_type", "siglip_vision_model"}, {"hidden_size", 1024}}}};

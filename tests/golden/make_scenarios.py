@@ -128,8 +128,9 @@ GEMMA3_MULTIMODAL_CONFIG = {
 }
 # A wrapper whose vision tower is not counted (a LLaVA with a SigLIP tower; CLIP towers are counted):
 # text decoder only, with the text_model_only warning.
+# A wrapper whose tower is not counted: LLaVA-NeXT with a SigLIP tower (LLaVA with one is counted).
 LLAVA_MULTIMODAL_CONFIG = {
-    "model_type": "llava", "architectures": ["LlavaForConditionalGeneration"],
+    "model_type": "llava_next", "architectures": ["LlavaNextForConditionalGeneration"],
     "text_config": {"model_type": "llama", "hidden_size": 1024, "intermediate_size": 2816, "num_hidden_layers": 8,
                     "num_attention_heads": 16, "num_key_value_heads": 4, "vocab_size": 32064},
     "vision_config": {"model_type": "siglip_vision_model", "hidden_size": 1024, "image_size": 336, "patch_size": 14},

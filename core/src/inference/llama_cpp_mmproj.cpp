@@ -18,6 +18,7 @@ using checked::Mul;
 // will get OOM everytime they load the model").
 int64_t WarmupSide(const VisionShape& v) {
   switch (v.kind) {
+    case VisionKind::kQwen2Vl:
     case VisionKind::kQwen25Vl:
     case VisionKind::kQwen3Vl:
     case VisionKind::kPixtral: return v.patch * 8;

@@ -110,6 +110,12 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
       if (outer == "gemma4_unified" && (type == "gemma4_unified_text" || type.empty())) type = "gemma4_text";
       if (outer == "mllama" && (type == "mllama" || type.empty())) type = "mllama_text_model";
       if (outer == "qwen2_5_vl" && (type == "qwen2_5_vl_text" || type == "qwen2_5_vl" || type.empty())) type = "qwen2";
+      // PaliGemmaConfig builds text_config as model_type "gemma" when it names none.
+      if (outer == "paligemma" && type.empty()) type = "gemma";
+      // Idefics3Config / SmolVLMConfig build text_config as model_type "llama" when it names none.
+      if ((outer == "idefics3" || outer == "smolvlm") && type.empty()) type = "llama";
+      // transformers Qwen2VLTextModel (modeling_qwen2_vl.py) is the Qwen2 decoder too.
+      if (outer == "qwen2_vl" && (type == "qwen2_vl_text" || type == "qwen2_vl" || type.empty())) type = "qwen2";
       // transformers Qwen3VLTextModel is the Qwen3 decoder (q/k RMSNorm); Qwen3VLMoeTextModel the Qwen3-MoE
       // one (its experts are fused tensors there, with the same element counts).
       if (outer == "qwen3_vl" && (type == "qwen3_vl_text" || type.empty())) type = "qwen3";
@@ -123,8 +129,9 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
       } else {
         warnings->push_back(MakeWarning(WarningCode::kTextModelOnly, path, io::Quote(outer) + " is multimodal: only its text decoder (text_config, model_type " + io::Quote(type) + ") is counted; the vision tower is not"));
       }
-    } else if (tower_counted && type == "qwen2_5_vl") {
-      // transformers Qwen2_5_VLTextModel is the Qwen2 decoder (q/k/v bias, SwiGLU, RMSNorm).
+    } else if (tower_counted && (type == "qwen2_5_vl" || type == "qwen2_vl")) {
+      // transformers Qwen2_5_VLTextModel / Qwen2VLTextModel are the Qwen2 decoder (q/k/v bias, SwiGLU,
+      // RMSNorm); the Hub configs of both keep its keys at the top level beside vision_config.
       wrapper = type;
       type = "qwen2";
     }

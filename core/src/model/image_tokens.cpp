@@ -46,9 +46,9 @@ void SmartResize(int64_t factor, int64_t min_pixels, int64_t max_pixels, int64_t
   *w = wb;
 }
 
-// Qwen2.5-VL / Qwen3-VL: an image is one temporal patch (the frame repeated temporal_patch_size
+// Qwen2-VL / Qwen2.5-VL / Qwen3-VL: an image is one temporal patch (the frame repeated temporal_patch_size
 // times); grid_h x grid_w patches, merged m x m into LLM tokens. Defaults: the Hub's
-// preprocessor_config.json (Qwen2.5-VL min_pixels 3,136, max_pixels 12,845,056; Qwen3-VL
+// preprocessor_config.json (Qwen2-VL and Qwen2.5-VL min_pixels 3,136, max_pixels 12,845,056; Qwen3-VL
 // size.shortest_edge 65,536, longest_edge 16,777,216).
 ImageTokens Qwen(const VisionShape& s, int64_t h, int64_t w, int64_t max_pixels) {
   const bool qwen3 = s.kind == VisionKind::kQwen3Vl;
@@ -205,8 +205,64 @@ ImageTokens Pixtral(const VisionShape& s, int64_t h, int64_t w) {
   return t;
 }
 
+// Idefics3 / SmolVLM (transformers models/idefics3/image_processing_idefics3.py, with do_resize and
+// do_image_splitting, the processors' defaults): the image is scaled so its longest edge is
+// size.longest_edge (_resize_output_size_rescale_to_max_len: the other side int()-truncated, then
+// rounded up to even; at most 4096, _resize_output_size_scale_below_upper_bound), then
+// resize_for_vision_encoder rounds the longest side up to a multiple of max_image_size M, sets the
+// other from the aspect ratio (int()) and rounds it up too; split_image cuts rows x cols tiles of M
+// plus the whole image resized to M x M. M is vision_config.image_size and size.longest_edge 4 M (the
+// Hub preprocessor_config.json of SmolVLM-256M / 500M: 2048 / 512, SmolVLM-Instruct: 1536 / 384,
+// Idefics3-8B: 1456 / 364). Each tile gives (M / patch)^2 / scale_factor^2 image tokens
+// (Idefics3Connector.pixel_shuffle). processing_idefics3.py _prompt_split_image writes
+// <fake_token_around_image><row_r_col_c> before each tile's tokens, "\n" after each row, then
+// "\n<fake_token_around_image><global-img>" + tokens + "<fake_token_around_image>": 2 r c + r + 3
+// markup tokens (the last row's "\n" and the next one are one "\n\n" token of SmolLM2's and Llama 3's
+// vocabularies; derived, not measured).
+ImageTokens Idefics3(const VisionShape& s, int64_t h, int64_t w) {
+  const int64_t tile = s.image_size, longest = 4 * s.image_size;
+  const auto even_up = [](int64_t v) { return v % 2 != 0 ? v + 1 : v; };
+  double aspect = static_cast<double>(w) / static_cast<double>(h);
+  if (w >= h) {
+    w = longest, h = even_up(static_cast<int64_t>(static_cast<double>(w) / aspect));
+  } else {
+    h = longest, w = even_up(static_cast<int64_t>(static_cast<double>(h) * aspect));
+  }
+  h = std::max<int64_t>(h, 1), w = std::max<int64_t>(w, 1);
+  aspect = static_cast<double>(w) / static_cast<double>(h);
+  constexpr int64_t kMaxImageSize = 4096;  // image_processing_idefics3.py MAX_IMAGE_SIZE
+  if (w >= h && w > kMaxImageSize) {
+    w = kMaxImageSize, h = std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(w) / aspect));
+  } else if (h > w && h > kMaxImageSize) {
+    h = kMaxImageSize, w = std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(h) * aspect));
+  }
+  aspect = static_cast<double>(w) / static_cast<double>(h);
+  if (w >= h) {
+    w = CeilDiv(w, tile) * tile;
+    h = CeilDiv(std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(w) / aspect)), tile) * tile;
+  } else {
+    h = CeilDiv(h, tile) * tile;
+    w = CeilDiv(std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(h) * aspect)), tile) * tile;
+  }
+  const int64_t rows = h > tile || w > tile ? h / tile : 0, cols = h > tile || w > tile ? w / tile : 0;
+  const int64_t side = tile / s.patch;
+  const int64_t per_tile = Mul(side, side) / (s.merge * s.merge);
+  ImageTokens t;
+  t.sequences = Mul(rows, cols) + 1;
+  t.sequence_len = Mul(side, side);
+  t.patches = Mul(t.sequences, t.sequence_len);
+  t.llm_tokens = Mul(t.sequences, per_tile);
+  t.pixel_values = Mul(t.sequences, 3, tile, tile);
+  // _prompt_single_image (no split): <fake_token_around_image><global-img> tokens <fake_token_around_image>.
+  t.markup_tokens = rows == 0 ? 3 : Mul(2, rows, cols) + rows + 3;
+  return t;
+}
+
 // Towers with one fixed-size input: LLaVA (CLIP side^2 + CLS; the default `vision_feature_select_strategy`
-// drops the CLS), Gemma 3 (SigLIP side^2 patches pooled to mm_tokens_per_image), Gemma 4.
+// drops the CLS), Gemma 3 (SigLIP side^2 patches pooled to mm_tokens_per_image), Gemma 4, the plain
+// SigLIP towers (kSiglip: tokens_per_image of side^2 patches; PaliGemma: all, PaliGemmaConfig
+// num_image_tokens, processing_paligemma.py build_string_from_input puts image_seq_length <image>
+// tokens before the BOS and the prompt, no markup; LLaVA with SigLIP: per vision_feature_select_strategy).
 ImageTokens Fixed(const VisionShape& s) {
   ImageTokens t;
   t.sequences = 1;
@@ -224,7 +280,7 @@ ImageTokens Fixed(const VisionShape& s) {
   const bool cls = s.kind == VisionKind::kLlava;
   t.patches = Mul(side, side) + (cls ? 1 : 0);
   t.sequence_len = t.patches;
-  t.llm_tokens = s.kind == VisionKind::kGemma3 ? s.tokens_per_image : Mul(side, side);
+  t.llm_tokens = s.kind == VisionKind::kGemma3 || s.kind == VisionKind::kSiglip ? s.tokens_per_image : Mul(side, side);
   t.pixel_values = Mul(3, s.image_size, s.image_size);
   // transformers models/gemma3/processing_gemma3.py Gemma3Processor.__init__ full_image_sequence:
   // "\n\n" + boi_token + mm_tokens_per_image x image_token + eoi_token + "\n\n", and "\n\n" is
@@ -237,7 +293,7 @@ ImageTokens Fixed(const VisionShape& s) {
 
 ImageTokens TokensForImage(const VisionShape& shape, int64_t height, int64_t width, int64_t max_pixels) {
   if (shape.kind == VisionKind::kNone || shape.patch <= 0 || height <= 0 || width <= 0) return {};
-  const bool qwen = shape.kind == VisionKind::kQwen25Vl || shape.kind == VisionKind::kQwen3Vl;
+  const bool qwen = shape.kind == VisionKind::kQwen2Vl || shape.kind == VisionKind::kQwen25Vl || shape.kind == VisionKind::kQwen3Vl;
   if (qwen) return Qwen(shape, height, width, max_pixels);
   PreResize(max_pixels, &height, &width);
   switch (shape.kind) {
@@ -245,6 +301,7 @@ ImageTokens TokensForImage(const VisionShape& shape, int64_t height, int64_t wid
     case VisionKind::kLlama4:
     case VisionKind::kMllama: return Tiled(shape, height, width);
     case VisionKind::kPixtral: return Pixtral(shape, height, width);
+    case VisionKind::kIdefics3: return Idefics3(shape, height, width);
     default: return Fixed(shape);
   }
 }
@@ -252,6 +309,7 @@ ImageTokens TokensForImage(const VisionShape& shape, int64_t height, int64_t wid
 ImageTokens LargestImage(const VisionShape& shape, int64_t max_pixels) {
   switch (shape.kind) {
     case VisionKind::kNone: return {};
+    case VisionKind::kQwen2Vl:
     case VisionKind::kQwen25Vl:
     case VisionKind::kQwen3Vl: {
       const int64_t cap = max_pixels > 0 ? max_pixels : (shape.kind == VisionKind::kQwen3Vl ? 16777216 : 12845056);
@@ -273,6 +331,11 @@ ImageTokens LargestImage(const VisionShape& shape, int64_t max_pixels) {
       return TokensForImage(shape, side, side);
     }
     case VisionKind::kPixtral: return TokensForImage(shape, shape.image_size, shape.image_size);
+    case VisionKind::kIdefics3: {
+      // A square image fills the 4 x 4 tiles of the longest edge (4 x image_size).
+      const int64_t side = shape.image_size * 4;
+      return TokensForImage(shape, side, side);
+    }
     default: return TokensForImage(shape, shape.image_size > 0 ? shape.image_size : 1, shape.image_size > 0 ? shape.image_size : 1);
   }
 }

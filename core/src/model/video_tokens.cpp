@@ -31,7 +31,7 @@ int64_t Digits(int64_t n) {
 
 }  // namespace
 
-bool TakesVideo(const VisionShape& s) { return s.kind == VisionKind::kQwen25Vl || s.kind == VisionKind::kQwen3Vl; }
+bool TakesVideo(const VisionShape& s) { return s.kind == VisionKind::kQwen2Vl || s.kind == VisionKind::kQwen25Vl || s.kind == VisionKind::kQwen3Vl; }
 
 int64_t VideoFrameMaxPixels(const VisionShape& s, int64_t frames, int64_t max_pixels) {
   const int64_t f2 = Mul(Factor(s), Factor(s));

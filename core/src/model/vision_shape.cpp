@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "model/vision_tower.h"
+
 namespace vramplan {
 namespace {
 
@@ -26,7 +28,23 @@ VisionShape ReadVisionShape(const std::string& wrapper, const nlohmann::json& co
   if (vc_it == config.end() || !vc_it->is_object()) return s;
   const nlohmann::json& vc = *vc_it;
   s.output_hidden = text_hidden;
-  if (wrapper == "qwen2_5_vl") {
+  if (wrapper == "qwen2_vl") {
+    // Qwen2VLVisionConfig defaults (modeling_qwen2_vl.py Qwen2VisionTransformerPretrainedModel):
+    // LayerNorm, a non-gated quick_gelu MLP of embed_dim x mlp_ratio, every block over the whole
+    // image (no windows); the merger maps to vision_config.hidden_size (the text width).
+    s.kind = VisionKind::kQwen2Vl;
+    s.hidden = IntOr(vc, "embed_dim", 1280);
+    s.layers = IntOr(vc, "depth", 32);
+    auto ratio = vc.find("mlp_ratio");
+    const double r = ratio != vc.end() && ratio->is_number() ? ratio->get<double>() : 4.0;
+    s.intermediate = static_cast<int64_t>(static_cast<double>(s.hidden) * r);
+    s.heads = IntOr(vc, "num_heads", 16);
+    s.patch = IntOr(vc, "patch_size", 14);
+    s.temporal_patch = IntOr(vc, "temporal_patch_size", 2);
+    s.merge = IntOr(vc, "spatial_merge_size", 2);
+    s.full_attention_layers = s.layers;
+    s.output_hidden = IntOr(vc, "hidden_size", text_hidden);
+  } else if (wrapper == "qwen2_5_vl") {
     // Qwen2_5_VLVisionConfig defaults; window attention over window_size pixels except on
     // fullatt_block_indexes (modeling_qwen2_5_vl.py Qwen2_5_VisionTransformerPretrainedModel).
     s.kind = VisionKind::kQwen25Vl;
@@ -67,6 +85,46 @@ VisionShape ReadVisionShape(const std::string& wrapper, const nlohmann::json& co
     s.patch = IntOr(vc, "patch_size", 16);
     s.image_size = IntOr(vc, "image_size", 224);
     s.tokens_per_image = IntOr(config, "mm_tokens_per_image", 256);
+    s.full_attention_layers = s.layers;
+  } else if (wrapper == "paligemma") {
+    // SiglipVisionConfig defaults; PaliGemmaConfig: num_image_tokens = (image_size / patch_size)^2,
+    // every patch an image token (no pooling, no CLS).
+    s.kind = VisionKind::kSiglip;
+    s.hidden = IntOr(vc, "hidden_size", 768);
+    s.layers = IntOr(vc, "num_hidden_layers", 12);
+    s.intermediate = IntOr(vc, "intermediate_size", 3072);
+    s.heads = IntOr(vc, "num_attention_heads", 12);
+    s.patch = std::max<int64_t>(1, IntOr(vc, "patch_size", 16));
+    s.image_size = IntOr(vc, "image_size", 224);
+    s.tokens_per_image = (s.image_size / s.patch) * (s.image_size / s.patch);
+    s.full_attention_layers = s.layers;
+  } else if (wrapper == "idefics3" || wrapper == "smolvlm") {
+    // Idefics3VisionConfig defaults; the processor splits an image into tiles of image_size
+    // (max_image_size) plus a global tile, each pixel-shuffled by scale_factor (merge).
+    s.kind = VisionKind::kIdefics3;
+    s.hidden = IntOr(vc, "hidden_size", 1152);
+    s.layers = IntOr(vc, "num_hidden_layers", 12);
+    s.intermediate = IntOr(vc, "intermediate_size", 3072);
+    s.heads = IntOr(vc, "num_attention_heads", 16);
+    s.patch = IntOr(vc, "patch_size", 32);
+    s.image_size = IntOr(vc, "image_size", 224);
+    s.merge = IntOr(config, "scale_factor", 2);
+    s.full_attention_layers = s.layers;
+  } else if (wrapper == "llava" && LlavaSiglipTower(config)) {
+    // LLaVA with a SigLIP tower (LLaVA-Interleave): no CLS, so vision_feature_select_strategy
+    // "default" (LlavaModel.get_image_features: selected_image_feature[:, 1:]) drops a real patch
+    // and "full" keeps all (side^2) - the Hub configs of llava-interleave say "full".
+    s.kind = VisionKind::kSiglip;
+    s.hidden = IntOr(vc, "hidden_size", 768);
+    s.layers = IntOr(vc, "num_hidden_layers", 12);
+    s.intermediate = IntOr(vc, "intermediate_size", 3072);
+    s.heads = IntOr(vc, "num_attention_heads", 12);
+    s.patch = std::max<int64_t>(1, IntOr(vc, "patch_size", 16));
+    s.image_size = IntOr(vc, "image_size", 224);
+    const int64_t side = s.image_size / s.patch;
+    auto strategy = config.find("vision_feature_select_strategy");
+    const bool full = strategy != config.end() && strategy->is_string() && strategy->get<std::string>() == "full";
+    s.tokens_per_image = std::max<int64_t>(0, side * side - (full ? 0 : 1));
     s.full_attention_layers = s.layers;
   } else if (wrapper == "llava" || wrapper == "llava_next") {
     // CLIPVisionConfig defaults (LLaVA-1.5's is image 336, patch 14).

@@ -20,6 +20,19 @@ Count VitEncoderLayer(Count h, Count inter) {
   return 2 * (2 * h) + 4 * Linear(h, h, true) + Linear(h, inter, true) + Linear(inter, h, true);
 }
 
+// Qwen2VLVisionBlock's MLP width: int(embed_dim x mlp_ratio) (mlp_ratio a number, default 4).
+int64_t Qwen2VlMlpWidth(const nlohmann::json& vision_config, int64_t embed_dim, const std::string& vc_path, Issues* errors) {
+  auto it = vision_config.find("mlp_ratio");
+  if (it == vision_config.end() || it->is_null()) return embed_dim * 4;
+  const double ratio = it->is_number() ? it->get<double>() : -1.0;
+  if (!(ratio > 0.0 && ratio <= 64.0)) {
+    const std::string p = io::JoinPath(vc_path, "mlp_ratio");
+    io::AddError(errors, "out_of_range", p, p + " must be a number in (0, 64], got " + io::Preview(*it));
+    return 0;
+  }
+  return static_cast<int64_t>(static_cast<double>(embed_dim) * ratio);
+}
+
 // transformers models/qwen2_5_vl/modeling_qwen2_5_vl.py, Qwen2_5_VisionTransformerPretrainedModel:
 // patch_embed Qwen2_5_VisionPatchEmbed = Conv3d(in_channels, hidden, kernel [temporal_patch_size,
 // patch_size, patch_size], bias=False); `depth` Qwen2_5_VLVisionBlock = norm1/norm2 Qwen2RMSNorm(hidden),
@@ -40,6 +53,28 @@ TowerCounts Qwen25Vl(families::ConfigReader& v) {
                         Linear(inter, h, true);
   const Count merged = h * merge * merge;
   return {channels * temporal * patch * patch * h + depth * block, h + Linear(merged, merged, true) + Linear(merged, out, true)};
+}
+
+// transformers models/qwen2_vl/modeling_qwen2_vl.py (commit 00b676f), Qwen2VisionTransformerPretrainedModel
+// (Qwen2VLVisionConfig defaults): patch_embed PatchEmbed = Conv3d(in_channels, embed_dim,
+// [temporal_patch_size, patch, patch], bias=False); `depth` Qwen2VLVisionBlock = norm1 / norm2
+// LayerNorm(embed_dim) with bias, VisionAttention qkv Linear(e, 3e) + proj Linear(e, e) with biases,
+// VisionMlp fc1 / fc2 of int(embed_dim x mlp_ratio) with biases (quick_gelu, not gated); merger
+// PatchMerger = ln_q LayerNorm(embed_dim) + mlp Linear(e m^2, e m^2), GELU, Linear(e m^2, hidden_size)
+// with biases, where vision_config.hidden_size is the text decoder's width. The Hub configs spell
+// in_channels "in_chans", which Qwen2VLVisionConfig ignores (its in_channels default is 3 either way).
+TowerCounts Qwen2Vl(families::ConfigReader& v, const nlohmann::json& vision_config, const std::string& vc_path, Issues* errors) {
+  const Count e = v.Int({"embed_dim"}).value_or(1280);
+  const Count depth = v.Int({"depth"}).value_or(32);
+  const Count out = v.Int({"hidden_size"}).value_or(3584);
+  const Count channels = v.Int({"in_channels"}).value_or(3);
+  const Count patch = v.Int({"patch_size"}, 1).value_or(14);
+  const Count temporal = v.Int({"temporal_patch_size"}, 1).value_or(2);
+  const Count merge = v.Int({"spatial_merge_size"}, 1).value_or(2);
+  const Count inter = Qwen2VlMlpWidth(vision_config, e.get(), vc_path, errors);
+  const Count block = 2 * (2 * e) + Linear(e, 3 * e, true) + Linear(e, e, true) + Linear(e, inter, true) + Linear(inter, e, true);
+  const Count merged = e * merge * merge;
+  return {channels * temporal * patch * patch * e + depth * block, 2 * e + Linear(merged, merged, true) + Linear(merged, out, true)};
 }
 
 // transformers models/siglip/modeling_siglip.py, SiglipVisionTransformer (defaults of
@@ -63,6 +98,23 @@ Count Siglip(families::ConfigReader& v) {
   n += 2 * h;
   if (head) n += h + Linear(h, 3 * h, true) + Linear(h, h, true) + 2 * h + mlp;
   return n;
+}
+
+// transformers models/idefics3/modeling_idefics3.py, Idefics3VisionTransformer (Idefics3VisionConfig
+// defaults; SmolVLM's SmolVLMVisionTransformer in models/smolvlm is the same module set):
+// Idefics3VisionEmbeddings patch_embedding Conv2d(num_channels, h, patch, bias) + position_embedding
+// Embedding((image_size / patch_size)^2, h); num_hidden_layers Idefics3EncoderLayer = layer_norm1/2
+// LayerNorm(h), q/k/v/out_proj Linear(h, h) with bias, fc1/fc2 of intermediate_size with bias;
+// post_layernorm LayerNorm(h). No CLS token, no pooling head.
+Count Idefics3Vision(families::ConfigReader& v) {
+  const Count h = v.Int({"hidden_size"}).value_or(1152);
+  const Count inter = v.Int({"intermediate_size"}).value_or(3072);
+  const Count layers = v.Int({"num_hidden_layers"}).value_or(12);
+  const Count channels = v.Int({"num_channels"}).value_or(3);
+  const Count image = v.Int({"image_size"}, 1).value_or(224);
+  const Count patch = v.Int({"patch_size"}, 1).value_or(32);
+  const Count side = image / patch;
+  return channels * patch * patch * h + h + side * side * h + layers * VitEncoderLayer(h, inter) + 2 * h;
 }
 
 // transformers models/pixtral/modeling_pixtral.py, PixtralVisionModel (PixtralVisionConfig
@@ -190,15 +242,25 @@ Count MllamaVision(families::ConfigReader& v) {
 }  // namespace
 
 bool VisionTowerCounted(const std::string& wrapper_type, const nlohmann::json& config) {
-  for (const char* t : {"qwen2_5_vl", "gemma3", "mistral3", "llama4", "qwen3_vl", "qwen3_vl_moe", "qwen3_5", "qwen3_5_moe", "gemma4",
-                        "gemma4_unified", "mllama"}) {
+  for (const char* t : {"qwen2_vl", "qwen2_5_vl", "gemma3", "mistral3", "llama4", "qwen3_vl", "qwen3_vl_moe", "qwen3_5", "qwen3_5_moe", "gemma4",
+                        "gemma4_unified", "mllama", "idefics3", "smolvlm",
+                        "paligemma"}) {
     if (wrapper_type == t) return true;
   }
   if (wrapper_type != "llava" && wrapper_type != "llava_next") return false;
   auto vc = config.find("vision_config");
   if (vc == config.end() || !vc->is_object()) return false;
   auto mt = vc->find("model_type");
-  return mt == vc->end() || (mt->is_string() && mt->get<std::string>() == "clip_vision_model");
+  if (mt == vc->end() || (mt->is_string() && mt->get<std::string>() == "clip_vision_model")) return true;
+  // LLaVA (not LLaVA-NeXT's tiles) with a SigLIP tower: LLaVA-Interleave.
+  return wrapper_type == "llava" && mt->is_string() && mt->get<std::string>() == "siglip_vision_model";
+}
+
+bool LlavaSiglipTower(const nlohmann::json& config) {
+  auto vc = config.find("vision_config");
+  if (vc == config.end() || !vc->is_object()) return false;
+  auto mt = vc->find("model_type");
+  return mt != vc->end() && mt->is_string() && mt->get<std::string>() == "siglip_vision_model";
 }
 
 std::optional<VisionTowerParams> CountVisionTower(const std::string& wrapper_type, const nlohmann::json& config,
@@ -214,6 +276,7 @@ std::optional<VisionTowerParams> CountVisionTower(const std::string& wrapper_typ
     p.projector = checked(t.projector);
     return p;
   };
+  if (wrapper_type == "qwen2_vl") return params(Qwen2Vl(v, *vc, vc_path, errors));
   if (wrapper_type == "qwen2_5_vl") return params(Qwen25Vl(v));
   if (wrapper_type == "gemma4") return CountGemma4Towers(config, path, text_hidden, errors);
   if (wrapper_type == "gemma4_unified") return CountGemma4UnifiedEmbedders(config, path, text_hidden, errors);
@@ -251,14 +314,40 @@ std::optional<VisionTowerParams> CountVisionTower(const std::string& wrapper_typ
                   Linear(text_hidden, text_hidden, bias));
     return p;
   }
+  if (wrapper_type == "idefics3" || wrapper_type == "smolvlm") {
+    // Idefics3Connector (modeling_idefics3.py; SmolVLMConnector likewise): the pixel shuffle folds
+    // scale_factor^2 patches into one vector (no weights), then modality_projection
+    // Idefics3SimpleMLP proj = Linear(vision h x scale_factor^2, text h, bias=False).
+    VisionTowerParams p;
+    p.vision = checked(Idefics3Vision(v));
+    families::ConfigReader top(config, path, errors);
+    const Count vh = v.Int({"hidden_size"}).value_or(1152);
+    const Count scale = top.Int({"scale_factor"}, 1, 64).value_or(2);
+    p.projector = checked(vh * scale * scale * text_hidden);
+    return p;
+  }
+  if (wrapper_type == "paligemma") {
+    // transformers models/paligemma/modeling_paligemma.py: vision_tower SiglipVisionModel (the Hub
+    // configs set vision_use_head false), multi_modal_projector PaliGemmaMultiModalProjector linear =
+    // Linear(vision h, projection_dim, bias=True); PaliGemmaConfig.__init__ overwrites
+    // vision_config.projection_dim with its own top-level projection_dim (default 2048).
+    VisionTowerParams p;
+    p.vision = checked(Siglip(v));
+    families::ConfigReader top(config, path, errors);
+    const Count vh = v.Int({"hidden_size"}).value_or(768);
+    p.projector = checked(Linear(vh, top.Int({"projection_dim"}).value_or(2048), true));
+    return p;
+  }
   if (wrapper_type == "qwen3_vl" || wrapper_type == "qwen3_vl_moe") return params(Qwen3Vl(v, *vc, true));
   if (wrapper_type == "qwen3_5" || wrapper_type == "qwen3_5_moe") return params(Qwen3Vl(v, *vc, false));
   if (wrapper_type == "llava" || wrapper_type == "llava_next") {
     // transformers models/llava/modeling_llava.py, LlavaMultiModalProjector: linear_1 Linear(vision h
     // x feature layers, text h) + linear_2 Linear(text h, text h), with biases unless
     // multimodal_projector_bias is false; LLaVA-NeXT (modeling_llava_next.py) adds image_newline [text h].
+    // LlavaModel.vision_tower = AutoModel.from_config(vision_config): CLIPVisionModel, or
+    // SiglipVisionModel for a siglip_vision_model vision_config (LLaVA-Interleave).
     VisionTowerParams p;
-    p.vision = checked(ClipVision(v));
+    p.vision = checked(LlavaSiglipTower(config) ? Siglip(v) : ClipVision(v));
     families::ConfigReader top(config, path, errors);
     const Count vh = v.Int({"hidden_size"}).value_or(768);
     const bool bias = top.Bool("multimodal_projector_bias", true);

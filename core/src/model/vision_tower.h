@@ -27,8 +27,13 @@ std::optional<VisionTowerParams> CountVisionTower(const std::string& wrapper_typ
                                                   const std::string& path, int64_t text_hidden, Issues* errors);
 
 // Whether CountVisionTower counts this wrapper's tower: Qwen2.5-VL, Gemma 3, Mistral 3, Llama 4,
-// Qwen3-VL and Qwen3.5 (dense and MoE), Gemma 4 (with its audio tower), Llama 3.2 Vision; LLaVA / LLaVA-NeXT when their vision_config is a CLIP vision model
-// (the default; other towers keep the text_model_only reading).
+// Qwen3-VL and Qwen3.5 (dense and MoE), Gemma 4 (with its audio tower), Llama 3.2 Vision, Qwen2-VL,
+// Idefics3 / SmolVLM, PaliGemma; LLaVA / LLaVA-NeXT when their vision_config is a CLIP vision model
+// (the default), LLaVA also with a SigLIP one (other towers keep the text_model_only reading).
 bool VisionTowerCounted(const std::string& wrapper_type, const nlohmann::json& config);
+
+// Whether a LLaVA config's vision_config is a SigLIP vision model (vision_config.model_type
+// "siglip_vision_model"), not the default CLIP tower.
+bool LlavaSiglipTower(const nlohmann::json& config);
 
 }  // namespace vramplan
