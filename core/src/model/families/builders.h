@@ -76,6 +76,8 @@ Expected<ModelSpec> BuildNemotronH(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGraniteMoeHybrid(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildFalconH1(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildJamba(ConfigReader& c, ModelSpec spec);
+// bloom_mpt.cpp (ALiBi decoders)
+Expected<ModelSpec> BuildBloom(ConfigReader& c, ModelSpec spec);
 // lfm2.cpp (gated short-convolution hybrids)
 Expected<ModelSpec> BuildLfm2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildLfm2Moe(ConfigReader& c, ModelSpec spec);

@@ -95,6 +95,10 @@ std::vector<ModelFamily> MakeFamilies() {
       {"mllama_text_model", "", BuildMllamaText, AllLinear(),
        "Llama 3.2 Vision text decoder (text_config of mllama): Llama 3 layers, cross-attention layers "
        "(cross_attention_layers: q/k/v/o, q/k RMSNorm, two tanh gates) and 8 extra embedding rows"},
+      // The 2021-2023 decoders (PEFT's mapping lists all four).
+      {"bloom", "", BuildBloom, LoraDefaults{{"query_key_value"}, false},
+       "BLOOM: ALiBi, word_embeddings_layernorm, fused query_key_value and dense with biases, LayerNorms with bias, "
+       "dense_h_to_4h / dense_4h_to_h GELU MLP, tied embeddings"},
       // Other spellings of the same layouts.
       {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
       {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
