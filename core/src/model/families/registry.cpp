@@ -99,6 +99,9 @@ std::vector<ModelFamily> MakeFamilies() {
       {"bloom", "", BuildBloom, LoraDefaults{{"query_key_value"}, false},
        "BLOOM: ALiBi, word_embeddings_layernorm, fused query_key_value and dense with biases, LayerNorms with bias, "
        "dense_h_to_4h / dense_4h_to_h GELU MLP, tied embeddings"},
+      {"opt", "", BuildOpt, Qv(),
+       "OPT: learned positions (max_position_embeddings + 2 rows), q/k/v/out_proj and fc1/fc2 with bias (enable_bias), "
+       "LayerNorms, ReLU, tied embeddings; word_embed_proj_dim other than hidden_size (OPT-350m) refused"},
       // Other spellings of the same layouts.
       {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
       {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
