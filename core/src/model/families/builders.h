@@ -80,6 +80,7 @@ Expected<ModelSpec> BuildJamba(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildBloom(ConfigReader& c, ModelSpec spec);
 // opt_gptj.cpp
 Expected<ModelSpec> BuildOpt(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildGptJ(ConfigReader& c, ModelSpec spec);
 // lfm2.cpp (gated short-convolution hybrids)
 Expected<ModelSpec> BuildLfm2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildLfm2Moe(ConfigReader& c, ModelSpec spec);

@@ -1,5 +1,6 @@
-// OPT (transformers models/opt/modeling_opt.py): a 2022 decoder with a plain fc1 / fc2 MLP,
-// biased LayerNorms and learned positions.
+// OPT (transformers models/opt/modeling_opt.py) and GPT-J (models/gptj/modeling_gptj.py): the
+// 2021-2022 decoders with plain fc1 / fc2 (fc_in / fc_out) MLPs, biased LayerNorms and, for OPT,
+// learned positions.
 #include "model/families/builders.h"
 #include "model/families/layer_kit.h"
 
@@ -46,6 +47,43 @@ Expected<ModelSpec> BuildOpt(ConfigReader& c, ModelSpec spec) {
     AddLinear(&k, "fc2", LinearSlot::kDown, m.inter, m.h, bias);
     AddNorm(&k, "self_attn_layer_norm", NormSlot::kPreAttention, m.h, true, affine);
     AddNorm(&k, "final_layer_norm", NormSlot::kPreMlp, m.h, true, affine);
+    SetAttention(&k, m, 0);
+    SetDenseMlp(&k, MlpKind::kPlain, act, m.inter);
+    return k;
+  });
+  return spec;
+}
+
+// GPTJForCausalLM: wte, GPTJBlock x n_layer (one ln_1 feeding attention and MLP in parallel;
+// attn.q_proj / k_proj / v_proj / out_proj without bias; mlp.fc_in h -> n_inner (4h when null) and
+// fc_out with bias), ln_f, and an untied lm_head WITH bias. Rotary on the first rotary_dim
+// dimensions of each head (GPTJConfig default 64; null: the whole head).
+Expected<ModelSpec> BuildGptJ(ConfigReader& c, ModelSpec spec) {
+  Dims m = ReadDims(c);
+  if (m.inter == 0) m.inter = 4 * m.h;
+  CheckDims(c, m, true);
+  const int64_t rotary_dim = c.Int({"rotary_dim"}, 1, kMaxHeadsOrExperts).value_or(m.d);
+  const ActivationFn act = ParseActivation(c.String("activation_function", "gelu_new"));
+  if (c.errors()->empty() && rotary_dim > m.d) {
+    io::AddError(c.errors(), "out_of_range", io::JoinPath(c.path(), "rotary_dim"),
+                 "rotary_dim must not exceed the head dimension (" + std::to_string(m.d) + ")");
+  }
+  if (!c.errors()->empty()) return *c.errors();
+  FinishCommon(&spec, m, c.Bool("tie_word_embeddings", false), NormKind::kLayerNorm, true, "ln_f");
+  spec.lm_head_bias = true;  // GPTJForCausalLM: nn.Linear(n_embd, vocab_size), bias on
+  spec.rope_fraction = static_cast<double>(rotary_dim) / static_cast<double>(m.d);
+  spec.attention_dropout = c.Fraction("attn_pdrop", 0.0, true);
+  spec.hidden_dropout = c.Fraction("resid_pdrop", 0.0, true);
+  spec.embedding_dropout = c.Fraction("embd_pdrop", 0.0, true);
+  if (!c.errors()->empty()) return *c.errors();
+  BuildLayers(&spec, m.layers, [&](int64_t) {
+    LayerKind k;
+    AddQkvo(&k, m, false, false);
+    k.linears.back().name = "out_proj";
+    AddLinear(&k, "fc_in", LinearSlot::kUp, m.h, m.inter, true);
+    AddLinear(&k, "fc_out", LinearSlot::kDown, m.inter, m.h, true);
+    AddNorm(&k, "ln_1", NormSlot::kPreAttention, m.h, true);
+    k.parallel_residual = true;
     SetAttention(&k, m, 0);
     SetDenseMlp(&k, MlpKind::kPlain, act, m.inter);
     return k;

@@ -102,6 +102,9 @@ std::vector<ModelFamily> MakeFamilies() {
       {"opt", "", BuildOpt, Qv(),
        "OPT: learned positions (max_position_embeddings + 2 rows), q/k/v/out_proj and fc1/fc2 with bias (enable_bias), "
        "LayerNorms, ReLU, tied embeddings; word_embed_proj_dim other than hidden_size (OPT-350m) refused"},
+      {"gptj", "", BuildGptJ, Qv(),
+       "GPT-J: parallel residual behind one ln_1, q/k/v/out_proj without bias, fc_in/fc_out with bias, rotary_dim, "
+       "untied lm_head with bias"},
       // Other spellings of the same layouts.
       {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
       {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
