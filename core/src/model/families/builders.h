@@ -78,6 +78,7 @@ Expected<ModelSpec> BuildFalconH1(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildJamba(ConfigReader& c, ModelSpec spec);
 // bloom_mpt.cpp (ALiBi decoders)
 Expected<ModelSpec> BuildBloom(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildMpt(ConfigReader& c, ModelSpec spec);
 // opt_gptj.cpp
 Expected<ModelSpec> BuildOpt(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGptJ(ConfigReader& c, ModelSpec spec);

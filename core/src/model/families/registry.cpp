@@ -105,6 +105,9 @@ std::vector<ModelFamily> MakeFamilies() {
       {"gptj", "", BuildGptJ, Qv(),
        "GPT-J: parallel residual behind one ln_1, q/k/v/out_proj without bias, fc_in/fc_out with bias, rotary_dim, "
        "untied lm_head with bias"},
+      {"mpt", "", BuildMpt, LoraDefaults{{"Wqkv"}, false},
+       "MPT: ALiBi, fused Wqkv, out_proj, up_proj/down_proj (4 x d_model), no linear biases, LayerNorms without bias; "
+       "attn_config nested"},
       // Other spellings of the same layouts.
       {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
       {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
