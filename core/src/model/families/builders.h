@@ -82,6 +82,10 @@ Expected<ModelSpec> BuildMpt(ConfigReader& c, ModelSpec spec);
 // opt_gptj.cpp
 Expected<ModelSpec> BuildOpt(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGptJ(ConfigReader& c, ModelSpec spec);
+// mamba.cpp (pure state-space decoders)
+Expected<ModelSpec> BuildMamba(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildMamba2(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildFalconMamba(ConfigReader& c, ModelSpec spec);
 // lfm2.cpp (gated short-convolution hybrids)
 Expected<ModelSpec> BuildLfm2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildLfm2Moe(ConfigReader& c, ModelSpec spec);

@@ -108,6 +108,15 @@ std::vector<ModelFamily> MakeFamilies() {
       {"mpt", "", BuildMpt, LoraDefaults{{"Wqkv"}, false},
        "MPT: ALiBi, fused Wqkv, out_proj, up_proj/down_proj (4 x d_model), no linear biases, LayerNorms without bias; "
        "attn_config nested"},
+      // Pure state-space decoders (PEFT lists none: all linears).
+      {"mamba", "", BuildMamba, AllLinear(),
+       "Mamba: one RMSNorm and one Mamba-1 mixer per layer (in_proj, conv1d, x_proj, dt_proj, A_log, D, out_proj), "
+       "no attention, no MLP; tied embeddings"},
+      {"mamba2", "", BuildMamba2, AllLinear(),
+       "Mamba-2: one RMSNorm and one Mamba-2 mixer per layer (in_proj, conv1d, dt_bias, A_log, D, gated norm, out_proj); "
+       "untied lm_head by default"},
+      {"falcon_mamba", "", BuildFalconMamba, AllLinear(),
+       "FalconMamba: the Mamba layout; the mixer's B / C / dt RMSNorms carry no weight"},
       // Other spellings of the same layouts.
       {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
       {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
