@@ -117,6 +117,10 @@ std::vector<ModelFamily> MakeFamilies() {
        "untied lm_head by default"},
       {"falcon_mamba", "", BuildFalconMamba, AllLinear(),
        "FalconMamba: the Mamba layout; the mixer's B / C / dt RMSNorms carry no weight"},
+      // Mixture-of-experts decoders with their own layouts (PEFT lists none: all linears).
+      {"phimoe", "", BuildPhimoe, AllLinear(),
+       "Phi-3.5-MoE: q/k/v/o with bias (attention_bias), LayerNorms with bias, router \"gate\" and experts w1/w3/w2 "
+       "of intermediate_size, lm_head with bias (lm_head_bias)"},
       // Other spellings of the same layouts.
       {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
       {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
