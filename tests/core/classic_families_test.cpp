@@ -1,7 +1,8 @@
-// BLOOM, OPT, GPT-J, MPT and the pure Mamba readers (core/src/model/families/bloom_mpt.cpp,
-// opt_gptj.cpp, mamba.cpp): what their exact totals in tests/fixtures/param_counts.json do not
-// show on their own — position tables, rotary fractions, the pure-SSM layer shape — and the
-// configs they refuse rather than count wrong.
+// BLOOM, OPT, GPT-J, MPT, the pure Mamba, Phi-3.5-MoE and DBRX readers (core/src/model/families/
+// bloom_mpt.cpp, opt_gptj.cpp, mamba.cpp, phimoe_dbrx.cpp): what their exact totals in
+// tests/fixtures/param_counts.json do not show on their own (position tables, rotary fractions, the
+// pure-SSM layer shape, MoE settings in nested objects) and the configs they refuse rather than
+// count wrong.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -83,6 +84,25 @@ TEST(ClassicFamilies, PureMambaLayersHoldOneNormAndOneMixer) {
     EXPECT_EQ(k.recurrent.StateElements(), c.state_elements) << c.id;
     ASSERT_EQ(k.norms.size(), 1u) << c.id;
     EXPECT_EQ(k.norms[0].name, "norm") << c.id;
+  }
+}
+
+TEST(ClassicFamilies, MoeLayoutsOfPhimoeAndDbrx) {
+  const ModelSpec phimoe = Read(FixtureConfig("microsoft/Phi-3.5-MoE-instruct"));
+  EXPECT_TRUE(phimoe.lm_head_bias);
+  EXPECT_EQ(phimoe.norm_kind, NormKind::kLayerNorm);
+  EXPECT_TRUE(phimoe.final_norm.bias);
+  // DBRX: 8 kv heads from the nested attn_config, top-4 of 16 experts from ffn_config, and experts
+  // that are nn.Parameter tensors (DbrxExpertGLU w1 / v1 / w2), so not LoRA targets.
+  const ModelSpec dbrx = Read(FixtureConfig("databricks/dbrx-instruct"));
+  ASSERT_EQ(dbrx.kinds.size(), 1u);
+  const LayerKind& k = dbrx.kinds[0];
+  EXPECT_EQ(k.attention.num_kv_heads, 8);
+  EXPECT_EQ(k.mlp.num_experts, 16);
+  EXPECT_EQ(k.mlp.experts_per_token, 4);
+  EXPECT_FALSE(dbrx.final_norm.bias);
+  for (const LinearSpec& l : k.linears) {
+    EXPECT_EQ(l.lora_targetable, l.copies == 1) << l.name;
   }
 }
 

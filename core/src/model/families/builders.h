@@ -88,6 +88,7 @@ Expected<ModelSpec> BuildMamba2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildFalconMamba(ConfigReader& c, ModelSpec spec);
 // phimoe_dbrx.cpp
 Expected<ModelSpec> BuildPhimoe(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildDbrx(ConfigReader& c, ModelSpec spec);
 // lfm2.cpp (gated short-convolution hybrids)
 Expected<ModelSpec> BuildLfm2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildLfm2Moe(ConfigReader& c, ModelSpec spec);

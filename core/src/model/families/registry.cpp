@@ -117,10 +117,13 @@ std::vector<ModelFamily> MakeFamilies() {
        "untied lm_head by default"},
       {"falcon_mamba", "", BuildFalconMamba, AllLinear(),
        "FalconMamba: the Mamba layout; the mixer's B / C / dt RMSNorms carry no weight"},
-      // Mixture-of-experts decoders with their own layouts (PEFT lists none: all linears).
+      // Mixture-of-experts decoders with their own layouts (PEFT lists neither: all linears).
       {"phimoe", "", BuildPhimoe, AllLinear(),
        "Phi-3.5-MoE: q/k/v/o with bias (attention_bias), LayerNorms with bias, router \"gate\" and experts w1/w3/w2 "
        "of intermediate_size, lm_head with bias (lm_head_bias)"},
+      {"dbrx", "", BuildDbrx, AllLinear(),
+       "DBRX: fused Wqkv (attn_config.kv_n_heads), out_proj, LayerNorms without bias, router and fused expert tensors "
+       "w1/v1/w2 (not nn.Linear) of ffn_config.ffn_hidden_size, ffn_config.moe_num_experts / moe_top_k"},
       // Other spellings of the same layouts.
       {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
       {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
