@@ -97,6 +97,19 @@ Expected<ModelSpec> BuildExaone(ConfigReader& c, ModelSpec spec);
 // hunyuan.cpp
 Expected<ModelSpec> BuildHunyuanV1Dense(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildHunyuanV1Moe(ConfigReader& c, ModelSpec spec);
+// bloom_mpt.cpp (ALiBi decoders)
+Expected<ModelSpec> BuildBloom(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildMpt(ConfigReader& c, ModelSpec spec);
+// opt_gptj.cpp
+Expected<ModelSpec> BuildOpt(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildGptJ(ConfigReader& c, ModelSpec spec);
+// mamba.cpp (pure state-space decoders)
+Expected<ModelSpec> BuildMamba(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildMamba2(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildFalconMamba(ConfigReader& c, ModelSpec spec);
+// phimoe_dbrx.cpp
+Expected<ModelSpec> BuildPhimoe(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildDbrx(ConfigReader& c, ModelSpec spec);
 // lfm2.cpp (gated short-convolution hybrids)
 Expected<ModelSpec> BuildLfm2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildLfm2Moe(ConfigReader& c, ModelSpec spec);

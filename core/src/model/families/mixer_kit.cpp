@@ -69,7 +69,7 @@ void AddMamba1(LayerKind* k, int64_t h, const Mamba1Dims& m) {
   AddLinear(k, "dt_proj", LinearSlot::kMixerIn, m.dt_rank, m.inner, true);
   AddLinear(k, "out_proj", LinearSlot::kMixerOut, m.inner, h, m.proj_bias);
   k->extra_attention_params += m.inner * m.conv_kernel + (m.conv_bias ? m.inner : 0) + m.inner * m.state + m.inner +
-                               m.dt_rank + 2 * m.state;
+                               (m.dt_bc_norms ? m.dt_rank + 2 * m.state : 0);
 }
 
 void AddShortConv(LayerKind* k, int64_t h, int64_t conv_kernel, bool bias) {

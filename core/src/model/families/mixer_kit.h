@@ -43,11 +43,14 @@ void AddMamba2(LayerKind* k, int64_t hidden, const Mamba2Dims& m);
 struct Mamba1Dims {
   int64_t inner = 0, state = 0, conv_kernel = 4, dt_rank = 0;
   bool proj_bias = false, conv_bias = true;
+  bool dt_bc_norms = true;  // Jamba's dt_layernorm / b_layernorm / c_layernorm (Mamba, FalconMamba: none)
 };
 
 // modeling_jamba.py JambaMambaMixer: in_proj h -> 2 inner, conv1d(inner, kernel), x_proj
 // inner -> dt_rank + 2 state (no bias), dt_proj dt_rank -> inner (with bias), A_log (inner x state),
 // D (inner), out_proj inner -> h, and Jamba's RMSNorms on dt (dt_rank), B and C (state each).
+// The same mixer without those norms is modeling_mamba.py MambaMixer (and FalconMamba's
+// FalconMambaMixer, whose B / C / dt norms carry no weight).
 void AddMamba1(LayerKind* k, int64_t hidden, const Mamba1Dims& m);
 
 // transformers models/lfm2/modeling_lfm2.py Lfm2ShortConv: in_proj h -> 3h (B, C, x), a depthwise

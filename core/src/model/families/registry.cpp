@@ -134,6 +134,35 @@ std::vector<ModelFamily> MakeFamilies() {
       {"mllama_text_model", "", BuildMllamaText, AllLinear(),
        "Llama 3.2 Vision text decoder (text_config of mllama): Llama 3 layers, cross-attention layers "
        "(cross_attention_layers: q/k/v/o, q/k RMSNorm, two tanh gates) and 8 extra embedding rows"},
+      // The 2021-2023 decoders (PEFT's mapping lists all four).
+      {"bloom", "", BuildBloom, LoraDefaults{{"query_key_value"}, false},
+       "BLOOM: ALiBi, word_embeddings_layernorm, fused query_key_value and dense with biases, LayerNorms with bias, "
+       "dense_h_to_4h / dense_4h_to_h GELU MLP, tied embeddings"},
+      {"opt", "", BuildOpt, Qv(),
+       "OPT: learned positions (max_position_embeddings + 2 rows), q/k/v/out_proj and fc1/fc2 with bias (enable_bias), "
+       "LayerNorms, ReLU, tied embeddings; word_embed_proj_dim other than hidden_size (OPT-350m) refused"},
+      {"gptj", "", BuildGptJ, Qv(),
+       "GPT-J: parallel residual behind one ln_1, q/k/v/out_proj without bias, fc_in/fc_out with bias, rotary_dim, "
+       "untied lm_head with bias"},
+      {"mpt", "", BuildMpt, LoraDefaults{{"Wqkv"}, false},
+       "MPT: ALiBi, fused Wqkv, out_proj, up_proj/down_proj (4 x d_model), no linear biases, LayerNorms without bias; "
+       "attn_config nested"},
+      // Pure state-space decoders (PEFT lists none: all linears).
+      {"mamba", "", BuildMamba, AllLinear(),
+       "Mamba: one RMSNorm and one Mamba-1 mixer per layer (in_proj, conv1d, x_proj, dt_proj, A_log, D, out_proj), "
+       "no attention, no MLP; tied embeddings"},
+      {"mamba2", "", BuildMamba2, AllLinear(),
+       "Mamba-2: one RMSNorm and one Mamba-2 mixer per layer (in_proj, conv1d, dt_bias, A_log, D, gated norm, out_proj); "
+       "untied lm_head by default"},
+      {"falcon_mamba", "", BuildFalconMamba, AllLinear(),
+       "FalconMamba: the Mamba layout; the mixer's B / C / dt RMSNorms carry no weight"},
+      // Mixture-of-experts decoders with their own layouts (PEFT lists neither: all linears).
+      {"phimoe", "", BuildPhimoe, AllLinear(),
+       "Phi-3.5-MoE: q/k/v/o with bias (attention_bias), LayerNorms with bias, router \"gate\" and experts w1/w3/w2 "
+       "of intermediate_size, lm_head with bias (lm_head_bias)"},
+      {"dbrx", "", BuildDbrx, AllLinear(),
+       "DBRX: fused Wqkv (attn_config.kv_n_heads), out_proj, LayerNorms without bias, router and fused expert tensors "
+       "w1/v1/w2 (not nn.Linear) of ffn_config.ffn_hidden_size, ffn_config.moe_num_experts / moe_top_k"},
       // Other spellings of the same layouts.
       {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
       {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
