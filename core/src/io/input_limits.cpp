@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "io/message_text.h"
+#include "io/python_json_literals.h"
 
 namespace vramplan::io {
 namespace {
@@ -209,6 +210,9 @@ bool ParseUserJson(std::string_view text, std::string_view root_path, std::strin
                                 std::to_string(kMaxDocumentBytes) + " bytes (4 MiB) are accepted"});
     return false;
   }
+  // Python's Infinity / NaN tokens (transformers' saved configs) are read as strings.
+  const std::optional<std::string> pythonic = PythonJsonLiteralsAsStrings(text);
+  if (pythonic) text = *pythonic;
   Json tree;
   const size_t before = errors->size();
   LimitedTreeBuilder builder(&tree, root_path, what, errors);
