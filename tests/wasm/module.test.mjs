@@ -89,7 +89,10 @@ test('payload stays small', () => {
   // same day on this machine -> 496,492 B (+1,174 B): 486 KiB. After all of session 10's merges (the FSDP /
   // ZeRO-3 stream pools, the measured Qwen MoE rules): 497,698 B: 488 KiB (measured + 2 KB).
   // Session 11 (the SFT loss's fp32 copy, unsloth's loss moments, Megatron's MoE GPT, the cce loss): 499,590 B: 490 KiB.
-  const budgetKiB = { 'vramplan': 400, 'vramplan-full': 490 };
+  // Session 12 (22 more model_type readers: code models, BLOOM / OPT / GPT-J / MPT, pure Mamba, PhiMoE,
+  // DBRX, Hunyuan, EXAONE 3, dots1, Ling, Apertus; the Qwen2-VL / SmolVLM / PaliGemma / SigLIP-LLaVA towers;
+  // the ForCausalLMLoss versions): 515,018 B: 504 KiB.
+  const budgetKiB = { 'vramplan': 400, 'vramplan-full': 504 };
   for (const name of ['vramplan', 'vramplan-full']) {
     const wasm = fs.readFileSync(path.join(SITE, `${name}.wasm`));
     const js = fs.readFileSync(path.join(SITE, `${name}.mjs`));
