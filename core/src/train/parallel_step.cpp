@@ -11,6 +11,7 @@
 #include "parallel/model_shard.h"
 #include "planner/prepared.h"
 #include "train/activations.h"
+#include "train/flash_attention_backward.h"
 #include "train/logits_loss.h"
 #include "train/moment.h"
 #include "train/optimizer.h"
@@ -280,9 +281,17 @@ StagePrep PrepareStage(const Scenario& sc, const Topology& topo, const PipelineS
         const int64_t gate = kind.mlp.kind == MlpKind::kGated ? 3 : 2;
         const int64_t width = kind.mlp.num_experts > 0 ? kind.mlp.intermediate * kind.mlp.experts_per_token : kind.mlp.intermediate;
         lb.mlp_temp = ctx.prec.residual * g.T * g.h + gate * ctx.prec.matmul * g.T * width;
-        lb.attention_temp = ctx.prec.residual * g.T * g.h + ctx.prec.matmul * g.T * (kind.attention.num_heads * kind.attention.head_dim +
-                                                                             2 * kind.attention.num_kv_heads * kind.attention.head_dim) +
-                            4 * g.T * kind.attention.num_heads * kind.attention.head_dim;
+        // The attention backward's dq, dk, dv and fp32 dq accumulator. SDPA gets k / v repeated to every
+        // query head (torchtitan's Attention.forward repeat_kv before scaled_dot_product_attention,
+        // torchtitan/models/llama/model.py at b5bcd76c; HF's sdpa path likewise), so its dk / dv are as
+        // wide as q; FlashAttention-2 takes the kv heads and adds its own buffers (flash_attention_backward.h),
+        // as the single-device step does.
+        const AttentionGeometry& at = kind.attention;
+        const bool fa2 = train.attention == AttentionImpl::kFlash;
+        const int64_t dkv_heads = fa2 ? at.num_kv_heads : at.num_heads;
+        lb.attention_temp = ctx.prec.residual * g.T * g.h + ctx.prec.matmul * g.T * (at.num_heads * at.head_dim + 2 * dkv_heads * at.head_dim) +
+                            4 * g.T * at.num_heads * at.head_dim +
+                            (fa2 ? FlashAttention2BackwardExtraBytes(g.b, g.s, at.num_heads, at.num_kv_heads, at.head_dim, at.v_head_dim, ctx.prec.matmul) : 0);
         const int64_t kv_block = ctx.prec.matmul * g.T * kind.attention.num_kv_heads * (kind.attention.head_dim + kind.attention.v_head_dim);
         if (g.cp > 1) lb.forward_temp = 2 * kv_block;
         if (g.u > 1) lb.forward_temp = std::max(lb.forward_temp, ctx.prec.matmul * g.T * g.h);
