@@ -31,19 +31,9 @@ Expected<ModelSpec> BuildBloom(ConfigReader& c, ModelSpec spec) {
   spec.attention_dropout = c.Fraction("attention_dropout", 0.0, true);
   spec.hidden_dropout = c.Fraction("hidden_dropout", 0.0, true);
   if (!c.errors()->empty()) return *c.errors();
-  BuildLayers(&spec, m.layers, [&](int64_t) {
-    LayerKind k;
-    AddLinear(&k, "query_key_value", LinearSlot::kQkv, m.h, 3 * m.h, true);
-    AddLinear(&k, "dense", LinearSlot::kO, m.h, m.h, true);
-    AddLinear(&k, "dense_h_to_4h", LinearSlot::kUp, m.h, m.inter, true);
-    AddLinear(&k, "dense_4h_to_h", LinearSlot::kDown, m.inter, m.h, true);
-    AddNorm(&k, "input_layernorm", NormSlot::kPreAttention, m.h, true);
-    AddNorm(&k, "post_attention_layernorm", NormSlot::kPreMlp, m.h, true);
-    SetAttention(&k, m, 0);
-    // BloomGelu in training runs GeLUFunction, which saves only its input (tanh approximation).
-    SetDenseMlp(&k, MlpKind::kPlain, ActivationFn::kGeluTanh, m.inter);
-    return k;
-  });
+  // GPT-NeoX's block without the parallel residual; BloomGelu in training runs GeLUFunction, which
+  // saves only its input (tanh approximation).
+  BuildLayers(&spec, m.layers, [&](int64_t) { return NeoxStyleLayer(m, true, false, ActivationFn::kGeluTanh); });
   return spec;
 }
 

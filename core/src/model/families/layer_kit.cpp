@@ -123,6 +123,20 @@ void SetAttention(LayerKind* k, const Dims& m, int64_t window) {
   k->attention.sliding_window = window;
 }
 
+LayerKind NeoxStyleLayer(const Dims& m, bool attention_bias, bool parallel_residual, ActivationFn act) {
+  LayerKind k;
+  AddLinear(&k, "query_key_value", LinearSlot::kQkv, m.h, 3 * m.h, attention_bias);
+  AddLinear(&k, "dense", LinearSlot::kO, m.h, m.h, attention_bias);
+  AddLinear(&k, "dense_h_to_4h", LinearSlot::kUp, m.h, m.inter, true);
+  AddLinear(&k, "dense_4h_to_h", LinearSlot::kDown, m.inter, m.h, true);
+  AddNorm(&k, "input_layernorm", NormSlot::kPreAttention, m.h, true);
+  AddNorm(&k, "post_attention_layernorm", NormSlot::kPreMlp, m.h, true);
+  k.parallel_residual = parallel_residual;
+  SetAttention(&k, m, 0);
+  SetDenseMlp(&k, MlpKind::kPlain, act, m.inter);
+  return k;
+}
+
 void SetDenseMlp(LayerKind* k, MlpKind kind, ActivationFn act, int64_t inter) {
   k->mlp.kind = kind;
   k->mlp.activation = act;

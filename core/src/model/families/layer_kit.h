@@ -51,6 +51,11 @@ enum class GatedMlpOwner { kDense, kExperts, kSharedExperts };
 void AddGatedMlp(LayerKind* k, int64_t h, int64_t inter, bool bias, GatedMlpOwner owner, int64_t copies = 1,
                  GatedNames names = {});
 
+// The GPT-NeoX block's modules, which BLOOM shares name for name: query_key_value (h -> 3h) and
+// dense with `attention_bias`, dense_h_to_4h / dense_4h_to_h with bias, input_layernorm and
+// post_attention_layernorm with bias, full attention and a non-gated MLP of `act`.
+LayerKind NeoxStyleLayer(const Dims& m, bool attention_bias, bool parallel_residual, ActivationFn act);
+
 void SetAttention(LayerKind* k, const Dims& m, int64_t window);
 void SetDenseMlp(LayerKind* k, MlpKind kind, ActivationFn act, int64_t inter);
 // A MoE layer's geometry: the per-expert width, the routed experts, how many each token takes, and
