@@ -90,6 +90,8 @@ Expected<ModelSpec> BuildGranite(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGraniteMoe(ConfigReader& c, ModelSpec spec);
 // apertus.cpp
 Expected<ModelSpec> BuildApertus(ConfigReader& c, ModelSpec spec);
+// nemotron.cpp
+Expected<ModelSpec> BuildNemotron(ConfigReader& c, ModelSpec spec);
 // bailing.cpp
 Expected<ModelSpec> BuildBailingMoe(ConfigReader& c, ModelSpec spec);
 // exaone.cpp

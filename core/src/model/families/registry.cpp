@@ -130,6 +130,9 @@ std::vector<ModelFamily> MakeFamilies() {
       {"apertus", "", BuildApertus, AllLinear(),
        "Apertus: Llama attention with q/k RMSNorm (q_norm, k_norm), attention_layernorm / feedforward_layernorm, "
        "non-gated up_proj / down_proj MLP without bias, xIELU activation with two parameters and two stored buffers per layer"},
+      {"nemotron", "", BuildNemotron, AllLinear(),
+       "Nemotron-4 / Minitron: q/k/v/o of head_dim (bias with attention_bias), non-gated relu2 MLP up_proj / down_proj "
+       "(bias with mlp_bias), LayerNorm1P with bias, partial rotary, untied lm_head"},
       // PEFT lists neither gemma4 nor mllama (utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING).
       {"mllama_text_model", "", BuildMllamaText, AllLinear(),
        "Llama 3.2 Vision text decoder (text_config of mllama): Llama 3 layers, cross-attention layers "
