@@ -105,6 +105,8 @@ enum class NormSlot : uint8_t {
   kQ, kK,                // RMSNorm over all q / k heads together (OLMo 2)
   kMlaQA, kMlaKvA,       // on MLA's low-rank q / kv (q_a_layernorm, kv_a_layernorm)
   kIndexerK,             // LayerNorm on the sparse-attention indexer's key (indexer.k_norm)
+  kAttentionSub,         // RMSNorm on the attention output before o_proj (BitNet attn_sub_norm)
+  kMlpSub,               // RMSNorm on act(gate) * up before down_proj (BitNet ffn_sub_norm)
   kFinal,                // after the last layer
 };
 
@@ -250,6 +252,10 @@ struct CheckpointLayout {
   // float8_e8m0fnu): the Hub counts half the expert weights plus one scale per 32 values, and no
   // FP8 block scales on them.
   bool fp4_packed_experts = false;
+  // BitNet b1.58 packed checkpoints (quantization_config quant_method "bitnet", offline: transformers
+  // integrations/bitnet.py BitLinear / AutoBitLinear): every decoder linear stores its ternary weight
+  // four values per uint8 element ([out / 4, in]) and one weight_scale element.
+  bool ternary_packed_linears = false;
   // Tied embeddings stored twice: the checkpoint also has lm_head.weight (Qwen3-0.6B / 1.7B).
   bool tied_lm_head_stored = false;
   // A multimodal checkpoint's vision tower and projector (read from vision_config).
@@ -365,6 +371,7 @@ struct ParamCounts {
   int64_t unloaded = 0;             // stored weights the framework skips when loading
   int64_t quantization_scales = 0;  // FP8 block scales, MXFP4 scales
   int64_t fp4_packing_saved = 0;    // expert elements two-per-element FP4 packing leaves out of the checkpoint
+  int64_t ternary_packing_saved = 0;  // linear elements BitNet's four-per-element packing leaves out of the checkpoint
   int64_t tied_lm_head_copy = 0;    // lm_head stored although tied
   // Every stored element, as the Hub's safetensors metadata counts it.
   int64_t checkpoint_total = 0;

@@ -158,6 +158,7 @@ void WriteParams(JsonWriter& w, const ParamCounts& c, const int64_t* trainable) 
   // FP4 experts stored two values per element (DeepSeek-V4): checkpoint_total is the by_module sum
   // less these elements. Written only when present.
   if (c.fp4_packing_saved != 0) w.Field("fp4_packing_saved", c.fp4_packing_saved);
+  if (c.ternary_packing_saved != 0) w.Field("ternary_packing_saved", c.ternary_packing_saved);
   w.EndObject();
 }
 

@@ -24,6 +24,20 @@ void ReadCheckpointQuantization(const Json& config, ModelSpec* spec) {
   auto qc = config.find("quantization_config");
   if (qc == config.end() || !qc->is_object()) return;
   if (spec->quantization_method == "mxfp4") spec->checkpoint.mxfp4_experts = true;
+  if (spec->quantization_method == "bitnet") {
+    // transformers BitNetQuantConfig (utils/quantization_config.py): linear_class "bitlinear" (packed
+    // only) or "autobitlinear"; quantization_mode "offline" (packed weights, the default) or
+    // "online" (AutoBitLinear on bf16 master weights, e.g. microsoft/bitnet-b1.58-2B-4T-bf16).
+    auto text = [&](const char* key, const char* fallback) {
+      auto it = qc->find(key);
+      return it != qc->end() && it->is_string() ? it->get<std::string>() : std::string(fallback);
+    };
+    spec->checkpoint.ternary_packed_linears = !(text("linear_class", "bitlinear") == "autobitlinear" && text("quantization_mode", "offline") == "online");
+    if (spec->checkpoint.ternary_packed_linears) {
+      spec->notes.push_back("BitNet packed checkpoint: the memory terms hold the decoder linears at the weight dtype; transformers' BitLinear "
+                            "keeps them packed (four ternary values per byte), so the weights term is an upper bound");
+    }
+  }
   auto block = qc->find("weight_block_size");
   if (spec->quantization_method == "fp8" && block != qc->end() && block->is_array() && block->size() == 2 &&
       (*block)[0].is_number_integer() && (*block)[1].is_number_integer() && (*block)[0].get<int64_t>() > 0 &&

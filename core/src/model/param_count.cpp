@@ -26,6 +26,7 @@ int64_t LayerScales(const LayerKind& kind, const CheckpointLayout& ck) {
       n = Add(n, Mul(l.copies, Mul(CeilDiv(l.out_features, ck.fp8_block_rows), CeilDiv(l.in_features, ck.fp8_block_cols))));
     }
     if (ck.mxfp4_experts && l.role == ModuleRole::kExperts) n = Add(n, Mul(l.copies, Mul(l.in_features, l.out_features)) / 32);
+    if (ck.ternary_packed_linears) n = Add(n, l.copies);  // BitLinear's one-element weight_scale
   }
   return n;
 }
@@ -40,6 +41,15 @@ int64_t LayerFp4Saved(const LayerKind& kind, const CheckpointLayout& ck) {
   return n;
 }
 
+// The linear elements BitNet's packing (four ternary values per uint8, along the output rows:
+// weight [out / 4, in]) leaves out of one layer of `kind`.
+int64_t LayerTernarySaved(const LayerKind& kind, const CheckpointLayout& ck) {
+  if (!ck.ternary_packed_linears) return 0;
+  int64_t n = 0;
+  for (const auto& l : kind.linears) n = Add(n, Mul(l.copies, Mul(l.out_features - CeilDiv(l.out_features, 4), l.in_features)));
+  return n;
+}
+
 // What the checkpoint stores beyond `c.total` (CheckpointLayout), and the checkpoint total.
 void AddCheckpointTerms(const ModelSpec& spec, const int64_t* uses, ParamCounts* c) {
   const CheckpointLayout& ck = spec.checkpoint;
@@ -48,6 +58,7 @@ void AddCheckpointTerms(const ModelSpec& spec, const int64_t* uses, ParamCounts*
   for (size_t idx = 0; idx < spec.kinds.size(); ++idx) {
     c->quantization_scales = Add(c->quantization_scales, Mul(uses[idx], LayerScales(spec.kinds[idx], ck)));
     c->fp4_packing_saved = Add(c->fp4_packing_saved, Mul(uses[idx], LayerFp4Saved(spec.kinds[idx], ck)));
+    c->ternary_packing_saved = Add(c->ternary_packing_saved, Mul(uses[idx], LayerTernarySaved(spec.kinds[idx], ck)));
   }
   if (ck.mtp_layers > 0 && ck.mtp_kind < spec.kinds.size()) {
     const LayerKind& kind = spec.kinds[ck.mtp_kind];
@@ -69,7 +80,7 @@ void AddCheckpointTerms(const ModelSpec& spec, const int64_t* uses, ParamCounts*
   c->unloaded = ck.unloaded_params;
   c->tied_lm_head_copy = spec.tied_embeddings && ck.tied_lm_head_stored ? embedding : 0;
   c->checkpoint_total = Add(c->total, c->mtp, c->vision, c->projector, c->quantization_scales, c->tied_lm_head_copy, c->audio,
-                            c->unloaded) - c->fp4_packing_saved;
+                            c->unloaded) - c->fp4_packing_saved - c->ternary_packing_saved;
 }
 
 }  // namespace

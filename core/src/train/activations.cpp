@@ -455,6 +455,10 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
     w.Save(checked::Mul(T, MixerSavedBytesPerToken(kind.recurrent, mm)));
     w.Save(checked::Mul(b, MixerSavedBytesPerSequence(kind.recurrent, mm)));
   }
+  for (const NormSpec* n : other_norms) {
+    // BitNet's attn_sub_norm: an RMSNorm on the attention output (matmul dtype) before o_proj.
+    if (n->slot == NormSlot::kAttentionSub && qkv_req) w.Save(NormSavedBytes(*n, NormKind::kRmsNorm, true, plan.weights_trainable, T, ctx, mm));
+  }
   bool attn_out_req = w.Linears(attn_out, qkv_req, mm, -1, fused_o);
   if (ctx.hidden_dropout > 0 && attn_out_req) w.Save(T * kind.linears.front().in_features);  // residual dropout mask
 
@@ -506,6 +510,10 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
       w.Save(act * rows * width);  // F.gelu(approximate="tanh") saves its input
     } else {
       w.Save(act * rows * width);  // gelu / relu save their input
+    }
+    for (const NormSpec* n : other_norms) {
+      // BitNet's ffn_sub_norm: an RMSNorm on act(gate) * up before down_proj.
+      if (n->slot == NormSlot::kMlpSub && rows == T) w.Save(NormSavedBytes(*n, NormKind::kRmsNorm, true, plan.weights_trainable, rows, ctx, act));
     }
     const int64_t before_down = w.out.total_bytes;
     bool down_req = w.Linears(down_group, true, act, rows == T ? -1 : rows);

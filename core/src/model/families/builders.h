@@ -92,6 +92,8 @@ Expected<ModelSpec> BuildGraniteMoe(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildApertus(ConfigReader& c, ModelSpec spec);
 // nemotron.cpp
 Expected<ModelSpec> BuildNemotron(ConfigReader& c, ModelSpec spec);
+// bitnet.cpp
+Expected<ModelSpec> BuildBitNet(ConfigReader& c, ModelSpec spec);
 // bailing.cpp
 Expected<ModelSpec> BuildBailingMoe(ConfigReader& c, ModelSpec spec);
 // exaone.cpp

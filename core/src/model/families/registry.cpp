@@ -133,6 +133,9 @@ std::vector<ModelFamily> MakeFamilies() {
       {"nemotron", "", BuildNemotron, AllLinear(),
        "Nemotron-4 / Minitron: q/k/v/o of head_dim (bias with attention_bias), non-gated relu2 MLP up_proj / down_proj "
        "(bias with mlp_bias), LayerNorm1P with bias, partial rotary, untied lm_head"},
+      {"bitnet", "", BuildBitNet, AllLinear(),
+       "BitNet b1.58: the Llama layout plus attn_sub_norm before o_proj and ffn_sub_norm before down_proj, relu2 gated MLP; "
+       "the packed checkpoint (quant_method bitnet, offline) stores four ternary values per element and a scale per linear"},
       // PEFT lists neither gemma4 nor mllama (utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING).
       {"mllama_text_model", "", BuildMllamaText, AllLinear(),
        "Llama 3.2 Vision text decoder (text_config of mllama): Llama 3 layers, cross-attention layers "
