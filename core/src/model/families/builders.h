@@ -36,6 +36,7 @@ Expected<ModelSpec> BuildMixtral(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildQwen2Moe(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildQwen3Moe(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildOlmoe(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildFlexOlmo(ConfigReader& c, ModelSpec spec);
 // deepseek.cpp
 Expected<ModelSpec> BuildDeepseekV2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildDeepseekV3(ConfigReader& c, ModelSpec spec);

@@ -16,6 +16,7 @@ struct MoeVariant {
   bool qkv_bias_always = false; // Qwen2-MoE
   bool qwen3_attention = false; // o_proj bias with attention_bias, RMSNorm(head_dim) on q and k
   bool olmoe = false;           // experts of intermediate_size, o_proj bias, RMSNorm over all q / k heads
+  bool post_norms_only = false; // FlexOlmo: OLMo 2's norms on the attention and MLP outputs, no input_layernorm
 };
 
 Expected<ModelSpec> BuildMoe(ConfigReader& c, ModelSpec spec, const MoeVariant& v) {
@@ -42,6 +43,7 @@ Expected<ModelSpec> BuildMoe(ConfigReader& c, ModelSpec spec, const MoeVariant& 
   o.o_bias = (v.qwen3_attention || v.olmoe) && o.qkv_bias;
   o.head_qk_norm = v.qwen3_attention;
   o.full_qk_norm = v.olmoe;
+  o.post_norms_only = v.post_norms_only;
   ActivationFn act = ParseActivation(c.String("hidden_act", "silu"));
   if (!c.errors()->empty()) return *c.errors();
   const auto is_moe_layer = [&](int64_t i) {
@@ -104,6 +106,19 @@ Expected<ModelSpec> BuildQwen2Moe(ConfigReader& c, ModelSpec spec) {
 Expected<ModelSpec> BuildOlmoe(ConfigReader& c, ModelSpec spec) {
   MoeVariant v;
   v.olmoe = true;
+  return BuildMoe(c, std::move(spec), v);
+}
+
+// FlexOlmo (transformers models/flex_olmo/modular_flex_olmo.py, FlexOlmoDecoderLayer /
+// FlexOlmoConfig): the OLMoE layer (Olmo2Attention's q/k/v/o with attention_bias and RMSNorm over
+// all q / k heads, a router "gate" and num_experts experts of intermediate_size, top
+// num_experts_per_tok, norm_topk_prob default false) with OLMo 2's norm placement:
+// post_attention_layernorm and post_feedforward_layernorm on the block outputs, no
+// input_layernorm. FlexOlmoConfig defaults (the 7x7B shape): 7 experts, top 5, untied.
+Expected<ModelSpec> BuildFlexOlmo(ConfigReader& c, ModelSpec spec) {
+  MoeVariant v;
+  v.olmoe = true;
+  v.post_norms_only = true;
   return BuildMoe(c, std::move(spec), v);
 }
 

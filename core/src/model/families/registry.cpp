@@ -136,6 +136,9 @@ std::vector<ModelFamily> MakeFamilies() {
       {"bitnet", "", BuildBitNet, AllLinear(),
        "BitNet b1.58: the Llama layout plus attn_sub_norm before o_proj and ffn_sub_norm before down_proj, relu2 gated MLP; "
        "the packed checkpoint (quant_method bitnet, offline) stores four ternary values per element and a scale per linear"},
+      {"flex_olmo", "", BuildFlexOlmo, AllLinear(),
+       "FlexOlmo: the OLMoE layer (q/k/v/o with attention_bias, RMSNorm over all q / k heads, router and num_experts experts "
+       "of intermediate_size) with OLMo 2's post-norms on the attention and MLP outputs"},
       // PEFT lists neither gemma4 nor mllama (utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING).
       {"mllama_text_model", "", BuildMllamaText, AllLinear(),
        "Llama 3.2 Vision text decoder (text_config of mllama): Llama 3 layers, cross-attention layers "
