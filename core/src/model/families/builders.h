@@ -113,5 +113,7 @@ Expected<ModelSpec> BuildDbrx(ConfigReader& c, ModelSpec spec);
 // lfm2.cpp (gated short-convolution hybrids)
 Expected<ModelSpec> BuildLfm2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildLfm2Moe(ConfigReader& c, ModelSpec spec);
+// stablelm_persimmon.cpp (LayerNorm decoders with partial rotary and q / k norms)
+Expected<ModelSpec> BuildStableLm(ConfigReader& c, ModelSpec spec);
 
 }  // namespace vramplan::families

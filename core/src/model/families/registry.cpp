@@ -163,6 +163,11 @@ std::vector<ModelFamily> MakeFamilies() {
       {"dbrx", "", BuildDbrx, AllLinear(),
        "DBRX: fused Wqkv (attn_config.kv_n_heads), out_proj, LayerNorms without bias, router and fused expert tensors "
        "w1/v1/w2 (not nn.Linear) of ffn_config.ffn_hidden_size, ffn_config.moe_num_experts / moe_top_k"},
+      // LayerNorm decoders with partial rotary (PEFT: stablelm q_proj / v_proj).
+      {"stablelm", "", BuildStableLm, Qv(),
+       "StableLM 3B / 2: q/k/v with bias (use_qkv_bias), o_proj, SwiGLU MLP without bias, LayerNorms with bias, "
+       "per-head q/k LayerNorms (qk_layernorm), parallel residual without post_attention_layernorm (use_parallel_residual), "
+       "partial_rotary_factor 0.25, untied"},
       // Other spellings of the same layouts.
       {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
       {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},

@@ -1,0 +1,50 @@
+// StableLM (transformers models/stablelm/modeling_stablelm.py: StableLM-3B-4E1T, StableLM 2 1.6B /
+// 12B, StableLM Zephyr) and Persimmon (models/persimmon/modeling_persimmon.py): the two Llama-era
+// decoders with LayerNorms carrying a bias, partial rotary and q / k norms.
+#include "model/families/builders.h"
+#include "model/families/layer_kit.h"
+
+namespace vramplan::families {
+
+// StableLmForCausalLM: embed_tokens, StableLmDecoderLayer x num_hidden_layers, norm, untied lm_head
+// (StableLmConfig: tie_word_embeddings false, partial_rotary_factor 0.25). A layer:
+//   self_attn q_proj / k_proj / v_proj (h -> heads x d, kv x d) with bias only when use_qkv_bias,
+//   o_proj without bias; with qk_layernorm, q_layernorm / k_layernorm are
+//   StableLmLayerNormPerHead: one nn.LayerNorm(head_dim, bias=False) PER HEAD (a ModuleList of
+//   num_heads, resp. num_key_value_heads), so heads x d weights: counted as one norm over all q
+//   (k) heads, whose elements and tensor-parallel split are the same;
+//   mlp gate_proj / up_proj / down_proj without bias (StableLmMLP, act hidden_act: SiLU);
+//   input_layernorm LayerNorm(h) with bias, and post_attention_layernorm only when NOT
+//   use_parallel_residual (StableLM 2 12B runs attention and MLP in parallel off one norm).
+Expected<ModelSpec> BuildStableLm(ConfigReader& c, ModelSpec spec) {
+  Dims m = ReadDims(c);
+  CheckDims(c, m, true);
+  const bool qkv_bias = c.Bool("use_qkv_bias", false);
+  const bool qk_norm = c.Bool("qk_layernorm", false);
+  const bool parallel = c.Bool("use_parallel_residual", false);
+  const ActivationFn act = ParseActivation(c.String("hidden_act", "silu"));
+  if (!c.errors()->empty()) return *c.errors();
+  FinishCommon(&spec, m, c.Bool("tie_word_embeddings", false), NormKind::kLayerNorm, true, "norm");
+  spec.rope_fraction = c.Fraction("partial_rotary_factor", 0.25, false);
+  spec.attention_dropout = c.Fraction("attention_dropout", 0.0, true);
+  spec.hidden_dropout = c.Fraction("hidden_dropout", 0.0, true);
+  if (!c.errors()->empty()) return *c.errors();
+  BuildLayers(&spec, m.layers, [&](int64_t) {
+    LayerKind k;
+    AddQkvo(&k, m, qkv_bias, false);
+    AddGatedMlp(&k, m.h, m.inter, false, GatedMlpOwner::kDense);
+    AddNorm(&k, "input_layernorm", NormSlot::kPreAttention, m.h, true);
+    if (!parallel) AddNorm(&k, "post_attention_layernorm", NormSlot::kPreMlp, m.h, true);
+    if (qk_norm) {
+      AddNorm(&k, "q_layernorm", NormSlot::kQ, m.a * m.d, false);
+      AddNorm(&k, "k_layernorm", NormSlot::kK, m.kv * m.d, false);
+    }
+    k.parallel_residual = parallel;
+    SetAttention(&k, m, 0);
+    SetDenseMlp(&k, MlpKind::kGated, act, m.inter);
+    return k;
+  });
+  return spec;
+}
+
+}  // namespace vramplan::families
