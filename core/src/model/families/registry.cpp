@@ -168,6 +168,10 @@ std::vector<ModelFamily> MakeFamilies() {
        "StableLM 3B / 2: q/k/v with bias (use_qkv_bias), o_proj, SwiGLU MLP without bias, LayerNorms with bias, "
        "per-head q/k LayerNorms (qk_layernorm), parallel residual without post_attention_layernorm (use_parallel_residual), "
        "partial_rotary_factor 0.25, untied"},
+      {"gpt_neo", "", BuildGptNeo, Qv(),
+       "GPT-Neo: learned positions (max_position_embeddings), q/k/v without bias and out_proj with bias, c_fc / c_proj "
+       "GELU MLP (intermediate_size, 4 x hidden when null), LayerNorms, tied embeddings; local layers (attention_types) "
+       "mask beyond window_size with the same weights and a full cache"},
       // Other spellings of the same layouts.
       {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
       {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
