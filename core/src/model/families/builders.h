@@ -117,5 +117,6 @@ Expected<ModelSpec> BuildLfm2Moe(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildStableLm(ConfigReader& c, ModelSpec spec);
 // gpt_neo_codegen.cpp
 Expected<ModelSpec> BuildGptNeo(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildCodeGen(ConfigReader& c, ModelSpec spec);
 
 }  // namespace vramplan::families

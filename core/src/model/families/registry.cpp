@@ -172,6 +172,9 @@ std::vector<ModelFamily> MakeFamilies() {
        "GPT-Neo: learned positions (max_position_embeddings), q/k/v without bias and out_proj with bias, c_fc / c_proj "
        "GELU MLP (intermediate_size, 4 x hidden when null), LayerNorms, tied embeddings; local layers (attention_types) "
        "mask beyond window_size with the same weights and a full cache"},
+      {"codegen", "", BuildCodeGen, LoraDefaults{{"qkv_proj"}, false},
+       "CodeGen: GPT-J's parallel block behind one ln_1 with a fused qkv_proj and out_proj without bias, fc_in / fc_out "
+       "with bias (n_inner), rotary_dim, untied lm_head with bias"},
       // Other spellings of the same layouts.
       {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
       {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
