@@ -25,6 +25,7 @@ Expected<ModelSpec> BuildGemma(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGemma2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGemma3Text(ConfigReader& c, ModelSpec spec);
 // olmo.cpp
+Expected<ModelSpec> BuildOlmo(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildOlmo2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildOlmo3(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildExaone4(ConfigReader& c, ModelSpec spec);

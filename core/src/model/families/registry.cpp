@@ -175,6 +175,9 @@ std::vector<ModelFamily> MakeFamilies() {
       {"codegen", "", BuildCodeGen, LoraDefaults{{"qkv_proj"}, false},
        "CodeGen: GPT-J's parallel block behind one ln_1 with a fused qkv_proj and out_proj without bias, fc_in / fc_out "
        "with bias (n_inner), rotary_dim, untied lm_head with bias"},
+      {"olmo", "", BuildOlmo, AllLinear(),
+       "OLMo 1: the Llama layer (q/k/v/o with attention_bias, SwiGLU MLP) with non-parametric LayerNorms (no weight, "
+       "no bias) before attention, MLP and lm_head; clip_qkv adds no weight; PEFT lists none: all linears"},
       // Other spellings of the same layouts.
       {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
       {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
