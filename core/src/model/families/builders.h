@@ -116,6 +116,7 @@ Expected<ModelSpec> BuildLfm2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildLfm2Moe(ConfigReader& c, ModelSpec spec);
 // stablelm_persimmon.cpp (LayerNorm decoders with partial rotary and q / k norms)
 Expected<ModelSpec> BuildStableLm(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildPersimmon(ConfigReader& c, ModelSpec spec);
 // gpt_neo_codegen.cpp
 Expected<ModelSpec> BuildGptNeo(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildCodeGen(ConfigReader& c, ModelSpec spec);

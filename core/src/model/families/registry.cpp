@@ -178,6 +178,10 @@ std::vector<ModelFamily> MakeFamilies() {
       {"olmo", "", BuildOlmo, AllLinear(),
        "OLMo 1: the Llama layer (q/k/v/o with attention_bias, SwiGLU MLP) with non-parametric LayerNorms (no weight, "
        "no bias) before attention, MLP and lm_head; clip_qkv adds no weight; PEFT lists none: all linears"},
+      {"persimmon", "", BuildPersimmon, AllLinear(),
+       "Persimmon: fused query_key_value and dense with bias, one q / k LayerNorm(head_dim) with bias per layer "
+       "(qk_layernorm), dense_h_to_4h / dense_4h_to_h ReLU^2 MLP with bias, LayerNorms with bias, partial_rotary_factor 0.5, "
+       "untied lm_head; PEFT lists none: all linears"},
       // Other spellings of the same layouts.
       {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
       {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
