@@ -49,7 +49,7 @@ TEST(ClassicFamilies2, StableLmNormsAndResiduals) {
   EXPECT_EQ(small.kinds[0].mlp.kind, MlpKind::kGated);
   // StableLM 2 12B: parallel residual off input_layernorm alone, one LayerNorm(head_dim) per head
   // without bias: 32 x 160 q weights, 8 x 160 k weights.
-  const ModelSpec big = ReadFixture("stabilityai/stablelm-2-12b");
+  const ModelSpec big = ReadFixture("stabilityai/stablelm-2-12b-chat");
   ASSERT_EQ(big.kinds.size(), 1u);
   EXPECT_TRUE(big.kinds[0].parallel_residual);
   EXPECT_EQ(FindNorm(big.kinds[0], "post_attention_layernorm"), nullptr);
