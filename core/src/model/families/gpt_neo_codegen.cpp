@@ -33,6 +33,10 @@ Expected<ModelSpec> BuildGptNeo(ConfigReader& c, ModelSpec spec) {
   spec.hidden_dropout = c.Fraction("resid_dropout", 0.0, true);
   spec.embedding_dropout = c.Fraction("embed_dropout", 0.0, true);
   if (!c.errors()->empty()) return *c.errors();
+  // GPT_NEO_ATTENTION_CLASSES (modeling_gpt_neo.py) has "eager" and "flash_attention_2" only.
+  spec.notes.push_back(
+      "transformers runs GPT-Neo's attention eager (q and k cast to float32) or with flash_attention_2; it has no SDPA "
+      "path, so an sdpa estimate is optimistic for it: choose eager or flash_attention_2");
   BuildLayers(&spec, m.layers, [&](int64_t) {
     LayerKind k;
     AddQkvo(&k, m, false, true);
