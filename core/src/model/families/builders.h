@@ -25,6 +25,7 @@ Expected<ModelSpec> BuildGemma(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGemma2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGemma3Text(ConfigReader& c, ModelSpec spec);
 // olmo.cpp
+Expected<ModelSpec> BuildOlmo(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildOlmo2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildOlmo3(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildExaone4(ConfigReader& c, ModelSpec spec);
@@ -118,5 +119,11 @@ Expected<ModelSpec> BuildDbrx(ConfigReader& c, ModelSpec spec);
 // lfm2.cpp (gated short-convolution hybrids)
 Expected<ModelSpec> BuildLfm2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildLfm2Moe(ConfigReader& c, ModelSpec spec);
+// stablelm_persimmon.cpp (LayerNorm decoders with partial rotary and q / k norms)
+Expected<ModelSpec> BuildStableLm(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildPersimmon(ConfigReader& c, ModelSpec spec);
+// gpt_neo_codegen.cpp
+Expected<ModelSpec> BuildGptNeo(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildCodeGen(ConfigReader& c, ModelSpec spec);
 
 }  // namespace vramplan::families

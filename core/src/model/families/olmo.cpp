@@ -1,8 +1,10 @@
+// OLMo 1 (transformers modeling_olmo.py): the Llama layer with non-parametric LayerNorms.
 // OLMo 2 (transformers modeling_olmo2.py): the Llama-style layer with RMSNorms on the attention
 // and MLP outputs only (no pre-norms) and RMSNorm over all q / k heads together. OLMo 3
 // (modeling_olmo3.py, Olmo3DecoderLayer) is the same layer with sliding-window attention on the
 // layers layer_types names (vLLM serves it with its Olmo2ForCausalLM class).
 #include "model/families/builders.h"
+#include "model/families/layer_kit.h"
 #include "model/families/llama_like.h"
 
 #include <string>
@@ -44,6 +46,35 @@ void Exaone4Variant(ConfigReader& c, int64_t window, LlamaLikeVariant* v) {
 }
 
 }  // namespace
+
+// OlmoForCausalLM (allenai/OLMo-1B-hf, OLMo-7B-hf, OLMo-7B-0424 / 0724-hf): embed_tokens,
+// OlmoDecoderLayer x num_hidden_layers, norm, lm_head (tied with tie_word_embeddings; OlmoConfig
+// default false). A layer: q_proj / k_proj / v_proj / o_proj with bias only with attention_bias
+// (default false), SwiGLU gate_proj / up_proj / down_proj without bias, and input_layernorm /
+// post_attention_layernorm that are OlmoLayerNorm: F.layer_norm in float32 with NO weight and NO
+// bias (so is the final norm). clip_qkv clamps q / k / v in place and adds no weight.
+Expected<ModelSpec> BuildOlmo(ConfigReader& c, ModelSpec spec) {
+  Dims m = ReadDims(c);
+  CheckDims(c, m, true);
+  const bool bias = c.Bool("attention_bias", false);
+  const ActivationFn act = ParseActivation(c.String("hidden_act", "silu"));
+  if (!c.errors()->empty()) return *c.errors();
+  FinishCommon(&spec, m, c.Bool("tie_word_embeddings", false), NormKind::kLayerNorm, false, "norm");
+  spec.final_norm.has_weight = false;
+  spec.attention_dropout = c.Fraction("attention_dropout", 0.0, true);
+  if (!c.errors()->empty()) return *c.errors();
+  BuildLayers(&spec, m.layers, [&](int64_t) {
+    LayerKind k;
+    AddQkvo(&k, m, bias, bias);
+    AddGatedMlp(&k, m.h, m.inter, false, GatedMlpOwner::kDense);
+    AddNorm(&k, "input_layernorm", NormSlot::kPreAttention, m.h, false, false);
+    AddNorm(&k, "post_attention_layernorm", NormSlot::kPreMlp, m.h, false, false);
+    SetAttention(&k, m, 0);
+    SetDenseMlp(&k, MlpKind::kGated, act, m.inter);
+    return k;
+  });
+  return spec;
+}
 
 Expected<ModelSpec> BuildExaone4(ConfigReader& c, ModelSpec spec) { return BuildLlamaLike(c, std::move(spec), Exaone4Variant); }
 Expected<ModelSpec> BuildOlmo2(ConfigReader& c, ModelSpec spec) { return BuildLlamaLike(c, std::move(spec), Olmo2Variant); }

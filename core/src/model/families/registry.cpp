@@ -172,6 +172,25 @@ std::vector<ModelFamily> MakeFamilies() {
       {"dbrx", "", BuildDbrx, AllLinear(),
        "DBRX: fused Wqkv (attn_config.kv_n_heads), out_proj, LayerNorms without bias, router and fused expert tensors "
        "w1/v1/w2 (not nn.Linear) of ffn_config.ffn_hidden_size, ffn_config.moe_num_experts / moe_top_k"},
+      // LayerNorm decoders with partial rotary (PEFT: stablelm q_proj / v_proj).
+      {"stablelm", "", BuildStableLm, Qv(),
+       "StableLM 3B / 2: q/k/v with bias (use_qkv_bias), o_proj, SwiGLU MLP without bias, LayerNorms with bias, "
+       "per-head q/k LayerNorms (qk_layernorm), parallel residual without post_attention_layernorm (use_parallel_residual), "
+       "partial_rotary_factor 0.25, untied"},
+      {"gpt_neo", "", BuildGptNeo, Qv(),
+       "GPT-Neo: learned positions (max_position_embeddings), q/k/v without bias and out_proj with bias, c_fc / c_proj "
+       "GELU MLP (intermediate_size, 4 x hidden when null), LayerNorms, tied embeddings; local layers (attention_types) "
+       "mask beyond window_size with the same weights and a full cache"},
+      {"codegen", "", BuildCodeGen, LoraDefaults{{"qkv_proj"}, false},
+       "CodeGen: GPT-J's parallel block behind one ln_1 with a fused qkv_proj and out_proj without bias, fc_in / fc_out "
+       "with bias (n_inner), rotary_dim, untied lm_head with bias"},
+      {"olmo", "", BuildOlmo, AllLinear(),
+       "OLMo 1: the Llama layer (q/k/v/o with attention_bias, SwiGLU MLP) with non-parametric LayerNorms (no weight, "
+       "no bias) before attention, MLP and lm_head; clip_qkv adds no weight; PEFT lists none: all linears"},
+      {"persimmon", "", BuildPersimmon, AllLinear(),
+       "Persimmon: fused query_key_value and dense with bias, one q / k LayerNorm(head_dim) with bias per layer "
+       "(qk_layernorm), dense_h_to_4h / dense_4h_to_h ReLU^2 MLP with bias, LayerNorms with bias, partial_rotary_factor 0.5, "
+       "untied lm_head; PEFT lists none: all linears"},
       // Other spellings of the same layouts.
       {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
       {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
