@@ -109,6 +109,9 @@ Expected<ModelSpec> BuildMpt(ConfigReader& c, ModelSpec spec);
 // opt_gptj.cpp
 Expected<ModelSpec> BuildOpt(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGptJ(ConfigReader& c, ModelSpec spec);
+// GPT-J's model with its attention projections separate (GPT-J) or fused into qkv_proj (CodeGen).
+enum class GptJAttention { kSeparateQkv, kFusedQkv };
+Expected<ModelSpec> BuildGptJStyle(ConfigReader& c, ModelSpec spec, GptJAttention attention);
 // mamba.cpp (pure state-space decoders)
 Expected<ModelSpec> BuildMamba(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildMamba2(ConfigReader& c, ModelSpec spec);

@@ -4,6 +4,8 @@
 // with GPT-J's parallel block behind one ln_1 and a fused qkv_proj.
 #include <string>
 
+#include <utility>
+
 #include "model/families/builders.h"
 #include "model/families/layer_kit.h"
 
@@ -59,36 +61,7 @@ Expected<ModelSpec> BuildGptNeo(ConfigReader& c, ModelSpec spec) {
 // (gelu_new). Rotary on the first rotary_dim dimensions of each head (null: the whole head).
 // CodeGenConfig: tie_word_embeddings false, attn_pdrop / resid_pdrop / embd_pdrop 0.0.
 Expected<ModelSpec> BuildCodeGen(ConfigReader& c, ModelSpec spec) {
-  Dims m = ReadDims(c);
-  if (m.inter == 0) m.inter = 4 * m.h;
-  CheckDims(c, m, true);
-  const int64_t rotary_dim = c.Int({"rotary_dim"}, 1, kMaxHeadsOrExperts).value_or(m.d);
-  const ActivationFn act = ParseActivation(c.String("activation_function", "gelu_new"));
-  if (c.errors()->empty() && rotary_dim > m.d) {
-    io::AddError(c.errors(), "out_of_range", io::JoinPath(c.path(), "rotary_dim"),
-                 "rotary_dim must not exceed the head dimension (" + std::to_string(m.d) + ")");
-  }
-  if (!c.errors()->empty()) return *c.errors();
-  FinishCommon(&spec, m, c.Bool("tie_word_embeddings", false), NormKind::kLayerNorm, true, "ln_f");
-  spec.lm_head_bias = true;  // CodeGenForCausalLM: nn.Linear(n_embd, vocab_size), bias on
-  spec.rope_fraction = static_cast<double>(rotary_dim) / static_cast<double>(m.d);
-  spec.attention_dropout = c.Fraction("attn_pdrop", 0.0, true);
-  spec.hidden_dropout = c.Fraction("resid_pdrop", 0.0, true);
-  spec.embedding_dropout = c.Fraction("embd_pdrop", 0.0, true);
-  if (!c.errors()->empty()) return *c.errors();
-  BuildLayers(&spec, m.layers, [&](int64_t) {
-    LayerKind k;
-    AddLinear(&k, "qkv_proj", LinearSlot::kQkv, m.h, 3 * m.h, false);
-    AddLinear(&k, "out_proj", LinearSlot::kO, m.h, m.h, false);
-    AddLinear(&k, "fc_in", LinearSlot::kUp, m.h, m.inter, true);
-    AddLinear(&k, "fc_out", LinearSlot::kDown, m.inter, m.h, true);
-    AddNorm(&k, "ln_1", NormSlot::kPreAttention, m.h, true);
-    k.parallel_residual = true;
-    SetAttention(&k, m, 0);
-    SetDenseMlp(&k, MlpKind::kPlain, act, m.inter);
-    return k;
-  });
-  return spec;
+  return BuildGptJStyle(c, std::move(spec), GptJAttention::kFusedQkv);
 }
 
 }  // namespace vramplan::families

@@ -1,6 +1,8 @@
 // OPT (transformers models/opt/modeling_opt.py) and GPT-J (models/gptj/modeling_gptj.py): the
 // 2021-2022 decoders with plain fc1 / fc2 (fc_in / fc_out) MLPs, biased LayerNorms and, for OPT,
 // learned positions.
+#include <utility>
+
 #include "model/families/builders.h"
 #include "model/families/layer_kit.h"
 
@@ -58,7 +60,9 @@ Expected<ModelSpec> BuildOpt(ConfigReader& c, ModelSpec spec) {
 // attn.q_proj / k_proj / v_proj / out_proj without bias; mlp.fc_in h -> n_inner (4h when null) and
 // fc_out with bias), ln_f, and an untied lm_head WITH bias. Rotary on the first rotary_dim
 // dimensions of each head (GPTJConfig default 64; null: the whole head).
-Expected<ModelSpec> BuildGptJ(ConfigReader& c, ModelSpec spec) {
+// GPT-J's block and model around it, shared with CodeGen (gpt_neo_codegen.cpp), whose block differs
+// only in its fused qkv_proj (h -> 3h, no bias) in place of q_proj / k_proj / v_proj.
+Expected<ModelSpec> BuildGptJStyle(ConfigReader& c, ModelSpec spec, GptJAttention attention) {
   Dims m = ReadDims(c);
   if (m.inter == 0) m.inter = 4 * m.h;
   CheckDims(c, m, true);
@@ -70,7 +74,7 @@ Expected<ModelSpec> BuildGptJ(ConfigReader& c, ModelSpec spec) {
   }
   if (!c.errors()->empty()) return *c.errors();
   FinishCommon(&spec, m, c.Bool("tie_word_embeddings", false), NormKind::kLayerNorm, true, "ln_f");
-  spec.lm_head_bias = true;  // GPTJForCausalLM: nn.Linear(n_embd, vocab_size), bias on
+  spec.lm_head_bias = true;  // GPTJForCausalLM / CodeGenForCausalLM: nn.Linear(n_embd, vocab_size), bias on
   spec.rope_fraction = static_cast<double>(rotary_dim) / static_cast<double>(m.d);
   spec.attention_dropout = c.Fraction("attn_pdrop", 0.0, true);
   spec.hidden_dropout = c.Fraction("resid_pdrop", 0.0, true);
@@ -78,8 +82,13 @@ Expected<ModelSpec> BuildGptJ(ConfigReader& c, ModelSpec spec) {
   if (!c.errors()->empty()) return *c.errors();
   BuildLayers(&spec, m.layers, [&](int64_t) {
     LayerKind k;
-    AddQkvo(&k, m, false, false);
-    k.linears.back().name = "out_proj";
+    if (attention == GptJAttention::kFusedQkv) {
+      AddLinear(&k, "qkv_proj", LinearSlot::kQkv, m.h, 3 * m.h, false);
+      AddLinear(&k, "out_proj", LinearSlot::kO, m.h, m.h, false);
+    } else {
+      AddQkvo(&k, m, false, false);
+      k.linears.back().name = "out_proj";
+    }
     AddLinear(&k, "fc_in", LinearSlot::kUp, m.h, m.inter, true);
     AddLinear(&k, "fc_out", LinearSlot::kDown, m.inter, m.h, true);
     AddNorm(&k, "ln_1", NormSlot::kPreAttention, m.h, true);
@@ -89,6 +98,10 @@ Expected<ModelSpec> BuildGptJ(ConfigReader& c, ModelSpec spec) {
     return k;
   });
   return spec;
+}
+
+Expected<ModelSpec> BuildGptJ(ConfigReader& c, ModelSpec spec) {
+  return BuildGptJStyle(c, std::move(spec), GptJAttention::kSeparateQkv);
 }
 
 }  // namespace vramplan::families
