@@ -152,8 +152,11 @@ struct AttentionGeometry {
 //     inner x state_size SSM state;
 //   kShortConv (LFM2; modeling_lfm2.py Lfm2ShortConv): a gated depthwise conv1d of conv_kernel
 //     (conv_L_cache) taps over `inner` (conv_dim = hidden_size) channels; a conv state only, no SSM
-//     state.
-enum class MixerKind : uint8_t { kNone, kGatedDeltaNet, kMamba2, kMamba1, kShortConv };
+//     state;
+//   kLightning (MiniMax-Text-01, MiniMax-M1; modeling_minimax.py MiniMaxLightningAttention): no
+//     conv; a num_heads x head_dim x head_dim K^T V state (the decayed sum over past tokens),
+//     computed block by block (block_size tokens) in training and prefill.
+enum class MixerKind : uint8_t { kNone, kGatedDeltaNet, kMamba2, kMamba1, kShortConv, kLightning };
 
 struct RecurrentGeometry {
   MixerKind kind = MixerKind::kNone;
@@ -166,6 +169,7 @@ struct RecurrentGeometry {
   int64_t state_size = 0;    // Mamba d_state
   int64_t conv_kernel = 0;   // causal conv1d width
   int64_t dt_rank = 0;       // Mamba-1 time-step rank
+  int64_t block_size = 0;    // Lightning attention's intra/inter block length (MiniMaxConfig block_size)
   // Channels of the causal conv1d (its state keeps conv_kernel - 1 of them per sequence).
   int64_t ConvChannels() const {
     switch (kind) {
@@ -173,6 +177,7 @@ struct RecurrentGeometry {
       case MixerKind::kMamba2: return inner + 2 * groups * state_size;
       case MixerKind::kMamba1: return inner;
       case MixerKind::kShortConv: return inner;
+      case MixerKind::kLightning: return 0;  // no conv
       case MixerKind::kNone: break;
     }
     return 0;
@@ -184,6 +189,7 @@ struct RecurrentGeometry {
       case MixerKind::kMamba2: return num_heads * head_dim * state_size;
       case MixerKind::kMamba1: return inner * state_size;
       case MixerKind::kShortConv: return 0;  // the conv state is all it keeps
+      case MixerKind::kLightning: return num_heads * head_dim * head_dim;
       case MixerKind::kNone: break;
     }
     return 0;

@@ -56,6 +56,8 @@ Expected<ModelSpec> BuildSmolLm3(ConfigReader& c, ModelSpec spec);
 // gqa_moe.cpp
 Expected<ModelSpec> BuildGlm4Moe(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildMiniMaxM2(ConfigReader& c, ModelSpec spec);
+// minimax_text01.cpp (Lightning attention hybrids: MiniMax-Text-01, MiniMax-M1)
+Expected<ModelSpec> BuildMiniMaxText01(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildDots1(ConfigReader& c, ModelSpec spec);
 // gqa_moe.cpp: an unknown model_type whose config names routed experts with the standard keys.
 Expected<ModelSpec> BuildGenericMoe(ConfigReader& c, ModelSpec spec);

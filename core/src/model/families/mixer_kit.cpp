@@ -83,4 +83,20 @@ void AddShortConv(LayerKind* k, int64_t h, int64_t conv_kernel, bool bias) {
   k->extra_attention_params += h * conv_kernel + (bias ? h : 0);
 }
 
+void AddLightning(LayerKind* k, int64_t h, int64_t heads, int64_t head_dim, int64_t block_size) {
+  const int64_t inner = heads * head_dim;
+  AddLinear(k, "qkv_proj", LinearSlot::kMixerIn, h, 3 * inner, false);
+  AddLinear(k, "output_gate", LinearSlot::kMixerIn, h, inner, false);
+  AddLinear(k, "out_proj", LinearSlot::kMixerOut, inner, h, false);
+  RecurrentGeometry& r = k->recurrent;
+  r.kind = MixerKind::kLightning;
+  r.num_heads = heads;
+  r.num_k_heads = heads;
+  r.head_dim = head_dim;
+  r.k_head_dim = head_dim;
+  r.inner = inner;
+  r.block_size = block_size;
+  k->extra_attention_params += inner;  // norm.weight
+}
+
 }  // namespace vramplan::families

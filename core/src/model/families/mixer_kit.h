@@ -58,4 +58,10 @@ void AddMamba1(LayerKind* k, int64_t hidden, const Mamba1Dims& m);
 // conv_bias; y = out_proj(C * conv(B * x)).
 void AddShortConv(LayerKind* k, int64_t hidden, int64_t conv_kernel, bool bias);
 
+// transformers models/minimax/modeling_minimax.py MiniMaxLightningAttention: qkv_proj
+// h -> 3 heads x head_dim (silu, split per head into q, k, v), output_gate h -> heads x head_dim
+// (sigmoid), the RMSNorm(heads x head_dim) on the attention output and out_proj back to h, no
+// biases. Its slope_rate / decay tensors are buffers, not in the checkpoint.
+void AddLightning(LayerKind* k, int64_t hidden, int64_t heads, int64_t head_dim, int64_t block_size);
+
 }  // namespace vramplan::families

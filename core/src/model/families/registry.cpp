@@ -80,6 +80,13 @@ std::vector<ModelFamily> MakeFamilies() {
       {"lfm2_moe", "", BuildLfm2Moe, AllLinear(),
        "LFM2-MoE: the LFM2 mixers; SwiGLU MLP of intermediate_size on the first num_dense_layers layers, then a sigmoid router "
        "\"gate\" with expert_bias and experts w1/w3/w2 of moe_intermediate_size"},
+      {"minimax", "", BuildMiniMaxText01, AllLinear(),
+       "MiniMax-Text-01 / M1 (transformers): Lightning attention (qkv_proj, output_gate, norm, out_proj) on \"linear_attention\" "
+       "layers and GQA q/k/v/o on \"full_attention\" layers (layer_types), router \"gate\" and experts w1/w3/w2 in every layer"},
+      {"minimax_text_01", "", BuildMiniMaxText01, AllLinear(),
+       "MiniMax-Text-01 remote code: the minimax layout with attn_type_list (0 Lightning, 1 softmax attention)"},
+      {"minimax_m1", "", BuildMiniMaxText01, AllLinear(),
+       "MiniMax-M1 remote code: the MiniMax-Text-01 architecture (attn_type_list, 32 experts, top 2)"},
       {"ernie4_5", "", BuildErnie45, AllLinear(), "ERNIE 4.5 dense: the Llama layout with use_bias on every linear, tied embeddings by default"},
       {"ernie4_5_moe", "", BuildErnie45Moe, AllLinear(),
        "ERNIE 4.5 MoE: moe_num_experts experts and moe_num_shared_experts shared experts on layers moe_layer_start_index..end_index, "
