@@ -344,6 +344,11 @@ struct ModelSpec {
   // prefixes, "*" matching any run ("model.layers.*.self_attn"). model/unquantized_modules.h.
   std::vector<std::string> unquantized_modules;
   std::string quantization_method;  // quantization_config.quant_method ("fbgemm_fp8", "mxfp4", ...)
+  // The stored format as an inference.weights name ("awq_4bit"; "" when unquantized or when no
+  // modelled format matches) and its description ("awq, 4-bit"; "" when unquantized).
+  // model/checkpoint_format.h.
+  std::string checkpoint_weights;
+  std::string checkpoint_quantization;
   // What the checkpoint stores beyond the modules above (ParamCounts::checkpoint_total).
   CheckpointLayout checkpoint;
   ModelApproximations approximations;

@@ -3,6 +3,7 @@
 #include "diagnostics/warning_codes.h"
 #include "io/json_reader.h"
 #include "io/message_text.h"
+#include "model/checkpoint_format.h"
 #include "model/context_limit.h"
 #include "model/unquantized_modules.h"
 #include "model/families/config_reader.h"
@@ -164,6 +165,11 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
   if (!errors.empty()) return errors;
   spec.unquantized_modules = UnquantizedModulesFromConfig(config);
   spec.quantization_method = QuantizationMethodFromConfig(config);
+  {
+    CheckpointFormat stored = CheckpointFormatFromConfig(config);
+    spec.checkpoint_weights = std::move(stored.weights);
+    spec.checkpoint_quantization = std::move(stored.description);
+  }
   ReadCheckpointQuantization(config, &spec);
   ContextLimit limit = ContextLimitFromConfig(*cfg, type);
   spec.context_limit = limit.tokens;
