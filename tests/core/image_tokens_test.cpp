@@ -203,6 +203,42 @@ TEST(ImageTokens, Qwen2VlPaliGemmaIdefics3FromTheirConfigs) {
   EXPECT_EQ(t.markup_tokens, 0);
 }
 
+// InternVL (processing_internvl.py with GotOcr2ImageProcessor's get_optimal_tiled_canvas, worked by hand):
+// 448-pixel tiles of 32 x 32 patches + CLS, 256 tokens each after the pixel shuffle, <img> / </img> markup.
+TEST(ImageTokens, InternVlDynamicTiles) {
+  nlohmann::json table = testing_support::LoadFixture("param_counts.json");
+  VisionShape s;
+  for (const auto& row : table["models"]) {
+    if (row["id"] != "OpenGVLab/InternVL3-1B-hf") continue;
+    Issues warnings;
+    auto spec = ModelSpecFromHfConfig(row["config"], "model", &warnings);
+    ASSERT_TRUE(spec.ok());
+    s = spec.value().vision;
+  }
+  ASSERT_EQ(s.kind, VisionKind::kInternVl);
+  // 1024 x 1024: ratio 1; grids (1, 1), (2, 2), (3, 3) tie at difference 0 and each later one wins while
+  // 1,048,576 > 0.5 x 448^2 x c r (401,408 for 2 x 2, 903,168 for 3 x 3): 9 tiles + the thumbnail.
+  ImageTokens t = TokensForImage(s, 1024, 1024);
+  EXPECT_EQ(t.llm_tokens, 10 * 256);
+  EXPECT_EQ(t.markup_tokens, 2);
+  EXPECT_EQ(t.sequences, 10);
+  EXPECT_EQ(t.sequence_len, 1025);
+  EXPECT_EQ(t.patches, 10 * 1025);
+  EXPECT_EQ(t.pixel_values, 10 * 3 * 448 * 448);
+  // 448 x 448: the 2 x 2 grid ties but 200,704 < 401,408 keeps (1, 1): one tile, no thumbnail.
+  t = TokensForImage(s, 448, 448);
+  EXPECT_EQ(t.llm_tokens, 256);
+  EXPECT_EQ(t.sequences, 1);
+  // 480 high x 640 wide: ratio 1.333; (1, 1) 0.333, (2, 1) 0.667, (3, 2) 0.167, (4, 3) 0: 12 + 1 tiles.
+  t = TokensForImage(s, 480, 640);
+  EXPECT_EQ(t.llm_tokens, 13 * 256);
+  // 300 high x 1000 wide: ratio 3.333; (3, 1) differs by 0.333, (6, 2) ties later but 300,000 < 0.5 x 448^2 x 12
+  // keeps (3, 1): 3 tiles + the thumbnail.
+  t = TokensForImage(s, 300, 1000);
+  EXPECT_EQ(t.llm_tokens, 4 * 256);
+  EXPECT_EQ(LargestImage(s).llm_tokens, 13 * 256);
+}
+
 TEST(ImageTokens, PresetsReadTheirTowerShape) {
   struct Row {
     const char* id;

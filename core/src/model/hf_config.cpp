@@ -128,6 +128,8 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
       if (outer == "paligemma" && type.empty()) type = "gemma";
       // Idefics3Config / SmolVLMConfig build text_config as model_type "llama" when it names none.
       if ((outer == "idefics3" || outer == "smolvlm") && type.empty()) type = "llama";
+      // InternVLConfig builds text_config as model_type "qwen2" when it names none (configuration_internvl.py).
+      if (outer == "internvl" && type.empty()) type = "qwen2";
       // transformers Qwen2VLTextModel (modeling_qwen2_vl.py) is the Qwen2 decoder too.
       if (outer == "qwen2_vl" && (type == "qwen2_vl_text" || type == "qwen2_vl" || type.empty())) type = "qwen2";
       // transformers Qwen3VLTextModel is the Qwen3 decoder (q/k RMSNorm); Qwen3VLMoeTextModel the Qwen3-MoE
