@@ -402,6 +402,37 @@ TEST(VisionTower, InternVlTowerAndProjector) {
   EXPECT_EQ(bad.errors()[0].field_path, "model.downsample_ratio");
 }
 
+// GLM-4.1V (glm4v) and GLM-4.5V (glm4v_moe): Glm4vVisionModel, worked by hand; the blocks' MLP is
+// out_hidden_size wide, the merger's intermediate_size. The text_config reads as GLM-4-0414 (q/k/v
+// always with bias in Glm4vTextAttention) or GLM-4.5's MoE decoder.
+TEST(VisionTower, Glm4vTowerAndMerger) {
+  json vision = {{"depth", 24}, {"hidden_size", 1536}, {"image_size", 336}, {"intermediate_size", 13696}, {"num_heads", 12},
+                 {"out_hidden_size", 4096}, {"patch_size", 14}, {"spatial_merge_size", 2}, {"temporal_patch_size", 2}};
+  json cfg = {{"model_type", "glm4v"},
+              {"text_config", {{"model_type", "glm4v_text"}, {"hidden_size", 4096}, {"intermediate_size", 13696},
+                               {"num_hidden_layers", 40}, {"num_attention_heads", 32}, {"num_key_value_heads", 2},
+                               {"vocab_size", 151552}, {"attention_bias", false}}},
+              {"vision_config", vision}};
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok()) << spec.errors()[0].message;
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_EQ(spec.value().model_type, "glm4");
+  const ParamCounts c = CountParams(spec.value());
+  const int64_t block = 2 * 1536 + 1536 * 4608 + 1536 * 1536 + 3 * 1536 * 4096;
+  EXPECT_EQ(c.vision, 576 * 1536 + (3 * 2 * 14 * 14 * 1536 + 1536) + 24 * block + 2 * 1536);
+  EXPECT_EQ(c.projector, (1536 * 4 * 4096 + 4096) + 4096 * 4096 + 2 * 4096 + 3 * 4096 * 13696);
+  EXPECT_EQ(c.total, 9400279040);  // attention_bias false in the config, bias in Glm4vTextAttention: counted
+  EXPECT_EQ(c.checkpoint_total, 10292777472);
+  EXPECT_EQ(spec.value().vision.kind, VisionKind::kGlm4v);
+  EXPECT_EQ(spec.value().vision.intermediate, 4096);
+  vision["attention_bias"] = true;  // qkv bias: 24 x 4,608 more
+  cfg["vision_config"] = vision;
+  auto biased = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(biased.ok());
+  EXPECT_EQ(CountParams(biased.value()).vision, c.vision + 24 * 4608);
+}
+
 TEST(VisionTower, OtherWrappersKeepTheTextOnlyWarning) {
   json cfg = {{"model_type", "llava_onevision"},
               {"text_config", {{"model_type", "llama"}, {"hidden_size", 64}, {"intermediate_size", 128},

@@ -21,7 +21,8 @@ int64_t WarmupSide(const VisionShape& v) {
     case VisionKind::kQwen2Vl:
     case VisionKind::kQwen25Vl:
     case VisionKind::kQwen3Vl:
-    case VisionKind::kPixtral: return v.patch * 8;
+    case VisionKind::kPixtral:
+    case VisionKind::kGlm4v: return v.patch * 8;
     case VisionKind::kGemma4: return v.patch * 8;  // dynamic resolution as well (assumed the same rule)
     default: return v.image_size;
   }

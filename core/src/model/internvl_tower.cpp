@@ -36,7 +36,7 @@ Count Vision(families::ConfigReader& v, const nlohmann::json& vc) {
         (*it)[i].get<int64_t>() <= families::kMaxDim) {
       return (*it)[i].get<int64_t>();
     }
-    return InternVlSide(vc, key, fallback);
+    return VisionConfigSide(vc, key, fallback);
   };
   const Count patches = Count(pair("image_size", 0, 448) / pair("patch_size", 0, 14)) * Count(pair("image_size", 1, 448) / pair("patch_size", 1, 14));
   const Count norm = rms ? h : 2 * h;
@@ -51,7 +51,7 @@ Count Vision(families::ConfigReader& v, const nlohmann::json& vc) {
 
 }  // namespace
 
-int64_t InternVlSide(const nlohmann::json& vision_config, const char* key, int64_t fallback) {
+int64_t VisionConfigSide(const nlohmann::json& vision_config, const char* key, int64_t fallback) {
   auto it = vision_config.find(key);
   if (it == vision_config.end()) return fallback;
   const nlohmann::json& x = it->is_array() && !it->empty() ? (*it)[0] : *it;

@@ -189,11 +189,28 @@ VisionShape ReadVisionShape(const std::string& wrapper, const nlohmann::json& co
     s.heads = IntOr(vc, "num_attention_heads", 16);
     auto nt = vc.find("norm_type");
     s.rms_norm = nt != vc.end() && nt->is_string() && nt->get<std::string>() == "rms_norm";
-    s.patch = InternVlSide(vc, "patch_size", 14);
-    s.image_size = InternVlSide(vc, "image_size", 448);
+    s.patch = VisionConfigSide(vc, "patch_size", 14);
+    s.image_size = VisionConfigSide(vc, "image_size", 448);
     s.merge = InternVlShuffle(config);
     s.max_tiles = 12;
     s.full_attention_layers = s.layers;
+  } else if (wrapper == "glm4v" || wrapper == "glm4v_moe") {
+    // Glm4vVisionConfig defaults (Glm4vMoeVisionConfig's are the same): the blocks' SwiGLU MLP is
+    // out_hidden_size wide (Glm4VisionMlp), RMSNorm, a fused qkv, every block over the whole image;
+    // Glm4vImageProcessor's smart_resize on the 28-pixel grid, 2 x 2 patches a token.
+    s.kind = VisionKind::kGlm4v;
+    s.hidden = IntOr(vc, "hidden_size", 1536);
+    s.layers = IntOr(vc, "depth", 24);
+    s.intermediate = IntOr(vc, "out_hidden_size", 4096);
+    s.heads = IntOr(vc, "num_heads", 12);
+    s.gated_mlp = true;
+    s.rms_norm = true;
+    s.patch = VisionConfigSide(vc, "patch_size", 14);
+    s.temporal_patch = IntOr(vc, "temporal_patch_size", 2);
+    s.merge = IntOr(vc, "spatial_merge_size", 2);
+    s.image_size = VisionConfigSide(vc, "image_size", 336);
+    s.full_attention_layers = s.layers;
+    s.output_hidden = IntOr(vc, "out_hidden_size", text_hidden);
   } else if (wrapper == "gemma4") {
     // Gemma4VisionConfig; soft tokens per image from the config (vision_soft_tokens_per_image),
     // each pooled from 3 x 3 patches (approximate: docs/models.md "Image inputs").
