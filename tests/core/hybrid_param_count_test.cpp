@@ -5,6 +5,8 @@
 
 #include "model/hf_config.h"
 #include "test_support.h"
+#include "train/activations.h"
+#include "train/precision.h"
 #include "vramplan/model_spec.h"
 
 namespace vramplan {
@@ -187,6 +189,34 @@ TEST(HybridParamCount, KimiLinearLayersAndRefusals) {
   auto b = ModelSpecFromHfConfig(k3, "model", &warnings);
   ASSERT_FALSE(b.ok());
   EXPECT_EQ(b.errors()[0].code, "unsupported_model");
+}
+
+// A KDA layer's saves beyond its linears' inputs, bf16, per token, from what the remote
+// modeling_kimi.py KimiDeltaAttention.forward runs in training and fla saves for backward (worked by
+// hand for 32 heads x 128): the three ShortConvolutions' inputs 3 x 4,096 x 2 = 24,576; f_b_proj /
+// g_b_proj's inputs 2 x 128 x 2 = 512; fused_kda_gate's input 4,096 x 2 = 8,192; beta (fp32 sigmoid
+// output) 32 x 4 = 128; ChunkKDAFunction.forward's q, k, v 3 x 4,096 x 2 = 24,576, q_rstd / k_rstd
+// 2 x 32 x 4 = 256, g_cumsum and the fp32 gate 2 x 4,096 x 4 = 32,768, Aqk / Akk 2 x 32 x 64 x 2 =
+// 8,192; FusedRMSNormGated's input and gate 2 x 4,096 x 2 = 16,384 and rstd 32 x 4 = 128. Total
+// 115,712 B.
+TEST(HybridParamCount, KimiDeltaSavesFollowFlaChunkKda) {
+  nlohmann::json cfg;
+  const nlohmann::json table = LoadFixture("param_counts_hybrid.json");
+  for (const auto& row : table["models"]) {
+    if (row["id"] == "moonshotai/Kimi-Linear-48B-A3B-Instruct") cfg = row["config"];
+  }
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok());
+  const LayerKind& kda = spec.value().kinds[spec.value().layer_kind[0]];
+  LayerKind plain = kda;
+  plain.recurrent.kind = MixerKind::kNone;
+  ActivationContext ctx;
+  ctx.batch = 2;
+  ctx.seq = 1024;
+  ctx.prec = PrecisionFor(Precision::kBf16);
+  const LayerPlan full{true, true, false};
+  EXPECT_EQ(ComputeLayerSaved(kda, full, ctx).total_bytes - ComputeLayerSaved(plain, full, ctx).total_bytes, 2 * 1024 * 115712);
 }
 
 }  // namespace
