@@ -152,8 +152,12 @@ struct AttentionGeometry {
 //     inner x state_size SSM state;
 //   kShortConv (LFM2; modeling_lfm2.py Lfm2ShortConv): a gated depthwise conv1d of conv_kernel
 //     (conv_L_cache) taps over `inner` (conv_dim = hidden_size) channels; a conv state only, no SSM
-//     state.
-enum class MixerKind : uint8_t { kNone, kGatedDeltaNet, kMamba2, kMamba1, kShortConv };
+//     state;
+//   kKimiDelta (Kimi Linear's Kimi Delta Attention; vLLM model_executor/layers/kda.py
+//     KimiDeltaAttention): Gated DeltaNet with one forget gate per key channel; q, k and v have
+//     num_heads x head_dim channels each (num_k_heads = num_heads, k_head_dim = head_dim) and three
+//     short convs; a heads x head_dim x head_dim recurrent state, float32 in every engine.
+enum class MixerKind : uint8_t { kNone, kGatedDeltaNet, kMamba2, kMamba1, kShortConv, kKimiDelta };
 
 struct RecurrentGeometry {
   MixerKind kind = MixerKind::kNone;
@@ -169,7 +173,8 @@ struct RecurrentGeometry {
   // Channels of the causal conv1d (its state keeps conv_kernel - 1 of them per sequence).
   int64_t ConvChannels() const {
     switch (kind) {
-      case MixerKind::kGatedDeltaNet: return 2 * num_k_heads * k_head_dim + num_heads * head_dim;
+      case MixerKind::kGatedDeltaNet:
+      case MixerKind::kKimiDelta: return 2 * num_k_heads * k_head_dim + num_heads * head_dim;
       case MixerKind::kMamba2: return inner + 2 * groups * state_size;
       case MixerKind::kMamba1: return inner;
       case MixerKind::kShortConv: return inner;
@@ -180,7 +185,8 @@ struct RecurrentGeometry {
   // Elements of the recurrent (SSM / delta-rule) state of one sequence.
   int64_t StateElements() const {
     switch (kind) {
-      case MixerKind::kGatedDeltaNet: return num_heads * k_head_dim * head_dim;
+      case MixerKind::kGatedDeltaNet:
+      case MixerKind::kKimiDelta: return num_heads * k_head_dim * head_dim;
       case MixerKind::kMamba2: return num_heads * head_dim * state_size;
       case MixerKind::kMamba1: return inner * state_size;
       case MixerKind::kShortConv: return 0;  // the conv state is all it keeps

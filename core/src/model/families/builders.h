@@ -63,6 +63,8 @@ Expected<ModelSpec> BuildGenericMoe(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGpt2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGptNeox(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildFalcon(ConfigReader& c, ModelSpec spec);
+// kimi_linear.cpp (Kimi Delta Attention and MLA hybrids)
+Expected<ModelSpec> BuildKimiLinear(ConfigReader& c, ModelSpec spec);
 // qwen3_next.cpp (Gated DeltaNet hybrids)
 Expected<ModelSpec> BuildQwen3Next(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildQwen35Text(ConfigReader& c, ModelSpec spec);

@@ -67,6 +67,10 @@ std::vector<ModelFamily> MakeFamilies() {
        "Qwen3.5 text decoder (text_config of qwen3_5): Gated DeltaNet with split in_proj_qkv/z/b/a and gated full attention, SwiGLU MLP"},
       {"qwen3_5_moe_text", "", BuildQwen35MoeText, AllLinear(),
        "Qwen3.5 MoE text decoder (text_config of qwen3_5_moe): Qwen3.5 mixers, experts with a gated shared expert"},
+      {"kimi_linear", "", BuildKimiLinear, AllLinear(),
+       "Kimi Linear: Kimi Delta Attention layers (q/k/v_proj, q/k/v_conv1d, low-rank f_a/f_b and g_a/g_b gates, b_proj, o_norm, "
+       "o_proj) and MLA layers per linear_attn_config's 1-based kda_layers / full_attn_layers; first_k_dense_replace dense "
+       "layers, then a router with correction bias, experts w1/w3/w2 and shared experts"},
       {"nemotron_h", "", BuildNemotronH, AllLinear(),
        "hybrid_override_pattern: M Mamba-2, * attention, - ReLU^2 MLP, E MoE (router correction bias, shared expert)"},
       {"granitemoehybrid", "", BuildGraniteMoeHybrid, AllLinear(),
