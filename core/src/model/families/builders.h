@@ -131,4 +131,7 @@ Expected<ModelSpec> BuildPersimmon(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGptNeo(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildCodeGen(ConfigReader& c, ModelSpec spec);
 
+// internlm2_baichuan.cpp (fused-projection remote-code decoders)
+Expected<ModelSpec> BuildInternLm2(ConfigReader& c, ModelSpec spec);
+
 }  // namespace vramplan::families

@@ -195,6 +195,11 @@ std::vector<ModelFamily> MakeFamilies() {
        "Persimmon: fused query_key_value and dense with bias, one q / k LayerNorm(head_dim) with bias per layer "
        "(qk_layernorm), dense_h_to_4h / dense_4h_to_h ReLU^2 MLP with bias, LayerNorms with bias, partial_rotary_factor 0.5, "
        "untied lm_head; PEFT lists none: all linears"},
+      // Fused-projection remote-code decoders (PEFT lists none: their own fused modules).
+      {"internlm2", "", BuildInternLm2, LoraDefaults{{"wqkv", "wo", "w1", "w2", "w3"}, false},
+       "InternLM2 / 2.5 remote code: fused attention.wqkv (q heads of each kv group, then its k and v) and wo with "
+       "bias (config.bias, default true), feed_forward.w1 / w3 / w2 SwiGLU without bias, attention_norm / ffn_norm "
+       "RMSNorms, tok_embeddings, untied output"},
       // Other spellings of the same layouts.
       {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
       {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
