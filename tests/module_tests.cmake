@@ -30,6 +30,8 @@ set(tested_elsewhere
   io/scenario_json=scenario
   model/catalog=presets
   model/gemma4_towers=vision_tower
+  model/glm4v_tower=vision_tower
+  model/internvl_tower=vision_tower
   model/vision_shape=image_tokens
   scenario/schema_gen=fields
   util/size_limits=overflow

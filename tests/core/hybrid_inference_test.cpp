@@ -62,6 +62,36 @@ TEST(HybridInference, LlamaCppKeepsF32StatePerSequenceSlot) {
   EXPECT_EQ(GpuTerm(four, "kv_cache"), 4096LL * 16384 + 4 * state);
 }
 
+// Kimi-Linear-48B-A3B (the config row of param_counts_hybrid.json): 20 KDA layers of 32 heads x 128
+// with short_conv_kernel_size 4, 7 MLA layers (kv_lora_rank 512 + qk_rope_head_dim 64).
+json KimiLinearConfig() {
+  const json table = testing_support::LoadFixture("param_counts_hybrid.json");
+  for (const auto& row : table["models"]) {
+    if (row["id"] == "moonshotai/Kimi-Linear-48B-A3B-Instruct") return row["config"];
+  }
+  return json::object();
+}
+
+TEST(HybridInference, KimiDeltaStateInEachEngine) {
+  const json cfg = KimiLinearConfig();
+  ASSERT_EQ(cfg["model_type"], "kimi_linear");
+  // vLLM MambaStateShapeCalculator.kda_state_shape: q, k, v conv states of (4 - 1) x 4,096 / tp in
+  // the model dtype and a 32 / tp x 128 x 128 recurrent state in float32 (kda_state_dtype).
+  Result v = RunHybrid("", {{"engine", "vllm"}, {"max_model_len", 32768}}, {{"model", cfg}, {"gpu", "h100-sxm-80gb"}});
+  EXPECT_EQ(v.inference.recurrent_layers, 20);
+  EXPECT_EQ(v.inference.state_bytes_per_sequence, 20 * (3 * 3 * 4096 * 2 + 32 * 128 * 128 * 4));
+  // MLA's compressed cache: 7 layers x (512 + 64) bf16.
+  EXPECT_EQ(v.inference.kv_bytes_per_token, 7 * 576 * 2);
+  Result v4 = RunHybrid("", {{"engine", "vllm"}, {"max_model_len", 32768}},
+                        {{"model", cfg}, {"gpu", "h100-sxm-80gb"}, {"parallel", {{"gpus", 4}, {"tp", 4}}}});
+  EXPECT_EQ(v4.inference.state_bytes_per_sequence, 20 * (3 * 3 * 1024 * 2 + 8 * 128 * 128 * 4));
+  // llama.cpp (llama_hparams::n_embd_r = 3 x (d_conv - 1) x n_head x n_embd_head_kda, n_embd_s =
+  // n_embd_head_kda^2 x n_head), F32.
+  Result l = RunHybrid("", {{"engine", "llama_cpp"}, {"weights", "gguf_q4_k_m"}, {"prompt_len", 1000}, {"new_tokens", 24}},
+                       {{"model", cfg}});
+  EXPECT_EQ(l.inference.state_bytes_per_sequence, 20 * (3 * 3 * 32 * 128 + 128 * 128 * 32) * 4);
+}
+
 TEST(HybridInference, AttentionOnlyModelsHaveNoState) {
   Result r = RunHybrid("Qwen/Qwen2.5-7B", {{"prompt_len", 1024}});
   EXPECT_EQ(r.inference.recurrent_layers, 0);

@@ -5,6 +5,8 @@
 
 #include "model/hf_config.h"
 #include "test_support.h"
+#include "train/activations.h"
+#include "train/precision.h"
 #include "vramplan/model_spec.h"
 
 namespace vramplan {
@@ -62,6 +64,11 @@ TEST(HybridParamCount, LayerMixersFollowTheConfig) {
     } else if (id == "ai21labs/Jamba-v0.1" || id == "ai21labs/AI21-Jamba-1.5-Mini") {
       EXPECT_EQ(attention, 4);
       EXPECT_EQ(recurrent, 28);
+    } else if (id == "moonshotai/Kimi-Linear-48B-A3B-Instruct") {
+      EXPECT_EQ(attention, 7);  // full_attn_layers 4, 8, ..., 24, 27 (1-based)
+      EXPECT_EQ(recurrent, 20);
+      EXPECT_TRUE(spec.value().kinds[spec.value().layer_kind[3]].attention.mla);
+      EXPECT_EQ(spec.value().kinds[spec.value().layer_kind[0]].recurrent.kind, MixerKind::kKimiDelta);
     }
   }
 }
@@ -134,6 +141,82 @@ TEST(HybridParamCount, Qwen35WrappersInterleaveMixers) {
     EXPECT_GT(CountParams(m).mtp, 0) << id;
   }
   EXPECT_GE(seen, 8);
+}
+
+// Kimi Linear's layers against the checkpoint's tensor shapes (the Hub safetensors headers of
+// moonshotai/Kimi-Linear-48B-A3B-Instruct): a KDA layer's q/k/v_proj [4096, 2304], f_a_proj and
+// g_a_proj [128, 2304], f_b_proj and g_b_proj [4096, 128], b_proj [32, 2304], o_proj [2304, 4096],
+// q/k/v_conv1d [4096, 1, 4], dt_bias [4096], A_log [1, 1, 32, 1], o_norm [128]; an MLA layer's
+// q_proj [6144, 2304], kv_a_proj_with_mqa [576, 2304], kv_a_layernorm [512], kv_b_proj [8192, 512],
+// o_proj [2304, 4096]. A config missing its layer lists, or with Kimi K3's extensions, is refused.
+TEST(HybridParamCount, KimiLinearLayersAndRefusals) {
+  nlohmann::json cfg;
+  const nlohmann::json table = LoadFixture("param_counts_hybrid.json");
+  for (const auto& row : table["models"]) {
+    if (row["id"] == "moonshotai/Kimi-Linear-48B-A3B-Instruct") cfg = row["config"];
+  }
+  ASSERT_TRUE(cfg.is_object());
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok());
+  const ModelSpec& m = spec.value();
+  const auto attention_params = [](const LayerKind& k) {
+    int64_t n = k.extra_attention_params;
+    for (const auto& l : k.linears) n += l.role == ModuleRole::kAttention ? l.Params() : 0;
+    for (const auto& n2 : k.norms) n += n2.slot == NormSlot::kMlaKvA ? n2.dim : 0;
+    return n;
+  };
+  const int64_t kda = 3 * 4096 * 2304 + 2 * 128 * 2304 + 2 * 4096 * 128 + 32 * 2304 + 2304 * 4096 + 3 * 4096 * 4 + 4096 + 32 + 128;
+  const int64_t mla = 6144 * 2304 + 576 * 2304 + 512 + 8192 * 512 + 2304 * 4096;
+  EXPECT_EQ(attention_params(m.kinds[m.layer_kind[0]]), kda);
+  EXPECT_EQ(attention_params(m.kinds[m.layer_kind[3]]), mla);
+  EXPECT_EQ(attention_params(m.kinds[m.layer_kind[26]]), mla);
+  EXPECT_EQ(m.kinds[m.layer_kind[0]].mlp.num_experts, 0);  // first_k_dense_replace 1
+  EXPECT_EQ(m.kinds[m.layer_kind[1]].mlp.num_experts, 256);
+  EXPECT_EQ(m.kinds[m.layer_kind[1]].extra_router_params, 256);  // gate.e_score_correction_bias
+
+  nlohmann::json no_lists = cfg;
+  no_lists["linear_attn_config"].erase("kda_layers");
+  no_lists["linear_attn_config"].erase("full_attn_layers");
+  auto a = ModelSpecFromHfConfig(no_lists, "model", &warnings);
+  ASSERT_FALSE(a.ok());
+  EXPECT_EQ(a.errors()[0].code, "missing_key");
+  nlohmann::json gap = cfg;
+  gap["linear_attn_config"]["kda_layers"].erase(0);
+  EXPECT_FALSE(ModelSpecFromHfConfig(gap, "model", &warnings).ok());
+  nlohmann::json k3 = cfg;
+  k3["mla_use_output_gate"] = true;
+  auto b = ModelSpecFromHfConfig(k3, "model", &warnings);
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(b.errors()[0].code, "unsupported_model");
+}
+
+// A KDA layer's saves beyond its linears' inputs, bf16, per token, from what the remote
+// modeling_kimi.py KimiDeltaAttention.forward runs in training and fla saves for backward (worked by
+// hand for 32 heads x 128): the three ShortConvolutions' inputs 3 x 4,096 x 2 = 24,576; f_b_proj /
+// g_b_proj's inputs 2 x 128 x 2 = 512; fused_kda_gate's input 4,096 x 2 = 8,192; beta (fp32 sigmoid
+// output) 32 x 4 = 128; ChunkKDAFunction.forward's q, k, v 3 x 4,096 x 2 = 24,576, q_rstd / k_rstd
+// 2 x 32 x 4 = 256, g_cumsum and the fp32 gate 2 x 4,096 x 4 = 32,768, Aqk / Akk 2 x 32 x 64 x 2 =
+// 8,192; FusedRMSNormGated's input and gate 2 x 4,096 x 2 = 16,384 and rstd 32 x 4 = 128. Total
+// 115,712 B.
+TEST(HybridParamCount, KimiDeltaSavesFollowFlaChunkKda) {
+  nlohmann::json cfg;
+  const nlohmann::json table = LoadFixture("param_counts_hybrid.json");
+  for (const auto& row : table["models"]) {
+    if (row["id"] == "moonshotai/Kimi-Linear-48B-A3B-Instruct") cfg = row["config"];
+  }
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok());
+  const LayerKind& kda = spec.value().kinds[spec.value().layer_kind[0]];
+  LayerKind plain = kda;
+  plain.recurrent.kind = MixerKind::kNone;
+  ActivationContext ctx;
+  ctx.batch = 2;
+  ctx.seq = 1024;
+  ctx.prec = PrecisionFor(Precision::kBf16);
+  const LayerPlan full{true, true, false};
+  EXPECT_EQ(ComputeLayerSaved(kda, full, ctx).total_bytes - ComputeLayerSaved(plain, full, ctx).total_bytes, 2 * 1024 * 115712);
 }
 
 }  // namespace

@@ -203,6 +203,75 @@ TEST(ImageTokens, Qwen2VlPaliGemmaIdefics3FromTheirConfigs) {
   EXPECT_EQ(t.markup_tokens, 0);
 }
 
+// InternVL (processing_internvl.py with GotOcr2ImageProcessor's get_optimal_tiled_canvas, worked by hand):
+// 448-pixel tiles of 32 x 32 patches + CLS, 256 tokens each after the pixel shuffle, <img> / </img> markup.
+TEST(ImageTokens, InternVlDynamicTiles) {
+  nlohmann::json table = testing_support::LoadFixture("param_counts.json");
+  VisionShape s;
+  for (const auto& row : table["models"]) {
+    if (row["id"] != "OpenGVLab/InternVL3-1B-hf") continue;
+    Issues warnings;
+    auto spec = ModelSpecFromHfConfig(row["config"], "model", &warnings);
+    ASSERT_TRUE(spec.ok());
+    s = spec.value().vision;
+  }
+  ASSERT_EQ(s.kind, VisionKind::kInternVl);
+  // 1024 x 1024: ratio 1; grids (1, 1), (2, 2), (3, 3) tie at difference 0 and each later one wins while
+  // 1,048,576 > 0.5 x 448^2 x c r (401,408 for 2 x 2, 903,168 for 3 x 3): 9 tiles + the thumbnail.
+  ImageTokens t = TokensForImage(s, 1024, 1024);
+  EXPECT_EQ(t.llm_tokens, 10 * 256);
+  EXPECT_EQ(t.markup_tokens, 2);
+  EXPECT_EQ(t.sequences, 10);
+  EXPECT_EQ(t.sequence_len, 1025);
+  EXPECT_EQ(t.patches, 10 * 1025);
+  EXPECT_EQ(t.pixel_values, 10 * 3 * 448 * 448);
+  // 448 x 448: the 2 x 2 grid ties but 200,704 < 401,408 keeps (1, 1): one tile, no thumbnail.
+  t = TokensForImage(s, 448, 448);
+  EXPECT_EQ(t.llm_tokens, 256);
+  EXPECT_EQ(t.sequences, 1);
+  // 480 high x 640 wide: ratio 1.333; (1, 1) 0.333, (2, 1) 0.667, (3, 2) 0.167, (4, 3) 0: 12 + 1 tiles.
+  t = TokensForImage(s, 480, 640);
+  EXPECT_EQ(t.llm_tokens, 13 * 256);
+  // 300 high x 1000 wide: ratio 3.333; (3, 1) differs by 0.333, (6, 2) ties later but 300,000 < 0.5 x 448^2 x 12
+  // keeps (3, 1): 3 tiles + the thumbnail.
+  t = TokensForImage(s, 300, 1000);
+  EXPECT_EQ(t.llm_tokens, 4 * 256);
+  EXPECT_EQ(LargestImage(s).llm_tokens, 13 * 256);
+}
+
+// GLM-4.1V / GLM-4.5V (image_processing_glm4v.py smart_resize with num_frames 2, worked by hand).
+TEST(ImageTokens, Glm4vSmartResize) {
+  nlohmann::json table = testing_support::LoadFixture("param_counts.json");
+  for (const char* id : {"zai-org/GLM-4.1V-9B-Thinking", "zai-org/GLM-4.5V"}) {
+    VisionShape s;
+    for (const auto& row : table["models"]) {
+      if (row["id"] != id) continue;
+      Issues warnings;
+      auto spec = ModelSpecFromHfConfig(row["config"], "model", &warnings);
+      ASSERT_TRUE(spec.ok()) << id;
+      s = spec.value().vision;
+    }
+    ASSERT_EQ(s.kind, VisionKind::kGlm4v) << id;
+    // 1024 / 28 = 36.57 -> 37: 1036 x 1036, 2 x 1036^2 = 2,146,592 within [12,544, 9,633,792]: 74 x 74 patches,
+    // 37 x 37 tokens + <|begin_of_image|> / <|end_of_image|>.
+    ImageTokens t = TokensForImage(s, 1024, 1024);
+    EXPECT_EQ(t.patches, 5476);
+    EXPECT_EQ(t.llm_tokens, 1369);
+    EXPECT_EQ(t.markup_tokens, 2);
+    EXPECT_EQ(t.pixel_values, 5476 * 3 * 2 * 14 * 14);
+    // 4000 x 3000 (h x w): 143 x 28 by 107 x 28 gives 2 x 4004 x 2996 > 9,633,792; beta = sqrt(2 x 12e6 / 9,633,792)
+    // = 1.5784: floor(4000 / 1.5784 / 28) = 90, floor(3000 / 1.5784 / 28) = 67 -> 180 x 134 patches, 90 x 67 tokens.
+    t = TokensForImage(s, 4000, 3000);
+    EXPECT_EQ(t.llm_tokens, 90 * 67);
+    // 50 x 50: 2 x 56^2 = 6,272 < 12,544; beta = sqrt(12,544 / 5,000) = 1.584: ceil(50 x 1.584 / 28) = 3 -> 84 x 84,
+    // 6 x 6 patches, 9 tokens.
+    t = TokensForImage(s, 50, 50);
+    EXPECT_EQ(t.llm_tokens, 9);
+    // The largest: a square at the cap, floor(sqrt(4,816,896) / 28) = 78 -> 2184 a side, 156^2 patches.
+    EXPECT_EQ(LargestImage(s).llm_tokens, 78 * 78);
+  }
+}
+
 TEST(ImageTokens, PresetsReadTheirTowerShape) {
   struct Row {
     const char* id;

@@ -60,6 +60,13 @@ TEST(LaunchImport, VllmServe) {
   EXPECT_EQ(m.scenario["inference"]["weights"], "fp8");
   ASSERT_NE(FindNote(m, "--cpu-offload-gb"), nullptr);
   EXPECT_EQ(FindNote(m, "--cpu-offload-gb")->status, "unsupported");
+  // --dtype auto (the default) leaves the weights to the checkpoint: gpt-oss is served in MXFP4.
+  const auto oss = Import("vllm serve openai/gpt-oss-20b");
+  EXPECT_FALSE(oss.scenario["inference"].contains("weights"));
+  ExpectEstimable(oss);
+  auto parsed = ParseScenario(oss.scenario.dump());
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed.value().inference.weights, WeightFormat::kMxfp4);
 }
 
 // llama.cpp tools/server/README.md and docs/build.md examples (b6500).

@@ -351,6 +351,88 @@ TEST(VisionTower, LlavaWithASiglipTower) {
   EXPECT_EQ(CountParams(next.value()).vision, 0);
 }
 
+// InternVL (-hf, InternVLForConditionalGeneration): InternVLVisionModel and InternVLMultiModalProjector
+// (modeling_internvl.py), worked by hand. InternVL3-1B's ViT-300M: cls_token 1,024 + patch Conv2d with
+// bias 603,136 + (32^2 + 1) positions x 1,024 + 24 layers x 12,598,272 (q/k/v with bias, projection_layer
+// with bias, fc1 / fc2 with bias, two LayerNorms, lambda_1 / lambda_2), no final norm (use_mean_pooling);
+// projector LayerNorm(4,096) + Linear(4,096, 896) + Linear(896, 896) with biases. A text_config without
+// model_type is InternVLConfig's qwen2.
+TEST(VisionTower, InternVlTowerAndProjector) {
+  json cfg = {{"model_type", "internvl"},
+              {"downsample_ratio", 0.5},
+              {"text_config", {{"hidden_size", 896}, {"intermediate_size", 4864}, {"num_hidden_layers", 24},
+                               {"num_attention_heads", 14}, {"num_key_value_heads", 2}, {"vocab_size", 151674},
+                               {"tie_word_embeddings", false}}},
+              {"vision_config", {{"model_type", "internvl_vision"}, {"attention_bias", true}, {"hidden_size", 1024},
+                                 {"image_size", {448, 448}}, {"intermediate_size", 4096}, {"norm_type", "layer_norm"},
+                                 {"num_attention_heads", 16}, {"num_hidden_layers", 24}, {"patch_size", {14, 14}},
+                                 {"use_qk_norm", false}}}};
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok()) << spec.errors()[0].message;
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_EQ(spec.value().model_type, "qwen2");
+  const ParamCounts c = CountParams(spec.value());
+  EXPECT_EQ(c.vision, 1024 + 603136 + 1025 * 1024 + 24 * 12598272);
+  EXPECT_EQ(c.vision, 304012288);
+  EXPECT_EQ(c.projector, 2 * 4096 + 4096 * 896 + 896 + 896 * 896 + 896);
+  EXPECT_EQ(c.checkpoint_total, c.total + 304012288 + 4482816);
+  EXPECT_EQ(spec.value().vision.kind, VisionKind::kInternVl);
+  EXPECT_EQ(spec.value().vision.merge, 2);
+  EXPECT_FALSE(spec.value().vision.rms_norm);
+  // Integer sizes read like the pairs (InternVLVisionConfig.__post_init__ makes a pair of an integer).
+  cfg["vision_config"]["image_size"] = 448;
+  cfg["vision_config"]["patch_size"] = 14;
+  auto ints = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(ints.ok());
+  EXPECT_EQ(CountParams(ints.value()).vision, 304012288);
+  // InternViT-6B's layout (vit_6b_config of OpenGVLab's -hf converter): RMSNorm, q/k RMSNorm(h), no q/k/v bias;
+  // a final LayerNorm only without mean pooling; a mask token only with use_mask_token.
+  cfg["vision_config"] = {{"attention_bias", false}, {"hidden_size", 3200}, {"intermediate_size", 12800},
+                          {"norm_type", "rms_norm"}, {"num_attention_heads", 25}, {"num_hidden_layers", 45},
+                          {"use_qk_norm", true}, {"use_mean_pooling", false}, {"use_mask_token", true}};
+  auto six = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(six.ok()) << six.errors()[0].message;
+  const int64_t h = 3200, layer = 3 * h * h + (h * h + h) + 2 * h + (h * 12800 + 12800) + (12800 * h + h) + 2 * h + 2 * h;
+  EXPECT_EQ(CountParams(six.value()).vision, 2 * h + (3 * 14 * 14 * h + h) + 1025 * h + 45 * layer + 2 * h);
+  EXPECT_TRUE(six.value().vision.rms_norm);
+  cfg["downsample_ratio"] = 2.0;  // int(1 / 2) = 0 would size LayerNorm(0): refused
+  auto bad = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.errors()[0].field_path, "model.downsample_ratio");
+}
+
+// GLM-4.1V (glm4v) and GLM-4.5V (glm4v_moe): Glm4vVisionModel, worked by hand; the blocks' MLP is
+// out_hidden_size wide, the merger's intermediate_size. The text_config reads as GLM-4-0414 (q/k/v
+// always with bias in Glm4vTextAttention) or GLM-4.5's MoE decoder.
+TEST(VisionTower, Glm4vTowerAndMerger) {
+  json vision = {{"depth", 24}, {"hidden_size", 1536}, {"image_size", 336}, {"intermediate_size", 13696}, {"num_heads", 12},
+                 {"out_hidden_size", 4096}, {"patch_size", 14}, {"spatial_merge_size", 2}, {"temporal_patch_size", 2}};
+  json cfg = {{"model_type", "glm4v"},
+              {"text_config", {{"model_type", "glm4v_text"}, {"hidden_size", 4096}, {"intermediate_size", 13696},
+                               {"num_hidden_layers", 40}, {"num_attention_heads", 32}, {"num_key_value_heads", 2},
+                               {"vocab_size", 151552}, {"attention_bias", false}}},
+              {"vision_config", vision}};
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok()) << spec.errors()[0].message;
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_EQ(spec.value().model_type, "glm4");
+  const ParamCounts c = CountParams(spec.value());
+  const int64_t block = 2 * 1536 + 1536 * 4608 + 1536 * 1536 + 3 * 1536 * 4096;
+  EXPECT_EQ(c.vision, 576 * 1536 + (3 * 2 * 14 * 14 * 1536 + 1536) + 24 * block + 2 * 1536);
+  EXPECT_EQ(c.projector, (1536 * 4 * 4096 + 4096) + 4096 * 4096 + 2 * 4096 + 3 * 4096 * 13696);
+  EXPECT_EQ(c.total, 9400279040);  // attention_bias false in the config, bias in Glm4vTextAttention: counted
+  EXPECT_EQ(c.checkpoint_total, 10292777472);
+  EXPECT_EQ(spec.value().vision.kind, VisionKind::kGlm4v);
+  EXPECT_EQ(spec.value().vision.intermediate, 4096);
+  vision["attention_bias"] = true;  // qkv bias: 24 x 4,608 more
+  cfg["vision_config"] = vision;
+  auto biased = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(biased.ok());
+  EXPECT_EQ(CountParams(biased.value()).vision, c.vision + 24 * 4608);
+}
+
 TEST(VisionTower, OtherWrappersKeepTheTextOnlyWarning) {
   json cfg = {{"model_type", "llava_onevision"},
               {"text_config", {{"model_type", "llama"}, {"hidden_size", 64}, {"intermediate_size", 128},

@@ -93,8 +93,9 @@ test('payload stays small', () => {
   // DBRX, Hunyuan, EXAONE 3, dots1, Ling, Apertus; the Qwen2-VL / SmolVLM / PaliGemma / SigLIP-LLaVA towers;
   // the ForCausalLMLoss versions): 515,018 B: 504 KiB.
   // Then the StableLM, GPT-Neo, CodeGen, OLMo 1 and Persimmon readers: 516,922 B: 506 KiB. Session 13 with the
-  // Nemotron-4, BitNet and FlexOlmo readers merged too: 518,652 B: 508 KiB.
-  const budgetKiB = { 'vramplan': 400, 'vramplan-full': 508 };
+  // Nemotron-4, BitNet and FlexOlmo readers merged too: 518,652 B: 508 KiB. The InternVL and GLM-4.1V / 4.5V
+  // vision wrappers: 524,152 B: 513 KiB.
+  const budgetKiB = { 'vramplan': 400, 'vramplan-full': 513 };
   for (const name of ['vramplan', 'vramplan-full']) {
     const wasm = fs.readFileSync(path.join(SITE, `${name}.wasm`));
     const js = fs.readFileSync(path.join(SITE, `${name}.mjs`));

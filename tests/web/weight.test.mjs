@@ -65,7 +65,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { startServer, startBrowser, openPage, SITE } from './harness.mjs';
 
-export const PAGE_WEIGHT_BUDGET_BYTES = 392_170;
+export const PAGE_WEIGHT_BUDGET_BYTES = 397_362;
 export const PAGE_OWN_BUDGET_BYTES = 40 * 1024 + 169 + 1143 + 356 + 240 + 535 + 497 + 52 + 148 + 104 + 379;
 
 let server; let chrome;

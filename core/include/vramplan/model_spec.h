@@ -153,10 +153,14 @@ struct AttentionGeometry {
 //   kShortConv (LFM2; modeling_lfm2.py Lfm2ShortConv): a gated depthwise conv1d of conv_kernel
 //     (conv_L_cache) taps over `inner` (conv_dim = hidden_size) channels; a conv state only, no SSM
 //     state;
+//   kKimiDelta (Kimi Linear's Kimi Delta Attention; vLLM model_executor/layers/kda.py
+//     KimiDeltaAttention): Gated DeltaNet with one forget gate per key channel; q, k and v have
+//     num_heads x head_dim channels each (num_k_heads = num_heads, k_head_dim = head_dim) and three
+//     short convs; a heads x head_dim x head_dim recurrent state, float32 in every engine.
 //   kLightning (MiniMax-Text-01, MiniMax-M1; modeling_minimax.py MiniMaxLightningAttention): no
 //     conv; a num_heads x head_dim x head_dim K^T V state (the decayed sum over past tokens),
 //     computed block by block (block_size tokens) in training and prefill.
-enum class MixerKind : uint8_t { kNone, kGatedDeltaNet, kMamba2, kMamba1, kShortConv, kLightning };
+enum class MixerKind : uint8_t { kNone, kGatedDeltaNet, kMamba2, kMamba1, kShortConv, kKimiDelta, kLightning };
 
 struct RecurrentGeometry {
   MixerKind kind = MixerKind::kNone;
@@ -173,7 +177,8 @@ struct RecurrentGeometry {
   // Channels of the causal conv1d (its state keeps conv_kernel - 1 of them per sequence).
   int64_t ConvChannels() const {
     switch (kind) {
-      case MixerKind::kGatedDeltaNet: return 2 * num_k_heads * k_head_dim + num_heads * head_dim;
+      case MixerKind::kGatedDeltaNet:
+      case MixerKind::kKimiDelta: return 2 * num_k_heads * k_head_dim + num_heads * head_dim;
       case MixerKind::kMamba2: return inner + 2 * groups * state_size;
       case MixerKind::kMamba1: return inner;
       case MixerKind::kShortConv: return inner;
@@ -185,7 +190,8 @@ struct RecurrentGeometry {
   // Elements of the recurrent (SSM / delta-rule) state of one sequence.
   int64_t StateElements() const {
     switch (kind) {
-      case MixerKind::kGatedDeltaNet: return num_heads * k_head_dim * head_dim;
+      case MixerKind::kGatedDeltaNet:
+      case MixerKind::kKimiDelta: return num_heads * k_head_dim * head_dim;
       case MixerKind::kMamba2: return num_heads * head_dim * state_size;
       case MixerKind::kMamba1: return inner * state_size;
       case MixerKind::kShortConv: return 0;  // the conv state is all it keeps
@@ -280,7 +286,7 @@ struct CheckpointLayout {
 // defaults, for the memory terms of image inputs (model/image_tokens.h, train/vision_memory.h,
 // inference/vllm_multimodal.h). kind kNone: no tower is modelled (text-only models, and wrappers
 // whose tower is not counted).
-enum class VisionKind : uint8_t { kNone, kQwen2Vl, kQwen25Vl, kQwen3Vl, kGemma3, kLlava, kLlavaNext, kPixtral, kLlama4, kMllama, kGemma4, kSiglip, kIdefics3 };
+enum class VisionKind : uint8_t { kNone, kQwen2Vl, kQwen25Vl, kQwen3Vl, kGemma3, kLlava, kLlavaNext, kPixtral, kLlama4, kMllama, kGemma4, kSiglip, kIdefics3, kInternVl, kGlm4v };
 
 struct VisionShape {
   VisionKind kind = VisionKind::kNone;
@@ -294,7 +300,7 @@ struct VisionShape {
   int64_t temporal_patch = 1;
   int64_t merge = 1;         // spatial_merge_size (Qwen, Pixtral): m x m patches make one LLM token
   int64_t image_size = 0;    // fixed-resolution towers: the side each image (tile) is resized to
-  int64_t max_tiles = 1;     // mllama max_num_tiles; Llama 4 max_patches; LLaVA-NeXT's largest grid
+  int64_t max_tiles = 1;     // mllama max_num_tiles; Llama 4 / InternVL max_patches; LLaVA-NeXT's largest grid
   int64_t tokens_per_image = 0;  // fixed token count (Gemma 3 mm_tokens_per_image; Gemma 4 soft tokens)
   int64_t window_size = 0;       // Qwen2.5-VL window attention (pixels); 0: every layer global
   int64_t full_attention_layers = 0;  // of `layers`, how many attend over the whole image (Qwen2.5-VL)
@@ -350,6 +356,11 @@ struct ModelSpec {
   // prefixes, "*" matching any run ("model.layers.*.self_attn"). model/unquantized_modules.h.
   std::vector<std::string> unquantized_modules;
   std::string quantization_method;  // quantization_config.quant_method ("fbgemm_fp8", "mxfp4", ...)
+  // The stored format as an inference.weights name ("awq_4bit"; "" when unquantized or when no
+  // modelled format matches) and its description ("awq, 4-bit"; "" when unquantized).
+  // model/checkpoint_format.h.
+  std::string checkpoint_weights;
+  std::string checkpoint_quantization;
   // What the checkpoint stores beyond the modules above (ParamCounts::checkpoint_total).
   CheckpointLayout checkpoint;
   ModelApproximations approximations;

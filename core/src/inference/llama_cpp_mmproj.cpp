@@ -21,7 +21,8 @@ int64_t WarmupSide(const VisionShape& v) {
     case VisionKind::kQwen2Vl:
     case VisionKind::kQwen25Vl:
     case VisionKind::kQwen3Vl:
-    case VisionKind::kPixtral: return v.patch * 8;
+    case VisionKind::kPixtral:
+    case VisionKind::kGlm4v: return v.patch * 8;
     case VisionKind::kGemma4: return v.patch * 8;  // dynamic resolution as well (assumed the same rule)
     default: return v.image_size;
   }
@@ -56,7 +57,8 @@ LlamaCppMmproj LlamaCppMmprojBuffers(const Scenario& s) {
   // input and output 2 n h).
   p.warmup_side = std::max<int64_t>(1, WarmupSide(v));
   const int64_t side = p.warmup_side / std::max<int64_t>(1, v.patch);
-  p.positions = Mul(side, side) + (v.kind == VisionKind::kLlava || v.kind == VisionKind::kLlavaNext ? 1 : 0);
+  // CLIP's and InternViT's class embedding adds a position (clip.cpp: n_patches + 1 with a class_embd).
+  p.positions = Mul(side, side) + (v.kind == VisionKind::kLlava || v.kind == VisionKind::kLlavaNext || v.kind == VisionKind::kInternVl ? 1 : 0);
   const int64_t n = p.positions, h = v.hidden, i = v.intermediate, a = std::max<int64_t>(1, v.heads);
   const int64_t attn = Add(s.inference.flash_attn ? 0 : Mul(a, n, n), Mul(4, n, h));
   const int64_t ffn = Add(Mul(2, n, i), Mul(2, n, h));

@@ -24,7 +24,7 @@ LayerState OneLayer(const RecurrentGeometry& r, Engine engine, int64_t tp, int64
   }
   if (engine == Engine::kTransformers) {
     out.conv = Mul(r.conv_kernel, r.ConvChannels(), dt);
-    out.ssm = Mul(r.StateElements(), r.kind == MixerKind::kGatedDeltaNet ? 4 : dt);
+    out.ssm = Mul(r.StateElements(), r.kind == MixerKind::kGatedDeltaNet || r.kind == MixerKind::kKimiDelta ? 4 : dt);
     return out;
   }
   // vLLM: channels and heads split over tp.
@@ -34,7 +34,9 @@ LayerState OneLayer(const RecurrentGeometry& r, Engine engine, int64_t tp, int64
     channels = r.inner + 2 * groups * r.state_size;
   }
   out.conv = Mul(r.conv_kernel - 1, CeilDiv(channels, tp), dt);
-  out.ssm = Mul(CeilDiv(state, tp), dt);
+  // MambaStateDtypeCalculator.kda_state_dtype: the conv states in the model dtype, KDA's recurrent
+  // state always float32.
+  out.ssm = Mul(CeilDiv(state, tp), r.kind == MixerKind::kKimiDelta ? 4 : dt);
   return out;
 }
 

@@ -5,16 +5,21 @@
 //     delta-rule state (Mamba-2: heads / tp x head_dim x d_state; GDN: v_heads / tp x v_dim x k_dim;
 //     Mamba-1: inner / tp x d_state; LFM2's short conv: none, short_conv_state_shape), both in the
 //     model dtype (mamba_cache_dtype and mamba_ssm_cache_dtype "auto"); Mamba-2 groups that tp
-//     does not divide are replicated up to tp (extra_groups_for_head_shards);
+//     does not divide are replicated up to tp (extra_groups_for_head_shards); Kimi Delta Attention
+//     (kda_state_shape / kda_state_dtype): conv states for q, k and v of (conv_kernel - 1) x
+//     heads x head_dim / tp each in the model dtype and a heads / tp x head_dim x head_dim
+//     recurrent state in float32;
 //   llama.cpp (src/llama-memory-recurrent.cpp, r_l / s_l per layer): n_embd_r = (d_conv - 1) x conv
-//     channels (LFM2: n_embd x (n_shortconv_l_cache - 1)) and n_embd_s = d_state x d_inner (0 for
-//     LFM2), both F32, one row per sequence (n_seq_max);
+//     channels (LFM2: n_embd x (n_shortconv_l_cache - 1); Kimi Linear: 3 x (d_conv - 1) x n_head x
+//     n_embd_head_kda) and n_embd_s = d_state x d_inner (0 for LFM2; Kimi Linear: n_embd_head_kda^2
+//     x n_head, src/llama-hparams.cpp n_embd_s), both F32, one row per sequence (n_seq_max);
 //   transformers (modeling_qwen3_next.py Qwen3NextDynamicCache, modeling_nemotron_h.py /
 //     modeling_jamba.py HybridMambaAttentionDynamicCache, modeling_lfm2.py Lfm2HybridConvCache,
-//     which also gives each attention layer a conv state, unused, counted too): conv_states keep
-//     the full conv_kernel columns in the model dtype; ssm_states in the model dtype, Gated
-//     DeltaNet's recurrent state in float32 (torch_chunk_gated_delta_rule / fla
-//     chunk_gated_delta_rule return it in float32).
+//     which also gives each attention layer a conv state, unused, counted too; Kimi Linear's
+//     modeling_kimi_linear.py cache): conv_states keep the full conv_kernel columns in the model
+//     dtype; ssm_states in the model dtype, Gated DeltaNet's and KDA's recurrent state in float32
+//     (torch_chunk_gated_delta_rule / fla chunk_gated_delta_rule and torch_chunk_kda / fla
+//     chunk_kda return it in float32).
 #pragma once
 
 #include <cstdint>

@@ -7,6 +7,9 @@
 #include <limits>
 #include <optional>
 
+#include "diagnostics/warning_codes.h"
+#include "inference/weight_formats.h"
+#include "io/enum_names.h"
 #include "io/input_limits.h"
 #include "io/json_reader.h"
 #include "io/message_text.h"
@@ -320,6 +323,42 @@ void ResolveLoraDefaults(Scenario* s) {
   lora.targets.assign(d.targets.begin(), d.targets.end());
 }
 
+// A quantized checkpoint is served in its own format (model/checkpoint_format.h): with
+// inference.weights absent, vLLM and transformers scenarios take the checkpoint's; llama.cpp runs
+// GGUF files, which a config.json does not describe. A format the estimate does not model, or an
+// explicit inference.weights that contradicts the checkpoint, is said in a warning.
+void ResolveCheckpointWeights(const Json& doc, Scenario* s, Issues* warnings) {
+  const ModelSpec& m = s->model;
+  if (s->mode != Mode::kInference || m.checkpoint_quantization.empty() || s->inference.engine == Engine::kLlamaCpp) return;
+  auto inference = doc.find("inference");
+  const bool given = inference != doc.end() && inference->is_object() && inference->contains("weights");
+  std::optional<WeightFormat> stored;
+  for (const auto& n : io::kWeightFormatNames) {
+    if (m.checkpoint_weights == n.name) stored = n.value;
+  }
+  const std::string what = "the checkpoint's quantization_config says " + m.checkpoint_quantization;
+  if (!given) {
+    if (stored) {
+      s->inference.weights = *stored;
+      if (*stored == WeightFormat::kMxfp4 && s->inference.engine == Engine::kTransformers) {
+        warnings->push_back(MakeWarning(WarningCode::kApproximate, "inference.weights",
+                                        what + ": counted as mxfp4; transformers keeps MXFP4 weights only with its triton kernels "
+                                               "installed (Mxfp4HfQuantizer) and otherwise dequantizes them to bf16 on load"));
+      }
+    } else {
+      warnings->push_back(MakeWarning(WarningCode::kNotModeled, "inference.weights",
+                                      what + ", a format the estimate does not model: the weights are counted as " +
+                                          WeightFormatName(s->inference.weights) + "; set inference.weights to the nearest format"));
+    }
+    return;
+  }
+  if (stored && s->inference.weights != *stored) {
+    warnings->push_back(MakeWarning(WarningCode::kApproximate, "inference.weights",
+                                    what + ": vLLM and transformers load it as " + m.checkpoint_weights + ", and the estimate counts " +
+                                        WeightFormatName(s->inference.weights) + " as set (leave inference.weights out to use the checkpoint's)"));
+  }
+}
+
 // Checks that need the resolved model (layer counts, module names).
 void ValidateAgainstModel(const Scenario& s, Issues* errors) {
   const TrainConfig& t = s.train;
@@ -387,6 +426,7 @@ Expected<Scenario> ParseScenarioWithWarnings(std::string_view text, Issues* warn
   ReadObject(doc, nullptr, &s, &errors, warnings);
   if (errors.empty()) {
     ResolveLoraDefaults(&s);
+    ResolveCheckpointWeights(doc, &s, warnings);
     ValidateAgainstModel(s, &errors);
   }
   if (!errors.empty()) {

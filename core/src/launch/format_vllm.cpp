@@ -204,7 +204,9 @@ void ImportVllm(std::string_view text, ImportContext* ctx) {
     else if (dtype == "float32" || dtype == "float") ctx->Read("--dtype", "inference.weights", "fp32");
     else ctx->Error("--dtype", "expected auto, bfloat16, float16, half, float32 or float, got " + io::Preview(io::Json(dtype)));
   } else {
-    ctx->Default("inference.weights", "bf16", "--dtype auto: the checkpoint's dtype, bf16 assumed");
+    // Left unset: the estimate takes a quantized checkpoint's own format from its
+    // quantization_config, as vLLM does, and bf16 otherwise (model/checkpoint_format.h).
+    ctx->AddNote("default", "--dtype", "auto: the checkpoint's own format (its quantization_config), else bf16");
   }
   if (!ctx->IsSet("inference.max_model_len")) {
     const io::Json* m = ctx->Get("model");

@@ -16,9 +16,12 @@ struct ContextLimit {
 };
 
 // vllm-project/vllm vllm/config.py _get_and_verify_max_len (v0.6 to v0.10; vllm/config/model.py
-// since): the smallest of the length keys present, then rope scaling: every rope type except
-// su/longrope/llama3 multiplies by `factor`, yarn starting from original_max_position_embeddings;
-// Gemma 3's length is already scaled. `model_type` is the decoder's (text_config's for a wrapper).
+// and ModelArchConfigConvertorBase.derive_max_model_len_and_key since): the smallest of the length
+// keys present, model_max_length over them when the config has it (Command-R), then rope scaling
+// from `rope_scaling` (transformers v4) or `rope_parameters` (v5; one block or one per layer type):
+// every rope type except su/longrope/llama3 multiplies by `factor`, yarn starting from
+// original_max_position_embeddings; Gemma 3's length is already scaled. `model_type` is the
+// decoder's (text_config's for a wrapper).
 ContextLimit ContextLimitFromConfig(const io::Json& config, const std::string& model_type);
 
 }  // namespace vramplan

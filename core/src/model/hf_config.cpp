@@ -3,6 +3,7 @@
 #include "diagnostics/warning_codes.h"
 #include "io/json_reader.h"
 #include "io/message_text.h"
+#include "model/checkpoint_format.h"
 #include "model/context_limit.h"
 #include "model/unquantized_modules.h"
 #include "model/families/config_reader.h"
@@ -100,6 +101,7 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
   // Multimodal wrappers (gemma3, mistral3, llava...) keep the decoder under text_config;
   // Qwen2.5-VL's Hub configs keep it at the top level beside vision_config.
   const Json* cfg = &config;
+  Json patched_text;  // a text_config adjusted to what the wrapper's text model builds (GLM-4.1V below)
   std::string cfg_path = path;
   std::string type;
   std::string wrapper;  // the multimodal model_type whose vision tower is counted, if any
@@ -128,6 +130,18 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
       if (outer == "paligemma" && type.empty()) type = "gemma";
       // Idefics3Config / SmolVLMConfig build text_config as model_type "llama" when it names none.
       if ((outer == "idefics3" || outer == "smolvlm") && type.empty()) type = "llama";
+      // InternVLConfig builds text_config as model_type "qwen2" when it names none (configuration_internvl.py).
+      if (outer == "internvl" && type.empty()) type = "qwen2";
+      // transformers Glm4vTextModel (modeling_glm4v.py) is the GLM-4-0414 decoder (four RMSNorms a layer, fused
+      // gate_up_proj), and Glm4vTextAttention builds q/k/v with bias=True whatever attention_bias says;
+      // Glm4vMoeTextModel (modeling_glm4v_moe.py) is GLM-4.5's MoE decoder without the MTP layer.
+      if (outer == "glm4v" && (type == "glm4v_text" || type == "glm4v" || type.empty())) {
+        type = "glm4";
+        patched_text = *cfg;
+        patched_text["attention_bias"] = true;
+        cfg = &patched_text;
+      }
+      if (outer == "glm4v_moe" && (type == "glm4v_moe_text" || type == "glm4v_moe" || type.empty())) type = "glm4_moe";
       // transformers Qwen2VLTextModel (modeling_qwen2_vl.py) is the Qwen2 decoder too.
       if (outer == "qwen2_vl" && (type == "qwen2_vl_text" || type == "qwen2_vl" || type.empty())) type = "qwen2";
       // transformers Qwen3VLTextModel is the Qwen3 decoder (q/k RMSNorm); Qwen3VLMoeTextModel the Qwen3-MoE
@@ -164,6 +178,11 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
   if (!errors.empty()) return errors;
   spec.unquantized_modules = UnquantizedModulesFromConfig(config);
   spec.quantization_method = QuantizationMethodFromConfig(config);
+  {
+    CheckpointFormat stored = CheckpointFormatFromConfig(config);
+    spec.checkpoint_weights = std::move(stored.weights);
+    spec.checkpoint_quantization = std::move(stored.description);
+  }
   ReadCheckpointQuantization(config, &spec);
   ContextLimit limit = ContextLimitFromConfig(*cfg, type);
   spec.context_limit = limit.tokens;

@@ -258,6 +258,89 @@ ImageTokens Idefics3(const VisionShape& s, int64_t h, int64_t w) {
   return t;
 }
 
+// InternVL (transformers models/internvl/processing_internvl.py InternVLProcessor: crop_to_patches
+// true in InternVLProcessorKwargs' defaults; its image processor is GotOcr2ImageProcessor(Fast),
+// models/got_ocr2/image_processing_got_ocr2.py, max_patches 12, min_patches 1): get_optimal_tiled_canvas
+// takes the grids of c columns x r rows with 1 <= c r <= max_patches (get_all_supported_aspect_ratios:
+// c outer, r inner, then a stable sort by c r) and keeps the first whose c / r is closest to width /
+// height; on an equal difference a later grid wins while the image's area exceeds half the grid's
+// (0.5 x tile^2 x c r). crop_image_to_patches cuts c r tiles of image_size from the image resized to
+// the grid, plus a thumbnail of the whole image when c r > 1. The tower runs each tile as (side^2 + 1)
+// positions (a CLS token), which vision_feature_select_strategy "default" drops before the pixel
+// shuffle folds merge x merge patches into a token (448 / 14 = 32, 32^2 / 4 = 256 per tile);
+// _insert_media_placeholders writes <img> + 256 x tiles <IMG_CONTEXT> + </img>: 2 markup tokens.
+ImageTokens InternVl(const VisionShape& s, int64_t h, int64_t w) {
+  const double aspect = static_cast<double>(w) / static_cast<double>(h);
+  const double area = static_cast<double>(h) * static_cast<double>(w);
+  const double tile_area = static_cast<double>(s.image_size) * static_cast<double>(s.image_size);
+  std::vector<std::pair<int64_t, int64_t>> grids;
+  for (int64_t c = 1; c <= s.max_tiles; ++c) {
+    for (int64_t r = 1; c * r <= s.max_tiles; ++r) grids.emplace_back(c, r);
+  }
+  std::stable_sort(grids.begin(), grids.end(), [](const auto& a, const auto& b) { return a.first * a.second < b.first * b.second; });
+  double best_diff = 0;
+  std::pair<int64_t, int64_t> best{1, 1};
+  bool first = true;
+  for (const auto& [c, r] : grids) {
+    const double diff = std::abs(aspect - static_cast<double>(c) / static_cast<double>(r));
+    if (first || diff < best_diff) {
+      best_diff = diff, best = {c, r}, first = false;
+    } else if (diff == best_diff && area > 0.5 * tile_area * static_cast<double>(c * r)) {
+      best = {c, r};
+    }
+  }
+  const int64_t crops = best.first * best.second;
+  const int64_t tiles = crops + (crops > 1 ? 1 : 0);
+  const int64_t side = s.image_size / s.patch;
+  ImageTokens t;
+  t.sequences = tiles;
+  t.sequence_len = Mul(side, side) + 1;
+  t.patches = Mul(tiles, t.sequence_len);
+  t.llm_tokens = Mul(tiles, Mul(side, side) / (s.merge * s.merge));
+  t.pixel_values = Mul(tiles, 3, s.image_size, s.image_size);
+  t.markup_tokens = 2;
+  return t;
+}
+
+// GLM-4.1V / GLM-4.5V (transformers models/glm4v/image_processing_glm4v.py smart_resize, called with
+// num_frames = temporal_factor = 2 for an image): a side under the factor (patch x merge = 28) scales
+// both up first (int()); each side round(side / 28) x 28 (Python's round); when 2 x h x w is above
+// max_pixels both sides floor(side / beta / 28) x 28 with beta = sqrt(2 h w / max_pixels), below
+// min_pixels ceil(side x beta / 28) x 28 with beta = sqrt(min_pixels / (2 h w)). The Hub's
+// preprocessor_config.json of GLM-4.1V / GLM-4.5V: size.shortest_edge 12,544 (min_pixels),
+// size.longest_edge 9,633,792 (max_pixels). (h / 14) x (w / 14) patches, 2 x 2 to a token; the chat
+// template wraps the <|image|> tokens in <|begin_of_image|> / <|end_of_image|>: 2 markup tokens.
+ImageTokens Glm4v(const VisionShape& s, int64_t h, int64_t w) {
+  constexpr double kMinPixels = 12544, kMaxPixels = 9633792;
+  const int64_t factor = s.patch * s.merge;
+  const double f = static_cast<double>(factor);
+  double hd = static_cast<double>(h), wd = static_cast<double>(w);
+  if (h < factor || w < factor) {
+    const double scale = std::max(f / hd, f / wd);
+    hd = std::floor(hd * scale), wd = std::floor(wd * scale);
+  }
+  int64_t hb = RoundHalfEven(hd / f) * factor, wb = RoundHalfEven(wd / f) * factor;
+  const double frames = static_cast<double>(s.temporal_patch);
+  if (frames * static_cast<double>(hb) * static_cast<double>(wb) > kMaxPixels) {
+    const double beta = std::sqrt(frames * hd * wd / kMaxPixels);
+    hb = std::max<int64_t>(factor, static_cast<int64_t>(std::floor(hd / beta / f)) * factor);
+    wb = std::max<int64_t>(factor, static_cast<int64_t>(std::floor(wd / beta / f)) * factor);
+  } else if (frames * static_cast<double>(hb) * static_cast<double>(wb) < kMinPixels) {
+    const double beta = std::sqrt(kMinPixels / (frames * hd * wd));
+    hb = static_cast<int64_t>(std::ceil(hd * beta / f)) * factor;
+    wb = static_cast<int64_t>(std::ceil(wd * beta / f)) * factor;
+  }
+  ImageTokens t;
+  const int64_t gh = hb / s.patch, gw = wb / s.patch;
+  t.sequences = 1;
+  t.patches = Mul(gh, gw);
+  t.sequence_len = t.patches;
+  t.llm_tokens = t.patches / (s.merge * s.merge);
+  t.pixel_values = Mul(t.patches, 3, s.temporal_patch, s.patch * s.patch);
+  t.markup_tokens = 2;
+  return t;
+}
+
 // Towers with one fixed-size input: LLaVA (CLIP side^2 + CLS; the default `vision_feature_select_strategy`
 // drops the CLS), Gemma 3 (SigLIP side^2 patches pooled to mm_tokens_per_image), Gemma 4, the plain
 // SigLIP towers (kSiglip: tokens_per_image of side^2 patches; PaliGemma: all, PaliGemmaConfig
@@ -302,6 +385,8 @@ ImageTokens TokensForImage(const VisionShape& shape, int64_t height, int64_t wid
     case VisionKind::kMllama: return Tiled(shape, height, width);
     case VisionKind::kPixtral: return Pixtral(shape, height, width);
     case VisionKind::kIdefics3: return Idefics3(shape, height, width);
+    case VisionKind::kInternVl: return InternVl(shape, height, width);
+    case VisionKind::kGlm4v: return Glm4v(shape, height, width);
     default: return Fixed(shape);
   }
 }
@@ -336,6 +421,10 @@ ImageTokens LargestImage(const VisionShape& shape, int64_t max_pixels) {
       const int64_t side = shape.image_size * 4;
       return TokensForImage(shape, side, side);
     }
+    case VisionKind::kGlm4v: return TokensForImage(shape, 9999999, 9999999);  // scaled down to max_pixels
+    case VisionKind::kInternVl:
+      // A 4:3 image fills the 4 x 3 grid (the only grid of that ratio within 12 tiles): 12 tiles + the thumbnail.
+      return TokensForImage(shape, 3 * shape.image_size, 4 * shape.image_size);
     default: return TokensForImage(shape, shape.image_size > 0 ? shape.image_size : 1, shape.image_size > 0 ? shape.image_size : 1);
   }
 }

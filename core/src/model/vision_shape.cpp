@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "model/internvl_tower.h"
 #include "model/vision_tower.h"
 
 namespace vramplan {
@@ -177,6 +178,39 @@ VisionShape ReadVisionShape(const std::string& wrapper, const nlohmann::json& co
     s.max_tiles = std::max<int64_t>(1, IntOr(vc, "max_num_tiles", 4));
     s.full_attention_layers = s.layers;
     s.output_dim = IntOr(vc, "vision_output_dim", 7680);
+  } else if (wrapper == "internvl") {
+    // InternVLVisionConfig defaults (InternViT-300M: 448 px tiles of 14-pixel patches, a CLS token);
+    // the processor tiles each image into up to max_patches (GotOcr2ImageProcessor's 12) tiles plus
+    // a thumbnail, and the pixel shuffle folds int(1 / downsample_ratio)^2 patches into a token.
+    s.kind = VisionKind::kInternVl;
+    s.hidden = IntOr(vc, "hidden_size", 1024);
+    s.layers = IntOr(vc, "num_hidden_layers", 24);
+    s.intermediate = IntOr(vc, "intermediate_size", 4096);
+    s.heads = IntOr(vc, "num_attention_heads", 16);
+    auto nt = vc.find("norm_type");
+    s.rms_norm = nt != vc.end() && nt->is_string() && nt->get<std::string>() == "rms_norm";
+    s.patch = VisionConfigSide(vc, "patch_size", 14);
+    s.image_size = VisionConfigSide(vc, "image_size", 448);
+    s.merge = InternVlShuffle(config);
+    s.max_tiles = 12;
+    s.full_attention_layers = s.layers;
+  } else if (wrapper == "glm4v" || wrapper == "glm4v_moe") {
+    // Glm4vVisionConfig defaults (Glm4vMoeVisionConfig's are the same): the blocks' SwiGLU MLP is
+    // out_hidden_size wide (Glm4VisionMlp), RMSNorm, a fused qkv, every block over the whole image;
+    // Glm4vImageProcessor's smart_resize on the 28-pixel grid, 2 x 2 patches a token.
+    s.kind = VisionKind::kGlm4v;
+    s.hidden = IntOr(vc, "hidden_size", 1536);
+    s.layers = IntOr(vc, "depth", 24);
+    s.intermediate = IntOr(vc, "out_hidden_size", 4096);
+    s.heads = IntOr(vc, "num_heads", 12);
+    s.gated_mlp = true;
+    s.rms_norm = true;
+    s.patch = VisionConfigSide(vc, "patch_size", 14);
+    s.temporal_patch = IntOr(vc, "temporal_patch_size", 2);
+    s.merge = IntOr(vc, "spatial_merge_size", 2);
+    s.image_size = VisionConfigSide(vc, "image_size", 336);
+    s.full_attention_layers = s.layers;
+    s.output_hidden = IntOr(vc, "out_hidden_size", text_hidden);
   } else if (wrapper == "gemma4") {
     // Gemma4VisionConfig; soft tokens per image from the config (vision_soft_tokens_per_image),
     // each pooled from 3 x 3 patches (approximate: docs/models.md "Image inputs").

@@ -2,6 +2,8 @@
 
 #include "model/families/config_reader.h"
 #include "model/gemma4_towers.h"
+#include "model/glm4v_tower.h"
+#include "model/internvl_tower.h"
 #include "model/tower_count.h"
 
 namespace vramplan {
@@ -244,7 +246,7 @@ Count MllamaVision(families::ConfigReader& v) {
 bool VisionTowerCounted(const std::string& wrapper_type, const nlohmann::json& config) {
   for (const char* t : {"qwen2_vl", "qwen2_5_vl", "gemma3", "mistral3", "llama4", "qwen3_vl", "qwen3_vl_moe", "qwen3_5", "qwen3_5_moe", "gemma4",
                         "gemma4_unified", "mllama", "idefics3", "smolvlm",
-                        "paligemma"}) {
+                        "paligemma", "internvl", "glm4v", "glm4v_moe"}) {
     if (wrapper_type == t) return true;
   }
   if (wrapper_type != "llava" && wrapper_type != "llava_next") return false;
@@ -280,6 +282,8 @@ std::optional<VisionTowerParams> CountVisionTower(const std::string& wrapper_typ
   if (wrapper_type == "qwen2_5_vl") return params(Qwen25Vl(v));
   if (wrapper_type == "gemma4") return CountGemma4Towers(config, path, text_hidden, errors);
   if (wrapper_type == "gemma4_unified") return CountGemma4UnifiedEmbedders(config, path, text_hidden, errors);
+  if (wrapper_type == "internvl") return CountInternVlTower(config, path, text_hidden, errors);
+  if (wrapper_type == "glm4v" || wrapper_type == "glm4v_moe") return CountGlm4vTower(config, path, errors);
   if (wrapper_type == "mllama") {
     // MllamaForConditionalGeneration.multi_modal_projector: Linear(vision_output_dim, text h, bias=True).
     VisionTowerParams p;

@@ -344,7 +344,8 @@ std::vector<Field> BuildTable() {
   Int(&t, "inference.prompt_len", AT(inference.prompt_len), 1, kMaxTokens, "1024", DOC("prompt tokens per sequence"));
   Int(&t, "inference.new_tokens", AT(inference.new_tokens), 0, kMaxTokens, "256", DOC("generated tokens per sequence"));
   Enum(&t, "inference.weights", AT(inference.weights), io::kWeightFormatNames, "\"bf16\"",
-       DOC("weight format: bytes per weight and the scales of quantized formats (docs/inference.md)"));
+       DOC("weight format: bytes per weight and the scales of quantized formats (docs/inference.md); absent, a "
+           "quantized checkpoint's own format from its quantization_config (vLLM, transformers)"));
   Enum(&t, "inference.kv_cache", AT(inference.kv_cache), io::kKvDtypeNames, "\"auto\"",
        DOC("KV cache dtype; `auto` = the weights' compute dtype"));
   Enum(&t, "inference.attention", AT(inference.attention), io::kAttentionNames, "\"sdpa\"",

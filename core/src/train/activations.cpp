@@ -247,6 +247,15 @@ int64_t NormSavedBytes(const NormSpec& norm, NormKind kind, bool x_req, bool wei
 //     ChunkGatedDeltaRuleFunction saves q, k (repeated to the value heads), v, g and beta (fp32 per
 //     value head) and the chunk's A (fp32, 64 per value head); FusedRMSNormGated saves its input,
 //     the gate and rstd);
+//   Kimi Delta Attention (remote modeling_kimi.py KimiDeltaAttention with fla, default
+//     disable_recompute=False): the three ShortConvolutions save their inputs (3 x heads x
+//     head_dim); f_b_proj / g_b_proj their low-rank inputs (head_dim each); fla ops/kda/gate.py's
+//     fused gate its input (heads x head_dim) and the sigmoid of b_proj its fp32 output (beta,
+//     heads); fla ops/kda/chunk.py ChunkKDAFunction.forward saves the l2-normed q and k, v (heads x
+//     head_dim each), q_rstd / k_rstd (fp32, heads each), g_cumsum and the passed fp32 gate (fp32,
+//     heads x head_dim each), Aqk and Akk (heads x 64 each, k's dtype: ops/kda/chunk_intra.py
+//     chunk_kda_fwd_intra); w, u, qg, kg, v_new and h are recomputed in backward. FusedRMSNormGated
+//     saves its input, the gate (heads x head_dim each) and rstd (fp32 per head);
 //   Mamba-1 (modeling_jamba.py JambaMambaMixer: causal_conv1d_fn saves x (inner); mamba_ssm
 //     selective_scan_fn saves u, delta, z (inner each), B and C (d_state each) and its chunk states,
 //     fp32 (2 d_state per inner channel per 2048 tokens), and the dt / B / C RMSNorms their inputs).
@@ -257,6 +266,11 @@ static int64_t MixerSavedBytesPerToken(const RecurrentGeometry& r, int64_t dt) {
     case MixerKind::kGatedDeltaNet: {
       const int64_t v = r.num_heads * r.head_dim, qk = 2 * r.num_heads * r.k_head_dim;
       return dt * r.ConvChannels() + dt * (qk + v) + 4 * (2 * r.num_heads + 64 * r.num_heads) + dt * 2 * v + 4 * r.num_heads;
+    }
+    case MixerKind::kKimiDelta: {
+      const int64_t w = r.num_heads * r.head_dim, heads = r.num_heads;
+      return dt * (r.ConvChannels() + 2 * r.head_dim + w) + 4 * heads + dt * 3 * w + 4 * (2 * heads + 2 * w) +
+             dt * 2 * 64 * heads + dt * 2 * w + 4 * heads;
     }
     case MixerKind::kMamba1:
       return dt * r.inner + dt * (3 * r.inner + 2 * r.state_size) + CeilDivBytes(8 * r.inner * r.state_size, 2048) +

@@ -1794,9 +1794,10 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   if (train.attention == AttentionImpl::kFlash && !prec.half) {
     r->warnings.push_back(MakeWarning(WarningCode::kUnsupportedCombination, "train.attention", "FlashAttention needs fp16/bf16 inputs; with fp32 weights and no autocast transformers falls back to another kernel"));
   }
-  bool recurrent_mixers = false, short_conv = false;
+  bool recurrent_mixers = false, short_conv = false, kimi_delta = false;
   for (const LayerKind& k : model.kinds) {
     short_conv = short_conv || k.recurrent.kind == MixerKind::kShortConv;
+    kimi_delta = kimi_delta || k.recurrent.kind == MixerKind::kKimiDelta;
     recurrent_mixers = recurrent_mixers || (k.recurrent.kind != MixerKind::kNone && k.recurrent.kind != MixerKind::kShortConv);
   }
   if (short_conv) {
@@ -1811,6 +1812,12 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
                                       "linear-attention / Mamba layers: their saved activations are modelled from what the fused kernels save "
                                       "for backward (causal-conv1d, mamba_ssm mamba_split_conv1d_scan_combined / selective_scan, fla "
                                       "chunk_gated_delta_rule; docs/training.md), not measured"));
+  }
+  if (kimi_delta) {
+    r->warnings.push_back(MakeWarning(WarningCode::kApproximate, "model",
+                                      "Kimi Delta Attention layers: their saved activations follow fla's chunk_kda as the remote "
+                                      "modeling_kimi.py calls it (ChunkKDAFunction.forward with recomputation on, the fused gate, the "
+                                      "three short convolutions, FusedRMSNormGated; docs/training.md), worked from the code, not measured"));
   }
   if (!model.approximations.training.empty()) {
     r->warnings.push_back(MakeWarning(WarningCode::kApproximate, "model", model.approximations.training));

@@ -29,7 +29,8 @@ int64_t VideosPerSample(const Scenario& sc) { return TakesVideo(sc.model.vision)
 
 // One encoder layer's saved tensors over `n` positions (derived op by op from the transformers
 // encoder layers: CLIPEncoderLayer, SiglipEncoderLayer, Qwen2VLVisionBlock, Qwen2_5_VLVisionBlock, Qwen3VLVisionBlock,
-// PixtralAttentionLayer, Llama4VisionEncoderLayer, MllamaVisionEncoderLayer; pre-norm, residual
+// PixtralAttentionLayer, Llama4VisionEncoderLayer, MllamaVisionEncoderLayer, InternVLVisionLayer,
+// Glm4vVisionBlock; pre-norm, residual
 // adds save nothing):
 //   LayerNorm (native_layer_norm): its input + fp32 mean and rstd per row;
 //   RMSNorm (Qwen2RMSNorm / PixtralRMSNorm: x.to(fp32) * rsqrt(mean(x^2)), then weight * .to(dtype)):
@@ -57,9 +58,15 @@ int64_t LayerSaved(const VisionShape& s, int64_t n, int64_t sum_sq, int64_t e, A
     attn = Add(attn, Mul(4, nhe), Mul(4, n, a));
   }
   attn = Add(attn, nhe);  // o_proj input
-  // Qwen's fused qkv Linear(h, 3h): v is a view of its output, so the saved v keeps all 3h alive
-  // (q and k are fresh tensors after the rotary embedding).
-  if (s.kind == VisionKind::kQwen2Vl || s.kind == VisionKind::kQwen25Vl || s.kind == VisionKind::kQwen3Vl) attn = Add(attn, Mul(2, nhe));
+  // Qwen's (and Glm4vVisionAttention's) fused qkv Linear(h, 3h): v is a view of its output, so the
+  // saved v keeps all 3h alive (q and k are fresh tensors after the rotary embedding).
+  if (s.kind == VisionKind::kQwen2Vl || s.kind == VisionKind::kQwen25Vl || s.kind == VisionKind::kQwen3Vl || s.kind == VisionKind::kGlm4v) {
+    attn = Add(attn, Mul(2, nhe));
+  }
+  // InternVLVisionLayer multiplies the attention and MLP outputs by the layer-scale parameters
+  // lambda_1 / lambda_2 (modeling_internvl.py): each product saves its activation operand for the
+  // parameter's gradient.
+  if (s.kind == VisionKind::kInternVl) attn = Add(attn, Mul(2, nhe));
   // Qwen2-VL's VisionMlp runs Qwen2VLVisionConfig's hidden_act, quick_gelu by default.
   const bool quick_gelu = s.kind == VisionKind::kLlava || s.kind == VisionKind::kLlavaNext || s.kind == VisionKind::kQwen2Vl;
   const int64_t mlp = Add(nhe, Mul(s.gated_mlp ? 4 : quick_gelu ? 3 : 2, n, i, e));

@@ -65,6 +65,8 @@ Expected<ModelSpec> BuildGenericMoe(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGpt2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGptNeox(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildFalcon(ConfigReader& c, ModelSpec spec);
+// kimi_linear.cpp (Kimi Delta Attention and MLA hybrids)
+Expected<ModelSpec> BuildKimiLinear(ConfigReader& c, ModelSpec spec);
 // qwen3_next.cpp (Gated DeltaNet hybrids)
 Expected<ModelSpec> BuildQwen3Next(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildQwen35Text(ConfigReader& c, ModelSpec spec);
@@ -130,5 +132,8 @@ Expected<ModelSpec> BuildPersimmon(ConfigReader& c, ModelSpec spec);
 // gpt_neo_codegen.cpp
 Expected<ModelSpec> BuildGptNeo(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildCodeGen(ConfigReader& c, ModelSpec spec);
+
+// internlm2_baichuan.cpp (fused-projection remote-code decoders)
+Expected<ModelSpec> BuildInternLm2(ConfigReader& c, ModelSpec spec);
 
 }  // namespace vramplan::families

@@ -86,10 +86,18 @@ class ConfigReader {
 
   // A fraction: a number in (0, 1] (`zero_allowed` false: rotary fractions) or [0, 1] (dropout
   // probabilities); `fallback` when absent.
+  // Absent at the top, it is looked up in `rope_parameters`: transformers v5 configs keep
+  // partial_rotary_factor there (modeling_rope_utils.py: rope_parameters.get("partial_rotary_factor")).
   double Fraction(const char* key, double fallback, bool zero_allowed) {
     auto it = cfg_.find(key);
-    if (it == cfg_.end() || it->is_null()) return fallback;
-    const std::string p = io::JoinPath(path_, key);
+    std::string p = io::JoinPath(path_, key);
+    if (it == cfg_.end() || it->is_null()) {
+      auto rope = cfg_.find("rope_parameters");
+      if (rope == cfg_.end() || !rope->is_object()) return fallback;
+      it = rope->find(key);
+      if (it == rope->end() || it->is_null()) return fallback;
+      p = io::JoinPath(io::JoinPath(path_, "rope_parameters"), key);
+    }
     const std::string range = zero_allowed ? "[0, 1]" : "(0, 1]";
     if (!it->is_number()) {
       io::AddError(errors_, "wrong_type", p, p + " must be a number in " + range + ", got " + io::Describe(*it) + " " + io::Preview(*it));

@@ -67,20 +67,9 @@ Expected<ModelSpec> BuildDeepseekMla(ConfigReader& c, ModelSpec spec, const MlaV
   }
   if (!c.errors()->empty()) return *c.errors();
   FinishCommon(&spec, m, c.Bool("tie_word_embeddings", false), NormKind::kRmsNorm, false);
-  int64_t qk_dim = nope + rope;
   BuildLayers(&spec, m.layers, [&](int64_t i) {
     LayerKind k;
-    if (q_lora > 0) {
-      AddLinear(&k, "q_a_proj", LinearSlot::kMlaQA, m.h, q_lora, bias);
-      AddLinear(&k, "q_b_proj", LinearSlot::kMlaQB, q_lora, m.a * qk_dim, false);
-      AddNorm(&k, "q_a_layernorm", NormSlot::kMlaQA, q_lora, false);
-    } else {
-      AddLinear(&k, "q_proj", LinearSlot::kQ, m.h, m.a * qk_dim, false);
-    }
-    AddLinear(&k, "kv_a_proj_with_mqa", LinearSlot::kMlaKvA, m.h, kv_lora + rope, bias);
-    AddNorm(&k, "kv_a_layernorm", NormSlot::kMlaKvA, kv_lora, false);
-    AddLinear(&k, "kv_b_proj", LinearSlot::kMlaKvB, kv_lora, m.a * (nope + v_dim), false);
-    AddLinear(&k, "o_proj", LinearSlot::kO, m.a * v_dim, m.h, bias);
+    AddMlaAttention(&k, m.h, MlaDims{m.a, q_lora, kv_lora, rope, nope, v_dim, bias});
     AddNorm(&k, "input_layernorm", NormSlot::kPreAttention, m.h, false);
     AddNorm(&k, "post_attention_layernorm", NormSlot::kPreMlp, m.h, false);
     if (variant.indexer) {
@@ -89,15 +78,6 @@ Expected<ModelSpec> BuildDeepseekMla(ConfigReader& c, ModelSpec spec, const MlaV
       AddNorm(&k, "indexer.k_norm", NormSlot::kIndexerK, index_dim, true);
       AddLinear(&k, "indexer.weights_proj", LinearSlot::kIndexerWeights, m.h, index_heads, false);
     }
-    k.attention.num_heads = m.a;
-    k.attention.num_kv_heads = m.a;
-    k.attention.head_dim = qk_dim;
-    k.attention.v_head_dim = v_dim;
-    k.attention.mla = true;
-    k.attention.kv_lora_rank = kv_lora;
-    k.attention.qk_rope_head_dim = rope;
-    k.attention.qk_nope_head_dim = nope;
-    k.attention.q_lora_rank = q_lora;
     k.mlp.kind = MlpKind::kGated;
     k.mlp.activation = ActivationFn::kSilu;
     bool moe_layer = experts > 0 && (sparse_layers.empty() ? i >= first_dense && i % freq == 0 : sparse_layers[static_cast<size_t>(i)]);

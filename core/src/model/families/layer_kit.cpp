@@ -94,6 +94,31 @@ void AddLinear(LayerKind* k, std::string_view name, LinearSlot slot, int64_t in,
   k->linears.push_back(LinearSpec{name, in, out, bias, copies, RoleOf(slot), lora_targetable, slot, DefaultParallelStyle(slot)});
 }
 
+void AddMlaAttention(LayerKind* k, int64_t h, const MlaDims& d) {
+  const int64_t qk_dim = d.nope + d.rope;
+  if (d.q_lora > 0) {
+    AddLinear(k, "q_a_proj", LinearSlot::kMlaQA, h, d.q_lora, d.bias);
+    AddLinear(k, "q_b_proj", LinearSlot::kMlaQB, d.q_lora, d.heads * qk_dim, false);
+    AddNorm(k, "q_a_layernorm", NormSlot::kMlaQA, d.q_lora, false);
+  } else {
+    AddLinear(k, "q_proj", LinearSlot::kQ, h, d.heads * qk_dim, false);
+  }
+  AddLinear(k, "kv_a_proj_with_mqa", LinearSlot::kMlaKvA, h, d.kv_lora + d.rope, d.bias);
+  AddNorm(k, "kv_a_layernorm", NormSlot::kMlaKvA, d.kv_lora, false);
+  AddLinear(k, "kv_b_proj", LinearSlot::kMlaKvB, d.kv_lora, d.heads * (d.nope + d.v_dim), false);
+  AddLinear(k, "o_proj", LinearSlot::kO, d.heads * d.v_dim, h, d.bias);
+  AttentionGeometry& g = k->attention;
+  g.num_heads = d.heads;
+  g.num_kv_heads = d.heads;
+  g.head_dim = qk_dim;
+  g.v_head_dim = d.v_dim;
+  g.mla = true;
+  g.kv_lora_rank = d.kv_lora;
+  g.qk_rope_head_dim = d.rope;
+  g.qk_nope_head_dim = d.nope;
+  g.q_lora_rank = d.q_lora;
+}
+
 void AddNorm(LayerKind* k, std::string_view name, NormSlot slot, int64_t dim, bool bias, bool has_weight) {
   k->norms.push_back(NormSpec{name, dim, bias, has_weight, slot});
 }

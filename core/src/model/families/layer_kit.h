@@ -51,6 +51,15 @@ enum class GatedMlpOwner { kDense, kExperts, kSharedExperts };
 void AddGatedMlp(LayerKind* k, int64_t h, int64_t inter, bool bias, GatedMlpOwner owner, int64_t copies = 1,
                  GatedNames names = {});
 
+// Multi-head latent attention (remote modeling_deepseek.py DeepseekV2Attention / DeepseekV3Attention,
+// also Kimi Linear's full-attention layers): q_proj, or q_a_proj + q_a_layernorm + q_b_proj when
+// q_lora > 0; kv_a_proj_with_mqa (h -> kv_lora + rope), kv_a_layernorm, kv_b_proj (kv_lora ->
+// heads x (nope + v_dim)), o_proj; and the layer's MLA geometry (the KV cache holds kv_lora + rope).
+struct MlaDims {
+  int64_t heads = 0, q_lora = 0, kv_lora = 0, rope = 0, nope = 0, v_dim = 0;
+  bool bias = false;  // attention_bias: q_a_proj, kv_a_proj_with_mqa and o_proj
+};
+void AddMlaAttention(LayerKind* k, int64_t h, const MlaDims& d);
 // The GPT-NeoX block's modules, which BLOOM shares name for name: query_key_value (h -> 3h) and
 // dense with `attention_bias`, dense_h_to_4h / dense_4h_to_h with bias, input_layernorm and
 // post_attention_layernorm with bias, full attention and a non-gated MLP of `act`.

@@ -41,6 +41,33 @@ void AddGatedDeltaNet(LayerKind* k, int64_t h, const GatedDeltaNetDims& g, bool 
   k->extra_attention_params += r.ConvChannels() * g.conv_kernel + 2 * g.v_heads + g.v_head_dim;
 }
 
+void AddKimiDelta(LayerKind* k, int64_t h, const KimiDeltaDims& d) {
+  const int64_t width = d.heads * d.head_dim;
+  // vLLM kda.py: q/k/v, f_b, g_b and b_proj are ColumnParallelLinear (heads split over tp), the
+  // low-rank f_a_proj / g_a_proj ReplicatedLinear, o_proj RowParallelLinear.
+  AddLinear(k, "q_proj", LinearSlot::kMixerIn, h, width, false);
+  AddLinear(k, "k_proj", LinearSlot::kMixerIn, h, width, false);
+  AddLinear(k, "v_proj", LinearSlot::kMixerIn, h, width, false);
+  AddLinear(k, "b_proj", LinearSlot::kMixerIn, h, d.heads, false);
+  AddLinear(k, "f_a_proj", LinearSlot::kMixerIn, h, d.head_dim, false);
+  k->linears.back().parallel = ParallelStyle::kReplicated;
+  AddLinear(k, "g_a_proj", LinearSlot::kMixerIn, h, d.head_dim, false);
+  k->linears.back().parallel = ParallelStyle::kReplicated;
+  AddLinear(k, "f_b_proj", LinearSlot::kMixerIn, d.head_dim, width, false);
+  AddLinear(k, "g_b_proj", LinearSlot::kMixerIn, d.head_dim, width, false);
+  AddLinear(k, "o_proj", LinearSlot::kMixerOut, width, h, false);
+  RecurrentGeometry& r = k->recurrent;
+  r.kind = MixerKind::kKimiDelta;
+  r.num_heads = d.heads;
+  r.num_k_heads = d.heads;
+  r.head_dim = d.head_dim;
+  r.k_head_dim = d.head_dim;
+  r.inner = width;
+  r.conv_kernel = d.conv_kernel;
+  // Three conv weights (width, 1, kernel), dt_bias (width), A_log (1, 1, heads, 1), o_norm (head_dim).
+  k->extra_attention_params += r.ConvChannels() * d.conv_kernel + width + d.heads + d.head_dim;
+}
+
 void AddMamba2(LayerKind* k, int64_t h, const Mamba2Dims& m) {
   RecurrentGeometry& r = k->recurrent;
   r.kind = MixerKind::kMamba2;

@@ -53,6 +53,19 @@ struct Mamba1Dims {
 // FalconMambaMixer, whose B / C / dt norms carry no weight).
 void AddMamba1(LayerKind* k, int64_t hidden, const Mamba1Dims& m);
 
+struct KimiDeltaDims {
+  int64_t heads = 32, head_dim = 128, conv_kernel = 4;
+};
+
+// Kimi Delta Attention as the checkpoint stores it (moonshotai/Kimi-Linear-48B-A3B-Instruct
+// modeling_kimi.py KimiDeltaAttention; vLLM model_executor/layers/kda.py KimiDeltaAttention loads
+// the same names): q_proj, k_proj, v_proj (h -> heads x head_dim each), three depthwise short
+// convs q_conv1d / k_conv1d / v_conv1d (heads x head_dim x kernel, no bias), the low-rank forget
+// gate f_a_proj (h -> head_dim) and f_b_proj (head_dim -> heads x head_dim) with dt_bias (heads x
+// head_dim) and A_log (heads), beta's b_proj (h -> heads), the low-rank output gate g_a_proj /
+// g_b_proj, the gated RMSNorm o_norm (head_dim) and o_proj; no biases.
+void AddKimiDelta(LayerKind* k, int64_t hidden, const KimiDeltaDims& d);
+
 // transformers models/lfm2/modeling_lfm2.py Lfm2ShortConv: in_proj h -> 3h (B, C, x), a depthwise
 // nn.Conv1d(h, h, kernel_size=conv_L_cache, groups=h) and out_proj h -> h, all with bias only when
 // conv_bias; y = out_proj(C * conv(B * x)).

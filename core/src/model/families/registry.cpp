@@ -67,6 +67,10 @@ std::vector<ModelFamily> MakeFamilies() {
        "Qwen3.5 text decoder (text_config of qwen3_5): Gated DeltaNet with split in_proj_qkv/z/b/a and gated full attention, SwiGLU MLP"},
       {"qwen3_5_moe_text", "", BuildQwen35MoeText, AllLinear(),
        "Qwen3.5 MoE text decoder (text_config of qwen3_5_moe): Qwen3.5 mixers, experts with a gated shared expert"},
+      {"kimi_linear", "", BuildKimiLinear, AllLinear(),
+       "Kimi Linear: Kimi Delta Attention layers (q/k/v_proj, q/k/v_conv1d, low-rank f_a/f_b and g_a/g_b gates, b_proj, o_norm, "
+       "o_proj) and MLA layers per linear_attn_config's 1-based kda_layers / full_attn_layers; first_k_dense_replace dense "
+       "layers, then a router with correction bias, experts w1/w3/w2 and shared experts"},
       {"nemotron_h", "", BuildNemotronH, AllLinear(),
        "hybrid_override_pattern: M Mamba-2, * attention, - ReLU^2 MLP, E MoE (router correction bias, shared expert)"},
       {"granitemoehybrid", "", BuildGraniteMoeHybrid, AllLinear(),
@@ -198,6 +202,11 @@ std::vector<ModelFamily> MakeFamilies() {
        "Persimmon: fused query_key_value and dense with bias, one q / k LayerNorm(head_dim) with bias per layer "
        "(qk_layernorm), dense_h_to_4h / dense_4h_to_h ReLU^2 MLP with bias, LayerNorms with bias, partial_rotary_factor 0.5, "
        "untied lm_head; PEFT lists none: all linears"},
+      // Fused-projection remote-code decoders (PEFT lists none: their own fused modules).
+      {"internlm2", "", BuildInternLm2, LoraDefaults{{"wqkv", "wo", "w1", "w2", "w3"}, false},
+       "InternLM2 / 2.5 remote code: fused attention.wqkv (q heads of each kv group, then its k and v) and wo with "
+       "bias (config.bias, default true), feed_forward.w1 / w3 / w2 SwiGLU without bias, attention_norm / ffn_norm "
+       "RMSNorms, tok_embeddings, untied output"},
       // Other spellings of the same layouts.
       {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
       {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
