@@ -200,6 +200,16 @@ Dims ReadDims(ConfigReader& c) {
   return m;
 }
 
+bool CheckDenseIntermediate(ConfigReader& c, const Dims& m, const std::function<bool(int64_t)>& is_moe_layer) {
+  for (int64_t i = 0; i < m.layers && m.inter <= 0; ++i) {
+    if (is_moe_layer(i)) continue;
+    io::AddError(c.errors(), "missing_key", io::JoinPath(c.path(), "intermediate_size"),
+                 "layer " + std::to_string(i) + " is a dense layer: the config needs intermediate_size");
+    return false;
+  }
+  return true;
+}
+
 void CheckDims(ConfigReader& c, const Dims& m, bool needs_intermediate) {
   if (c.errors()->empty() && m.kv > 0 && m.a % m.kv != 0) {
     io::AddError(c.errors(), "invalid_value", io::JoinPath(c.path(), "num_key_value_heads"),

@@ -22,6 +22,10 @@ struct Dims {
 Dims ReadDims(ConfigReader& c);
 // Head divisibility and (when `needs_intermediate`) a positive intermediate_size.
 void CheckDims(ConfigReader& c, const Dims& m, bool needs_intermediate);
+// Mixture-of-experts families whose dense layers are SwiGLU MLPs of intermediate_size (Qwen3-Next's
+// mlp_only_layers, Kimi Linear's first_k_dense_replace): an error at intermediate_size naming the
+// first dense layer when it is not positive. False when it added one.
+bool CheckDenseIntermediate(ConfigReader& c, const Dims& m, const std::function<bool(int64_t)>& is_moe_layer);
 // transformers' routers take torch.topk(router_logits, top_k) over the routed experts: top_k
 // above their number fails there, and `active_per_token` would exceed `total` here.
 void CheckTopK(ConfigReader& c, const char* key, int64_t top_k, int64_t experts);
