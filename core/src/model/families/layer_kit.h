@@ -54,6 +54,12 @@ struct GatedNames {
 enum class GatedMlpOwner { kDense, kExperts, kSharedExperts };
 void AddGatedMlp(LayerKind* k, int64_t h, int64_t inter, bool bias, GatedMlpOwner owner, int64_t copies = 1,
                  GatedNames names = {});
+// A dense non-gated MLP (GPT-2 / NeoX / BLOOM / OPT / Phi-2 ...): up (h -> inter), the activation,
+// down (inter -> h), both with `bias`, under the family's HF names.
+struct PlainNames {
+  std::string_view up = "up_proj", down = "down_proj";
+};
+void AddPlainMlp(LayerKind* k, int64_t h, int64_t inter, ActivationFn act, bool bias, PlainNames names = {});
 
 // Multi-head latent attention (remote modeling_deepseek.py DeepseekV2Attention / DeepseekV3Attention,
 // also Kimi Linear's full-attention layers): q_proj, or q_a_proj + q_a_layernorm + q_b_proj when
