@@ -22,9 +22,13 @@ test('a pasted config of a family read on demand: vramplan-full loads once and a
   await page.waitForFunction(() => window.__vramplan?.ready === true, null, { timeout: 20000 });
   await page.locator('#cfg-box summary').click();
   await page.fill('#cfg-text', JSON.stringify(bloom.config));
+  const clicked = Date.now();
   await page.click('#cfg-use');
   assert.match(await configOutcome(page), /loaded/);
   await page.waitForFunction(() => window.__vramplan.scenario?.model?.model_type === 'bloom', null, { timeout: 10000 });
+  // The first config of a family read on demand pays vramplan-full's download (local server here)
+  // and compilation, in the worker and then on the page (docs/web.md, "Readers on demand").
+  console.log(`# first BLOOM config, click to estimate (vramplan-full loaded on demand): ${Date.now() - clicked} ms`);
   const r = await pageResult(page);
   assert.equal(r.params.total, bloom.params, 'the exact count of the full reader');
   const scenario = await pageScenario(page);
