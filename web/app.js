@@ -1,6 +1,7 @@
 // The calculator page, wiring only: the core (compute.js), the store (store.js) and the views.
 // One edit = one candidate scenario = one estimate = one store update; the views redraw from it.
 import { startCompute, internalError } from './compute.js';
+import { needsFullReader } from './core.js';
 import { createStore, EMPTY_STATE } from './store.js';
 import { createForm, sameChoices } from './form.js';
 import { createModelPicker } from './model-picker.js';
@@ -46,15 +47,36 @@ function apply(candidate, r, { history = 'push', started = performance.now() } =
 }
 
 let compute;
+// The candidate waiting for vramplan-full (a family the page's module does not read), if any.
+let awaitingFull = null;
 // One estimate for one candidate (the only place the page asks the core for the shown result).
 function estimate(candidate) {
   hook.estimates++;
   return compute.estimate(candidate);
 }
-const commit = (candidate, opts) => apply(candidate, estimate(candidate), opts);
+// commit's answer for a family read on demand is the core's `reader_on_demand` error, shown while
+// vramplan-full loads; the candidate is then committed again if no other edit came in between
+// (docs/web.md, "Readers on demand").
+function commit(candidate, opts) {
+  const r = apply(candidate, estimate(candidate), opts);
+  if (!needsFullReader(r)) { awaitingFull = null; return r; }
+  awaitingFull = candidate;
+  compute.loadFull().then(
+    () => { if (awaitingFull === candidate) { awaitingFull = null; commit(candidate, { ...opts, history: 'replace' }); } },
+    (e) => { if (awaitingFull === candidate) store.set({ errors: internalError(`vramplan-full could not be loaded (${e?.message ?? e})`).errors }); },
+  );
+  return r;
+}
+// The estimate of a link's scenario, vramplan-full attached first when its family needs it.
+async function estimateLoaded(candidate) {
+  const r = estimate(candidate);
+  if (!needsFullReader(r)) return r;
+  try { await compute.loadFull(); } catch (e) { return internalError(`vramplan-full could not be loaded (${e?.message ?? e})`); }
+  return estimate(candidate);
+}
 
 async function restore() {
-  const link = await readLink(location.search, compute.core.schema(), estimate);
+  const link = await readLink(location.search, compute.core.schema(), estimateLoaded);
   store.set({ page: Object.freeze(link.page) });
   showNotice($('notice'), link.notes.length ? 'This link has problems; the rest of it was loaded:' : '', link.notes);
   apply(link.choices, link.result, { history: 'none' });

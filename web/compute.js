@@ -1,7 +1,7 @@
 // The page's access to the core: the .wasm is downloaded once, instantiated here for the estimate
 // on screen (the full result, "what fits" included) and its bytes handed to the worker
 // (matrix-worker.js) for the matrix and config checks.
-import { loadCore, fetchWasmBytes } from './core.js';
+import { loadCore, fetchWasmBytes, needsFullReader } from './core.js';
 import { clip } from './limits.js';
 
 export const internalError = (e) => ({ ok: false, errors: [{ code: 'internal', field_path: '', message: `the estimator failed: ${clip(e?.message ?? e)}` }] });
@@ -62,7 +62,10 @@ export async function startCompute() {
     async summaries(jobs) {
       if (!worker) {
         const t = performance.now();
-        const cells = jobs.map(summaryCell);
+        let cells = jobs.map(summaryCell);
+        if (!core.hasFull && cells.some((c) => needsFullReader(c))) {
+          try { await core.useFull(); cells = jobs.map(summaryCell); } catch (e) { return { failed: internalError(e) }; }
+        }
         return { cells, ms: performance.now() - t };
       }
       return ask({ jobs });
@@ -74,10 +77,26 @@ export async function startCompute() {
       return a.planned ? a : { planned: a.failed ?? internalError('no answer from the worker') };
     },
     // core.parseHfConfig off the main thread: resolves with the core's answer (never hangs).
+    // A config of a family the page's module does not read is read by vramplan-full, which is then
+    // attached here too, so that the estimates that follow find it (docs/web.md, "Readers on demand").
     async parse(text) {
-      if (!worker) { try { return core.parseHfConfig(text); } catch (e) { return internalError(e); } }
+      if (!worker) {
+        try {
+          let r = core.parseHfConfig(text);
+          if (needsFullReader(r)) { await core.useFull(); r = core.parseHfConfig(text); }
+          return r;
+        } catch (e) { return internalError(e); }
+      }
       const a = await ask({ parse: text });
+      if (a.full) { try { await core.useFull(a.full); } catch (e) { return internalError(e); } }
       return a.parsed ?? a.failed ?? internalError('no answer from the worker');
+    },
+    // Attaches vramplan-full for the families read on demand (resolves when it can answer).
+    // Its bytes go to the worker, which then needs no download of its own for the matrix.
+    loadFull: async () => {
+      const had = core.hasFull;
+      const bytes = await core.useFull();
+      if (!had) worker?.postMessage({ full: bytes });
     },
   };
 }

@@ -9,6 +9,10 @@ import { scenarioJson } from './state.js';
 let pending;
 let schemaCache;
 
+// The page's module links only the readers of the presets' families (docs/web.md, "Readers on
+// demand"): a config of another family answers this code, and vramplan-full reads it.
+export const needsFullReader = (r) => r?.ok === false && Array.isArray(r.errors) && r.errors.some((e) => e?.code === 'reader_on_demand');
+
 export const WASM_URL = new URL('./vramplan.wasm', import.meta.url);
 
 // The .wasm file's bytes (one download).
@@ -23,8 +27,13 @@ export async function fetchWasmBytes() {
 export function loadCore({ wasmBinary } = {}) {
   pending ??= import('./vramplan.mjs').then((m) => m.default(wasmBinary ? { wasmBinary } : {})).then((raw) => {
     // Every call goes through the core's op table (call(op, json) -> one JSON envelope), as the
-    // CLI's `vramplan call OP` does (docs/api.md).
-    const call = (op, text) => JSON.parse(raw.call(op, text));
+    // CLI's `vramplan call OP` does (docs/api.md). Once vramplan-full is attached (useFull), a call
+    // that this module answers `reader_on_demand` (a family it does not link) is asked of it instead.
+    let full = null;
+    const call = (op, text) => {
+      const r = JSON.parse(raw.call(op, text));
+      return full && needsFullReader(r) ? JSON.parse(full.call(op, text)) : r;
+    };
     const payload = (op, key) => {
       const r = call(op, '');
       if (!r.ok) throw new Error(`${op}: ${r.errors?.[0]?.message ?? 'failed'}`);
@@ -41,6 +50,14 @@ export function loadCore({ wasmBinary } = {}) {
       // Constant for a build: parsed once, shared read-only by every caller.
       schema: () => (schemaCache ??= payload('schema', 'schema')),
       version: () => payload('version', 'version'),
+      // Attaches vramplan-full (full-core.js) for the families read on demand, from wasmBinary when
+      // another realm already has its bytes; resolves with the bytes.
+      useFull: async (wasmBinary) => {
+        const loaded = await (await import('./full-core.js')).loadFullCore({ wasmBinary });
+        full ??= loaded.raw;
+        return loaded.bytes;
+      },
+      get hasFull() { return full !== null; },
     };
   });
   return pending;

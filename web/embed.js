@@ -6,7 +6,7 @@
 // Loads the WASM core from the same directory as this file, recomputes whenever an attribute
 // changes, and links to the full calculator with the same scenario. Renders into a shadow root
 // with text only (attribute values are never parsed as HTML).
-import { loadCore } from './core.js';
+import { loadCore, needsFullReader } from './core.js';
 import { encodeScenario, convert } from './state.js';
 import { DEFAULT_MODEL, schemaNode, setPath } from './fields.js';
 import { gib, exactBytes, orderedTerms, termLabel, percent, count, el, TERM_ORDER, verdictBadge, bandText } from './format.js';
@@ -103,7 +103,7 @@ export class VramplanEstimate extends HTMLElement {
     try {
       const core = await loadCore().catch((e) => { throw new Error(`vramplan could not load (${e?.message ?? e})`); });
       if (seq !== this._seq) return; // a newer attribute change is on its way
-      this._render(core);
+      await this._render(core, seq);
     } catch (e) {
       this._fail(e);
     }
@@ -120,11 +120,18 @@ export class VramplanEstimate extends HTMLElement {
     this.dispatchEvent(new CustomEvent('vramplan-estimate', { detail: this.result }));
   }
 
-  _render(core) {
-    const started = performance.now();
+  async _render(core, seq) {
+    let started = performance.now();
     const { s, problems } = this.scenarioFrom(core.schema());
     let r;
     try { r = core.estimate(s); } catch (e) { throw new Error(`the estimator failed: ${e?.message ?? e}`); }
+    if (needsFullReader(r)) {
+      // A family the page's module does not read: vramplan-full reads it (docs/web.md, "Readers on demand").
+      await core.useFull().catch((e) => { throw new Error(`vramplan-full could not load (${e?.message ?? e})`); });
+      if (seq !== this._seq) return;
+      started = performance.now();
+      try { r = core.estimate(s); } catch (e) { throw new Error(`the estimator failed: ${e?.message ?? e}`); }
+    }
     if (!r || typeof r !== 'object' || (r.ok !== true && !Array.isArray(r.errors))) throw new Error('the estimator returned no result');
     this.result = r;
     const card = el('div', { class: 'card', part: 'card' });

@@ -26,7 +26,8 @@ export function createUrlSync() {
 }
 
 // A link -> {choices, result (the core's answer for them), page keys, notes}. Values the core
-// rejects are noted and dropped, so that a bad link still shows an estimate.
+// rejects are noted and dropped, so that a bad link still shows an estimate. estimate(scenario)
+// may return a promise (the page's waits for vramplan-full when the link's family needs it).
 export async function readLink(search, schema, estimate) {
   const decoded = await decodeScenario(search, schema);
   let { scenario } = decoded;
@@ -38,7 +39,7 @@ export async function readLink(search, schema, estimate) {
     delete page.hub;
   }
   if (scenario.model === undefined) scenario.model = DEFAULT_MODEL;
-  let r = estimate(scenario);
+  let r = await estimate(scenario);
   for (let tries = 0; !r.ok && tries < 30; tries++) {
     let changed = false;
     for (const e of r.errors) {
@@ -47,12 +48,12 @@ export async function readLink(search, schema, estimate) {
       else changed = dropPath(scenario, e.field_path) || changed;
     }
     if (!changed) break;
-    r = estimate(scenario);
+    r = await estimate(scenario);
   }
   if (!r.ok) {
     notes.push({ field_path: '', message: 'the link could not be read; showing the default scenario' });
     scenario = { model: DEFAULT_MODEL };
-    r = estimate(scenario);
+    r = await estimate(scenario);
   }
   return { choices: scenario, result: r, page, notes };
 }

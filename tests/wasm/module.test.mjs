@@ -94,8 +94,11 @@ test('payload stays small', () => {
   // the ForCausalLMLoss versions): 515,018 B: 504 KiB.
   // Then the StableLM, GPT-Neo, CodeGen, OLMo 1 and Persimmon readers: 516,922 B: 506 KiB. Session 13 with the
   // Nemotron-4, BitNet and FlexOlmo readers merged too: 518,652 B: 508 KiB. The InternVL and GLM-4.1V / 4.5V
-  // vision wrappers: 524,152 B: 513 KiB.
-  const budgetKiB = { 'vramplan': 400, 'vramplan-full': 513 };
+  // vision wrappers: 524,152 B: 513 KiB. Session 15: kimi_linear, internlm2 and the checkpoint formats
+  // (531,856 B), then the registry's notes left out of both modules (528,206 B): 518 KiB. The page's
+  // module with readers on demand (the presets' families only, docs/web.md): 339,870 B, its budget
+  // lowered from 400 to 334 KiB.
+  const budgetKiB = { 'vramplan': 334, 'vramplan-full': 518 };
   for (const name of ['vramplan', 'vramplan-full']) {
     const wasm = fs.readFileSync(path.join(SITE, `${name}.wasm`));
     const js = fs.readFileSync(path.join(SITE, `${name}.mjs`));

@@ -58,6 +58,12 @@
 // norm-weight rule, Megatron's MoE GPT reader and expert rule, the gemma4_unified_text alias; own files
 // unchanged at 44,501 B): page 372,911 B measured (+1,023 B, all module); then train.loss "cce" (Cut Cross
 // Entropy's loss head, +376 B): 373,287 B, budget 374,430 B (measured + 1,139 B, the CI margin). docs/web.md.
+// Sessions 12-14: budget raised step by step to 397,362 B for 37 more readers and the vision wrappers.
+// Session 15: readers on demand (the page's module links the presets' families only; the others answer
+// reader_on_demand and the page asks vramplan-full) and the registry's notes left out of both modules:
+// page 403,556 -> 385,031 B measured, budget LOWERED to 386,170 B (measured + 1,139 B); own files
+// 45,908 B (+1,325 B: the on-demand loading in app.js, compute.js, core.js, matrix-worker.js, url.js),
+// budget 45,990 B. docs/web.md, "Readers on demand".
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -65,8 +71,8 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { startServer, startBrowser, openPage, SITE } from './harness.mjs';
 
-export const PAGE_WEIGHT_BUDGET_BYTES = 397_362;
-export const PAGE_OWN_BUDGET_BYTES = 40 * 1024 + 169 + 1143 + 356 + 240 + 535 + 497 + 52 + 148 + 104 + 379;
+export const PAGE_WEIGHT_BUDGET_BYTES = 386_170;
+export const PAGE_OWN_BUDGET_BYTES = 40 * 1024 + 169 + 1143 + 356 + 240 + 535 + 497 + 52 + 148 + 104 + 379 + 1407;
 
 let server; let chrome;
 before(async () => { server = await startServer(); chrome = await startBrowser(); });

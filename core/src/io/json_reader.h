@@ -128,4 +128,14 @@ const char* NameOf(E value, const EnumName<E> (&table)[N]) {
   return "?";
 }
 
+// The enum value a table names `name`, if it names one (a name from another source than the
+// scenario, where an unknown one is not the user's error: the checkpoint's format, say).
+template <typename E, size_t N>
+std::optional<E> ValueOf(std::string_view name, const EnumName<E> (&table)[N]) {
+  for (const auto& entry : table) {
+    if (name == entry.name) return entry.value;
+  }
+  return std::nullopt;
+}
+
 }  // namespace vramplan::io

@@ -332,10 +332,7 @@ void ResolveCheckpointWeights(const Json& doc, Scenario* s, Issues* warnings) {
   if (s->mode != Mode::kInference || m.checkpoint_quantization.empty() || s->inference.engine == Engine::kLlamaCpp) return;
   auto inference = doc.find("inference");
   const bool given = inference != doc.end() && inference->is_object() && inference->contains("weights");
-  std::optional<WeightFormat> stored;
-  for (const auto& n : io::kWeightFormatNames) {
-    if (m.checkpoint_weights == n.name) stored = n.value;
-  }
+  const std::optional<WeightFormat> stored = io::ValueOf(m.checkpoint_weights, io::kWeightFormatNames);
   const std::string what = "the checkpoint's quantization_config says " + m.checkpoint_quantization;
   if (!given) {
     if (stored) {

@@ -188,6 +188,13 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
   spec.context_limit = limit.tokens;
   spec.context_limit_source = std::move(limit.source);
   if (const families::ModelFamily* family = families::FindModelFamily(type)) {
+    if (family->build == nullptr) {
+      // Only in the page's WASM module, which links the presets' readers alone (registry.cpp): the
+      // page asks vramplan-full, which has them all, on this code (web/core.js).
+      return Issues{Issue{"reader_on_demand", io::JoinPath(cfg_path, "model_type"),
+                          "the reader of model_type " + io::Quote(type) +
+                              " is in the full module (vramplan-full), which the page loads on demand"}};
+    }
     Expected<ModelSpec> built = family->build(c, std::move(spec));
     if (built.ok() && always_norm_topk) {
       ModelSpec& moe = built.value();

@@ -27,15 +27,13 @@ Expected<ModelSpec> BuildApertus(ConfigReader& c, ModelSpec spec) {
   BuildLayers(&spec, m.layers, [&](int64_t) {
     LayerKind k;
     AddQkvo(&k, m, attention_bias, attention_bias);
-    AddLinear(&k, "up_proj", LinearSlot::kUp, m.h, m.inter, false);
-    AddLinear(&k, "down_proj", LinearSlot::kDown, m.inter, m.h, false);
+    AddPlainMlp(&k, m.h, m.inter, act, false);
     AddNorm(&k, "attention_layernorm", NormSlot::kPreAttention, m.h, false);
     AddNorm(&k, "feedforward_layernorm", NormSlot::kPreMlp, m.h, false);
     AddNorm(&k, "q_norm", NormSlot::kQPerHead, m.d, false);
     AddNorm(&k, "k_norm", NormSlot::kKPerHead, m.d, false);
     k.extra_attention_params = activation_params;
     SetAttention(&k, m, 0);
-    SetDenseMlp(&k, MlpKind::kPlain, act, m.inter);
     return k;
   });
   return spec;

@@ -29,12 +29,10 @@ Expected<ModelSpec> BuildStarcoder2(ConfigReader& c, ModelSpec spec) {
   BuildLayers(&spec, m.layers, [&](int64_t) {
     LayerKind k;
     AddQkvo(&k, m, bias, bias);
-    AddLinear(&k, "c_fc", LinearSlot::kUp, m.h, m.inter, bias);
-    AddLinear(&k, "c_proj", LinearSlot::kDown, m.inter, m.h, bias);
+    AddPlainMlp(&k, m.h, m.inter, act, bias, {"c_fc", "c_proj"});
     AddNorm(&k, "input_layernorm", NormSlot::kPreAttention, m.h, true);
     AddNorm(&k, "post_attention_layernorm", NormSlot::kPreMlp, m.h, true);
     SetAttention(&k, m, window);
-    SetDenseMlp(&k, MlpKind::kPlain, act, m.inter);
     return k;
   });
   return spec;
@@ -65,12 +63,10 @@ Expected<ModelSpec> BuildGptBigCode(ConfigReader& c, ModelSpec spec) {
     LayerKind k;
     AddLinear(&k, "c_attn", LinearSlot::kQkv, m.h, m.h + 2 * m.kv * m.d, true);
     AddLinear(&k, "c_proj", LinearSlot::kO, m.h, m.h, true);
-    AddLinear(&k, "c_fc", LinearSlot::kUp, m.h, m.inter, true);
-    AddLinear(&k, "c_proj", LinearSlot::kDown, m.inter, m.h, true);
+    AddPlainMlp(&k, m.h, m.inter, act, true, {"c_fc", "c_proj"});
     AddNorm(&k, "ln_1", NormSlot::kPreAttention, m.h, true);
     AddNorm(&k, "ln_2", NormSlot::kPreMlp, m.h, true);
     SetAttention(&k, m, 0);
-    SetDenseMlp(&k, MlpKind::kPlain, act, m.inter);
     return k;
   });
   return spec;

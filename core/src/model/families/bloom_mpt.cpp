@@ -77,12 +77,10 @@ Expected<ModelSpec> BuildMpt(ConfigReader& c, ModelSpec spec) {
     LayerKind k;
     AddLinear(&k, "Wqkv", LinearSlot::kQkv, m.h, 3 * m.h, false);
     AddLinear(&k, "out_proj", LinearSlot::kO, m.h, m.h, false);
-    AddLinear(&k, "up_proj", LinearSlot::kUp, m.h, m.inter, false);
-    AddLinear(&k, "down_proj", LinearSlot::kDown, m.inter, m.h, false);
+    AddPlainMlp(&k, m.h, m.inter, ActivationFn::kGelu, false);
     AddNorm(&k, "norm_1", NormSlot::kPreAttention, m.h, false);
     AddNorm(&k, "norm_2", NormSlot::kPreMlp, m.h, false);
     SetAttention(&k, m, 0);
-    SetDenseMlp(&k, MlpKind::kPlain, ActivationFn::kGelu, m.inter);
     return k;
   });
   return spec;

@@ -95,8 +95,7 @@ Expected<ModelSpec> BuildFalcon(ConfigReader& c, ModelSpec spec) {
     LayerKind k;
     AddLinear(&k, "query_key_value", LinearSlot::kQkv, m.h, (m.a + 2 * m.kv) * m.d, bias);
     AddLinear(&k, "dense", LinearSlot::kO, m.a * m.d, m.h, bias);
-    AddLinear(&k, "dense_h_to_4h", LinearSlot::kUp, m.h, m.inter, bias);
-    AddLinear(&k, "dense_4h_to_h", LinearSlot::kDown, m.inter, m.h, bias);
+    AddPlainMlp(&k, m.h, m.inter, ActivationFn::kGelu, bias, {"dense_h_to_4h", "dense_4h_to_h"});
     if (new_arch && ln_parallel == 2) {
       AddNorm(&k, "ln_attn", NormSlot::kPreAttention, m.h, true);
       AddNorm(&k, "ln_mlp", NormSlot::kPreMlp, m.h, true);
@@ -106,7 +105,6 @@ Expected<ModelSpec> BuildFalcon(ConfigReader& c, ModelSpec spec) {
     }
     k.parallel_residual = new_arch || parallel;
     SetAttention(&k, m, 0);
-    SetDenseMlp(&k, MlpKind::kPlain, ActivationFn::kGelu, m.inter);
     return k;
   });
   return spec;

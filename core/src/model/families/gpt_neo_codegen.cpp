@@ -43,12 +43,10 @@ Expected<ModelSpec> BuildGptNeo(ConfigReader& c, ModelSpec spec) {
     LayerKind k;
     AddQkvo(&k, m, false, true);
     k.linears.back().name = "out_proj";
-    AddLinear(&k, "c_fc", LinearSlot::kUp, m.h, m.inter, true);
-    AddLinear(&k, "c_proj", LinearSlot::kDown, m.inter, m.h, true);
+    AddPlainMlp(&k, m.h, m.inter, act, true, {"c_fc", "c_proj"});
     AddNorm(&k, "ln_1", NormSlot::kPreAttention, m.h, true);
     AddNorm(&k, "ln_2", NormSlot::kPreMlp, m.h, true);
     SetAttention(&k, m, 0);
-    SetDenseMlp(&k, MlpKind::kPlain, act, m.inter);
     return k;
   });
   return spec;

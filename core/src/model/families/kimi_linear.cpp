@@ -138,12 +138,7 @@ Expected<ModelSpec> BuildKimiLinear(ConfigReader& c, ModelSpec spec) {
     return *c.errors();
   }
   const auto is_moe_layer = [&](int64_t i) { return experts > 0 && i >= first_dense && i % freq == 0; };
-  for (int64_t i = 0; i < m.layers && m.inter <= 0; ++i) {
-    if (is_moe_layer(i)) continue;
-    io::AddError(c.errors(), "missing_key", io::JoinPath(c.path(), "intermediate_size"),
-                 "layer " + std::to_string(i) + " is a dense layer: the config needs intermediate_size");
-    return *c.errors();
-  }
+  if (!CheckDenseIntermediate(c, m, is_moe_layer)) return *c.errors();
 
   FinishCommon(&spec, m, c.Bool("tie_word_embeddings", false), NormKind::kRmsNorm, false);
   BuildLayers(&spec, m.layers, [&](int64_t i) {

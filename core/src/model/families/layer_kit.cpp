@@ -140,6 +140,12 @@ void AddGatedMlp(LayerKind* k, int64_t h, int64_t inter, bool bias, GatedMlpOwne
   AddLinear(k, names.down, down, inter, h, bias, copies);
 }
 
+void AddPlainMlp(LayerKind* k, int64_t h, int64_t inter, ActivationFn act, bool bias, PlainNames names) {
+  AddLinear(k, names.up, LinearSlot::kUp, h, inter, bias);
+  AddLinear(k, names.down, LinearSlot::kDown, inter, h, bias);
+  SetDenseMlp(k, MlpKind::kPlain, act, inter);
+}
+
 void SetAttention(LayerKind* k, const Dims& m, int64_t window) {
   k->attention.num_heads = m.a;
   k->attention.num_kv_heads = m.kv;
@@ -152,13 +158,11 @@ LayerKind NeoxStyleLayer(const Dims& m, bool attention_bias, bool parallel_resid
   LayerKind k;
   AddLinear(&k, "query_key_value", LinearSlot::kQkv, m.h, 3 * m.h, attention_bias);
   AddLinear(&k, "dense", LinearSlot::kO, m.h, m.h, attention_bias);
-  AddLinear(&k, "dense_h_to_4h", LinearSlot::kUp, m.h, m.inter, true);
-  AddLinear(&k, "dense_4h_to_h", LinearSlot::kDown, m.inter, m.h, true);
+  AddPlainMlp(&k, m.h, m.inter, act, true, {"dense_h_to_4h", "dense_4h_to_h"});
   AddNorm(&k, "input_layernorm", NormSlot::kPreAttention, m.h, true);
   AddNorm(&k, "post_attention_layernorm", NormSlot::kPreMlp, m.h, true);
   k.parallel_residual = parallel_residual;
   SetAttention(&k, m, 0);
-  SetDenseMlp(&k, MlpKind::kPlain, act, m.inter);
   return k;
 }
 
@@ -198,6 +202,16 @@ Dims ReadDims(ConfigReader& c) {
   m.d = c.Int({"head_dim"}, 1, kMaxHeadsOrExperts).value_or(m.a > 0 ? m.h / m.a : 0);
   m.inter = c.Int({"intermediate_size", "n_inner", "ffn_hidden_size", "ffn_dim"}).value_or(0);
   return m;
+}
+
+bool CheckDenseIntermediate(ConfigReader& c, const Dims& m, const std::function<bool(int64_t)>& is_moe_layer) {
+  for (int64_t i = 0; i < m.layers && m.inter <= 0; ++i) {
+    if (is_moe_layer(i)) continue;
+    io::AddError(c.errors(), "missing_key", io::JoinPath(c.path(), "intermediate_size"),
+                 "layer " + std::to_string(i) + " is a dense layer: the config needs intermediate_size");
+    return false;
+  }
+  return true;
 }
 
 void CheckDims(ConfigReader& c, const Dims& m, bool needs_intermediate) {

@@ -22,6 +22,10 @@ struct Dims {
 Dims ReadDims(ConfigReader& c);
 // Head divisibility and (when `needs_intermediate`) a positive intermediate_size.
 void CheckDims(ConfigReader& c, const Dims& m, bool needs_intermediate);
+// Mixture-of-experts families whose dense layers are SwiGLU MLPs of intermediate_size (Qwen3-Next's
+// mlp_only_layers, Kimi Linear's first_k_dense_replace): an error at intermediate_size naming the
+// first dense layer when it is not positive. False when it added one.
+bool CheckDenseIntermediate(ConfigReader& c, const Dims& m, const std::function<bool(int64_t)>& is_moe_layer);
 // transformers' routers take torch.topk(router_logits, top_k) over the routed experts: top_k
 // above their number fails there, and `active_per_token` would exceed `total` here.
 void CheckTopK(ConfigReader& c, const char* key, int64_t top_k, int64_t experts);
@@ -50,6 +54,12 @@ struct GatedNames {
 enum class GatedMlpOwner { kDense, kExperts, kSharedExperts };
 void AddGatedMlp(LayerKind* k, int64_t h, int64_t inter, bool bias, GatedMlpOwner owner, int64_t copies = 1,
                  GatedNames names = {});
+// A dense non-gated MLP (GPT-2 / NeoX / BLOOM / OPT / Phi-2 ...): up (h -> inter), the activation,
+// down (inter -> h), both with `bias`, under the family's HF names.
+struct PlainNames {
+  std::string_view up = "up_proj", down = "down_proj";
+};
+void AddPlainMlp(LayerKind* k, int64_t h, int64_t inter, ActivationFn act, bool bias, PlainNames names = {});
 
 // Multi-head latent attention (remote modeling_deepseek.py DeepseekV2Attention / DeepseekV3Attention,
 // also Kimi Linear's full-attention layers): q_proj, or q_a_proj + q_a_layernorm + q_b_proj when

@@ -1,6 +1,23 @@
 #include "model/families/mixer_kit.h"
 
 namespace vramplan::families {
+namespace {
+
+// The delta-rule mixers' state (Gated DeltaNet, Kimi Delta Attention): a (k_head_dim x v_head_dim)
+// matrix per value head and a causal conv over q, k and v; the inference engines size it from these.
+void SetDeltaRuleGeometry(LayerKind* k, MixerKind kind, int64_t v_heads, int64_t k_heads, int64_t v_head_dim,
+                          int64_t k_head_dim, int64_t conv_kernel) {
+  RecurrentGeometry& r = k->recurrent;
+  r.kind = kind;
+  r.num_heads = v_heads;
+  r.num_k_heads = k_heads;
+  r.head_dim = v_head_dim;
+  r.k_head_dim = k_head_dim;
+  r.inner = v_heads * v_head_dim;
+  r.conv_kernel = conv_kernel;
+}
+
+}  // namespace
 
 GatedDeltaNetDims ReadGatedDeltaNet(ConfigReader& c) {
   GatedDeltaNetDims g;
@@ -29,16 +46,9 @@ void AddGatedDeltaNet(LayerKind* k, int64_t h, const GatedDeltaNetDims& g, bool 
     AddLinear(k, "in_proj_ba", LinearSlot::kMixerIn, h, 2 * g.v_heads, false);
   }
   AddLinear(k, "out_proj", LinearSlot::kMixerOut, value_dim, h, false);
-  RecurrentGeometry& r = k->recurrent;
-  r.kind = MixerKind::kGatedDeltaNet;
-  r.num_heads = g.v_heads;
-  r.num_k_heads = g.k_heads;
-  r.head_dim = g.v_head_dim;
-  r.k_head_dim = g.k_head_dim;
-  r.inner = value_dim;
-  r.conv_kernel = g.conv_kernel;
+  SetDeltaRuleGeometry(k, MixerKind::kGatedDeltaNet, g.v_heads, g.k_heads, g.v_head_dim, g.k_head_dim, g.conv_kernel);
   // conv1d weight (conv_dim, 1, kernel), no bias; dt_bias, A_log; norm weight (v_head_dim).
-  k->extra_attention_params += r.ConvChannels() * g.conv_kernel + 2 * g.v_heads + g.v_head_dim;
+  k->extra_attention_params += k->recurrent.ConvChannels() * g.conv_kernel + 2 * g.v_heads + g.v_head_dim;
 }
 
 void AddKimiDelta(LayerKind* k, int64_t h, const KimiDeltaDims& d) {
@@ -56,16 +66,9 @@ void AddKimiDelta(LayerKind* k, int64_t h, const KimiDeltaDims& d) {
   AddLinear(k, "f_b_proj", LinearSlot::kMixerIn, d.head_dim, width, false);
   AddLinear(k, "g_b_proj", LinearSlot::kMixerIn, d.head_dim, width, false);
   AddLinear(k, "o_proj", LinearSlot::kMixerOut, width, h, false);
-  RecurrentGeometry& r = k->recurrent;
-  r.kind = MixerKind::kKimiDelta;
-  r.num_heads = d.heads;
-  r.num_k_heads = d.heads;
-  r.head_dim = d.head_dim;
-  r.k_head_dim = d.head_dim;
-  r.inner = width;
-  r.conv_kernel = d.conv_kernel;
+  SetDeltaRuleGeometry(k, MixerKind::kKimiDelta, d.heads, d.heads, d.head_dim, d.head_dim, d.conv_kernel);
   // Three conv weights (width, 1, kernel), dt_bias (width), A_log (1, 1, heads, 1), o_norm (head_dim).
-  k->extra_attention_params += r.ConvChannels() * d.conv_kernel + width + d.heads + d.head_dim;
+  k->extra_attention_params += k->recurrent.ConvChannels() * d.conv_kernel + width + d.heads + d.head_dim;
 }
 
 void AddMamba2(LayerKind* k, int64_t h, const Mamba2Dims& m) {

@@ -28,12 +28,10 @@ Expected<ModelSpec> BuildNemotron(ConfigReader& c, ModelSpec spec) {
   BuildLayers(&spec, m.layers, [&](int64_t) {
     LayerKind k;
     AddQkvo(&k, m, attention_bias, attention_bias);
-    AddLinear(&k, "up_proj", LinearSlot::kUp, m.h, m.inter, mlp_bias);
-    AddLinear(&k, "down_proj", LinearSlot::kDown, m.inter, m.h, mlp_bias);
+    AddPlainMlp(&k, m.h, m.inter, act, mlp_bias);
     AddNorm(&k, "input_layernorm", NormSlot::kPreAttention, m.h, true);
     AddNorm(&k, "post_attention_layernorm", NormSlot::kPreMlp, m.h, true);
     SetAttention(&k, m, 0);
-    SetDenseMlp(&k, MlpKind::kPlain, act, m.inter);
     return k;
   });
   return spec;

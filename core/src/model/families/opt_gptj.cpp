@@ -45,12 +45,10 @@ Expected<ModelSpec> BuildOpt(ConfigReader& c, ModelSpec spec) {
     AddLinear(&k, "k_proj", LinearSlot::kK, m.h, m.h, bias);
     AddLinear(&k, "v_proj", LinearSlot::kV, m.h, m.h, bias);
     AddLinear(&k, "out_proj", LinearSlot::kO, m.h, m.h, bias);
-    AddLinear(&k, "fc1", LinearSlot::kUp, m.h, m.inter, bias);
-    AddLinear(&k, "fc2", LinearSlot::kDown, m.inter, m.h, bias);
+    AddPlainMlp(&k, m.h, m.inter, act, bias, {"fc1", "fc2"});
     AddNorm(&k, "self_attn_layer_norm", NormSlot::kPreAttention, m.h, true, affine);
     AddNorm(&k, "final_layer_norm", NormSlot::kPreMlp, m.h, true, affine);
     SetAttention(&k, m, 0);
-    SetDenseMlp(&k, MlpKind::kPlain, act, m.inter);
     return k;
   });
   return spec;
@@ -89,12 +87,10 @@ Expected<ModelSpec> BuildGptJStyle(ConfigReader& c, ModelSpec spec, GptJAttentio
       AddQkvo(&k, m, false, false);
       k.linears.back().name = "out_proj";
     }
-    AddLinear(&k, "fc_in", LinearSlot::kUp, m.h, m.inter, true);
-    AddLinear(&k, "fc_out", LinearSlot::kDown, m.inter, m.h, true);
+    AddPlainMlp(&k, m.h, m.inter, act, true, {"fc_in", "fc_out"});
     AddNorm(&k, "ln_1", NormSlot::kPreAttention, m.h, true);
     k.parallel_residual = true;
     SetAttention(&k, m, 0);
-    SetDenseMlp(&k, MlpKind::kPlain, act, m.inter);
     return k;
   });
   return spec;

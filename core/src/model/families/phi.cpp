@@ -25,8 +25,7 @@ Expected<ModelSpec> BuildPhi(ConfigReader& c, ModelSpec spec) {
     AddLinear(&k, "k_proj", LinearSlot::kK, m.h, m.kv * m.d, true);
     AddLinear(&k, "v_proj", LinearSlot::kV, m.h, m.kv * m.d, true);
     AddLinear(&k, "dense", LinearSlot::kO, m.a * m.d, m.h, true);
-    AddLinear(&k, "fc1", LinearSlot::kUp, m.h, m.inter, true);
-    AddLinear(&k, "fc2", LinearSlot::kDown, m.inter, m.h, true);
+    AddPlainMlp(&k, m.h, m.inter, act, true, {"fc1", "fc2"});
     AddNorm(&k, "input_layernorm", NormSlot::kPreAttention, m.h, true);
     if (qk_layernorm) {
       AddNorm(&k, "q_layernorm", NormSlot::kQPerHead, m.d, true);
@@ -34,7 +33,6 @@ Expected<ModelSpec> BuildPhi(ConfigReader& c, ModelSpec spec) {
     }
     k.parallel_residual = true;
     SetAttention(&k, m, 0);
-    SetDenseMlp(&k, MlpKind::kPlain, act, m.inter);
     return k;
   });
   return spec;

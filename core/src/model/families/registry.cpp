@@ -1,5 +1,26 @@
 #include "model/families/registry.h"
 
+// The page's module links only the readers it needs at once (VRAMPLAN_ALL_READERS=0, WASM only:
+// core/CMakeLists.txt compiles this file once per module): the families of the presets, whose
+// scenarios must estimate without a second download, and the builders they share. The other
+// families' rows stay (their names and LoRA targets) with no builder, and reading their
+// config answers `reader_on_demand` (hf_config.cpp); the page then loads vramplan-full, which has
+// every reader, and asks it instead (web/core.js). docs/web.md, "Readers on demand".
+#ifndef VRAMPLAN_ALL_READERS
+#define VRAMPLAN_ALL_READERS 1
+#endif
+#if VRAMPLAN_ALL_READERS
+#define ON_DEMAND(builder) builder
+#else
+#define ON_DEMAND(builder) nullptr
+#endif
+// The notes document the table (docs/models.md, model_families_test.cpp); no WASM module reads them.
+#ifdef __EMSCRIPTEN__
+#define NOTE(text) ""
+#else
+#define NOTE(text) text
+#endif
+
 namespace vramplan::families {
 namespace {
 
@@ -9,216 +30,216 @@ LoraDefaults AllLinear() { return LoraDefaults{{}, true}; }
 
 std::vector<ModelFamily> MakeFamilies() {
   return {
-      {"llama", "", BuildLlama, Qv(), "Llama 1-3: q/k/v/o (attention_bias), SwiGLU MLP (mlp_bias), RMSNorm"},
-      {"mistral", "", BuildMistral, Qv(), "Llama layout; sliding_window on every layer when set"},
-      {"mixtral", "", BuildMixtral, Qv(), "Mistral attention; router \"gate\" and experts w1/w3/w2 of intermediate_size"},
-      {"qwen2", "", BuildQwen2, Qv(), "Llama layout with q/k/v bias; sliding windows from max_window_layers when use_sliding_window"},
+      {"llama", "", BuildLlama, Qv(), NOTE("Llama 1-3: q/k/v/o (attention_bias), SwiGLU MLP (mlp_bias), RMSNorm")},
+      {"mistral", "", BuildMistral, Qv(), NOTE("Llama layout; sliding_window on every layer when set")},
+      {"mixtral", "", BuildMixtral, Qv(), NOTE("Mistral attention; router \"gate\" and experts w1/w3/w2 of intermediate_size")},
+      {"qwen2", "", BuildQwen2, Qv(), NOTE("Llama layout with q/k/v bias; sliding windows from max_window_layers when use_sliding_window")},
       {"qwen2_moe", "", BuildQwen2Moe, Qv(),
-       "Qwen2 attention; experts of moe_intermediate_size, a shared expert with its sigmoid gate, mlp_only_layers, decoder_sparse_step"},
-      {"qwen3", "", BuildQwen3, Qv(), "Llama layout with RMSNorm(head_dim) on q and k"},
-      {"qwen3_moe", "", BuildQwen3Moe, Qv(), "Qwen3 attention; experts of moe_intermediate_size, mlp_only_layers, decoder_sparse_step"},
-      {"gemma", "", BuildGemma, Qv(), "Llama layout, tied embeddings, tanh-GELU MLP (hidden_activation)"},
-      {"gemma2", "", BuildGemma2, Qv(), "Gemma with sandwich norms (4 per layer) and sliding windows on even layers"},
+       NOTE("Qwen2 attention; experts of moe_intermediate_size, a shared expert with its sigmoid gate, mlp_only_layers, decoder_sparse_step")},
+      {"qwen3", "", BuildQwen3, Qv(), NOTE("Llama layout with RMSNorm(head_dim) on q and k")},
+      {"qwen3_moe", "", BuildQwen3Moe, Qv(), NOTE("Qwen3 attention; experts of moe_intermediate_size, mlp_only_layers, decoder_sparse_step")},
+      {"gemma", "", BuildGemma, Qv(), NOTE("Llama layout, tied embeddings, tanh-GELU MLP (hidden_activation)")},
+      {"gemma2", "", BuildGemma2, Qv(), NOTE("Gemma with sandwich norms (4 per layer) and sliding windows on even layers")},
       {"gemma3_text", "", BuildGemma3Text, Qv(),
-       "Gemma 2 layout with q/k norms and sliding_window_pattern (also the text decoder of multimodal gemma3)"},
-      {"phi", "", BuildPhi, Qv(), "Phi-2: q/k/v/dense with biases, fc1/fc2 GELU MLP, parallel residual, LayerNorm, lm_head bias"},
-      {"phi3", "", BuildPhi3, LoraDefaults{{"qkv_proj"}, false}, "Phi-3/Phi-4: fused qkv_proj and gate_up_proj, RMSNorm"},
+       NOTE("Gemma 2 layout with q/k norms and sliding_window_pattern (also the text decoder of multimodal gemma3)")},
+      {"phi", "", BuildPhi, Qv(), NOTE("Phi-2: q/k/v/dense with biases, fc1/fc2 GELU MLP, parallel residual, LayerNorm, lm_head bias")},
+      {"phi3", "", BuildPhi3, LoraDefaults{{"qkv_proj"}, false}, NOTE("Phi-3/Phi-4: fused qkv_proj and gate_up_proj, RMSNorm")},
       {"gpt2", "", BuildGpt2, LoraDefaults{{"c_attn"}, false},
-       "Conv1D c_attn/c_proj/c_fc/c_proj, learned positions (n_positions), dropout 0.1 by default, causal-mask buffer"},
+       NOTE("Conv1D c_attn/c_proj/c_fc/c_proj, learned positions (n_positions), dropout 0.1 by default, causal-mask buffer")},
       {"gpt_neox", "", BuildGptNeox, LoraDefaults{{"query_key_value"}, false},
-       "fused query_key_value, plain GELU MLP, parallel residual (use_parallel_residual), rotary_pct"},
+       NOTE("fused query_key_value, plain GELU MLP, parallel residual (use_parallel_residual), rotary_pct")},
       {"falcon", "", BuildFalcon, LoraDefaults{{"query_key_value"}, false},
-       "fused query_key_value with multi-query or grouped kv (new_decoder_architecture), parallel attention"},
+       NOTE("fused query_key_value with multi-query or grouped kv (new_decoder_architecture), parallel attention")},
       {"deepseek_v2", "", BuildDeepseekV2, AllLinear(),
-       "multi-head latent attention, first_k_dense_replace dense layers, routed and shared experts"},
+       NOTE("multi-head latent attention, first_k_dense_replace dense layers, routed and shared experts")},
       {"deepseek_v3", "", BuildDeepseekV3, AllLinear(),
-       "DeepSeek-V2 layout with the router's correction bias; the multi-token-prediction layer and the FP8 block scales count in checkpoint_total"},
+       NOTE("DeepSeek-V2 layout with the router's correction bias; the multi-token-prediction layer and the FP8 block scales count in checkpoint_total")},
       {"minimax_m2", "", BuildMiniMaxM2, AllLinear(),
-       "MiniMax-M2: q/k/v/o, RMSNorm over all q / k heads (qk_norm_type per_layer), router with correction bias, experts w1/w3/w2 in every layer"},
+       NOTE("MiniMax-M2: q/k/v/o, RMSNorm over all q / k heads (qk_norm_type per_layer), router with correction bias, experts w1/w3/w2 in every layer")},
       {"deepseek_v32", "", BuildDeepseekV32, AllLinear(),
-       "DeepSeek-V3.2: the DeepSeek-V3 layout plus the sparse-attention indexer (wq_b, wk, k_norm, weights_proj) in every layer"},
+       NOTE("DeepSeek-V3.2: the DeepSeek-V3 layout plus the sparse-attention indexer (wq_b, wk, k_norm, weights_proj) in every layer")},
       {"deepseek_v4", "", BuildDeepseekV4, AllLinear(),
-       "DeepSeek-V4: shared-KV MQA with low-rank q, grouped output projection and sinks, a compressor per layer_types "
+       NOTE("DeepSeek-V4: shared-KV MQA with low-rank q, grouped output projection and sinks, a compressor per layer_types "
        "(compress_ratios) with the lightning indexer on CSA layers, mHC hyper-connections, hash-routed then top-k MoE "
-       "with a shared expert; the MTP layer counts in checkpoint_total"},
+       "with a shared expert; the MTP layer counts in checkpoint_total")},
       {"glm_moe_dsa", "", BuildGlmMoeDsa, AllLinear(),
-       "GLM-5: the DeepSeek-V3.2 layout (MLA, indexer, routed and shared experts); the MTP layer shares the embedding and head"},
+       NOTE("GLM-5: the DeepSeek-V3.2 layout (MLA, indexer, routed and shared experts); the MTP layer shares the embedding and head")},
       {"gpt_oss", "", BuildGptOss, AllLinear(),
-       "attention sinks, alternating 128-token sliding windows, fused expert tensors (not nn.Linear, not LoRA targets)"},
-      {"olmo2", "", BuildOlmo2, Qv(), "norms on the attention and MLP outputs only, RMSNorm over all q / k heads"},
-      {"olmo3", "", BuildOlmo3, Qv(), "OLMo 2 layout with sliding-window layers (layer_types; by default three of every four)"},
-      {"seed_oss", "", BuildSeedOss, Qv(), "Seed-OSS: the Llama layout with q/k/v bias (attention_bias) and a separate attention_out_bias for o_proj"},
-      {"smollm3", "", BuildSmolLm3, AllLinear(), "SmolLM3: the Llama layout, tied embeddings by default; NoPE layers (no_rope_layers) change no weight"},
+       NOTE("attention sinks, alternating 128-token sliding windows, fused expert tensors (not nn.Linear, not LoRA targets)")},
+      {"olmo2", "", BuildOlmo2, Qv(), NOTE("norms on the attention and MLP outputs only, RMSNorm over all q / k heads")},
+      {"olmo3", "", BuildOlmo3, Qv(), NOTE("OLMo 2 layout with sliding-window layers (layer_types; by default three of every four)")},
+      {"seed_oss", "", BuildSeedOss, Qv(), NOTE("Seed-OSS: the Llama layout with q/k/v bias (attention_bias) and a separate attention_out_bias for o_proj")},
+      {"smollm3", "", BuildSmolLm3, AllLinear(), NOTE("SmolLM3: the Llama layout, tied embeddings by default; NoPE layers (no_rope_layers) change no weight")},
       {"exaone4", "", BuildExaone4, Qv(),
-       "EXAONE 4.0: norms on the attention and MLP outputs only, RMSNorm(head_dim) on q and k, sliding layers from layer_types or sliding_window_pattern"},
+       NOTE("EXAONE 4.0: norms on the attention and MLP outputs only, RMSNorm(head_dim) on q and k, sliding layers from layer_types or sliding_window_pattern")},
       {"glm4", "", BuildGlm4, Qv(),
-       "GLM-4-0414: q/k/v bias (attention_bias), fused gate_up_proj, four RMSNorms per layer (on the attention and MLP inputs and outputs), partial rotary"},
+       NOTE("GLM-4-0414: q/k/v bias (attention_bias), fused gate_up_proj, four RMSNorms per layer (on the attention and MLP inputs and outputs), partial rotary")},
       {"glm4_moe_lite", "", BuildGlm4MoeLite, AllLinear(),
-       "GLM-4.7-Flash: DeepSeek-V3's multi-head latent attention with GLM-4.5's router, experts and shared expert; dense / MoE layers from mlp_layer_types"},
+       NOTE("GLM-4.7-Flash: DeepSeek-V3's multi-head latent attention with GLM-4.5's router, experts and shared expert; dense / MoE layers from mlp_layer_types")},
       {"glm4_moe", "", BuildGlm4Moe, AllLinear(),
-       "GLM-4.5 / 4.6: q/k/v bias (attention_bias), q/k RMSNorm (use_qk_norm), first_k_dense_replace dense layers, "
-       "router with correction bias, routed and shared experts; the MTP layer counts in checkpoint_total"},
+       NOTE("GLM-4.5 / 4.6: q/k/v bias (attention_bias), q/k RMSNorm (use_qk_norm), first_k_dense_replace dense layers, "
+       "router with correction bias, routed and shared experts; the MTP layer counts in checkpoint_total")},
       {"qwen", "", BuildQwen1, LoraDefaults{{"c_attn", "c_proj", "w1", "w2"}, false},  // PEFT lists none: Qwen's finetune.py
-       "Qwen1 remote code: fused c_attn, w1/w2 of intermediate_size / 2, loss on the logits without .float()"},
+       NOTE("Qwen1 remote code: fused c_attn, w1/w2 of intermediate_size / 2, loss on the logits without .float()")},
       // Hybrids: linear-attention / state-space mixers beside attention (PEFT lists none: all linears).
       {"qwen3_next", "", BuildQwen3Next, AllLinear(),
-       "Gated DeltaNet layers and gated full attention (layer_types / full_attention_interval), 512 experts with a gated shared expert; MTP layer not counted"},
+       NOTE("Gated DeltaNet layers and gated full attention (layer_types / full_attention_interval), 512 experts with a gated shared expert; MTP layer not counted")},
       {"qwen3_5_text", "", BuildQwen35Text, AllLinear(),
-       "Qwen3.5 text decoder (text_config of qwen3_5): Gated DeltaNet with split in_proj_qkv/z/b/a and gated full attention, SwiGLU MLP"},
+       NOTE("Qwen3.5 text decoder (text_config of qwen3_5): Gated DeltaNet with split in_proj_qkv/z/b/a and gated full attention, SwiGLU MLP")},
       {"qwen3_5_moe_text", "", BuildQwen35MoeText, AllLinear(),
-       "Qwen3.5 MoE text decoder (text_config of qwen3_5_moe): Qwen3.5 mixers, experts with a gated shared expert"},
-      {"kimi_linear", "", BuildKimiLinear, AllLinear(),
-       "Kimi Linear: Kimi Delta Attention layers (q/k/v_proj, q/k/v_conv1d, low-rank f_a/f_b and g_a/g_b gates, b_proj, o_norm, "
+       NOTE("Qwen3.5 MoE text decoder (text_config of qwen3_5_moe): Qwen3.5 mixers, experts with a gated shared expert")},
+      {"kimi_linear", "", ON_DEMAND(BuildKimiLinear), AllLinear(),
+       NOTE("Kimi Linear: Kimi Delta Attention layers (q/k/v_proj, q/k/v_conv1d, low-rank f_a/f_b and g_a/g_b gates, b_proj, o_norm, "
        "o_proj) and MLA layers per linear_attn_config's 1-based kda_layers / full_attn_layers; first_k_dense_replace dense "
-       "layers, then a router with correction bias, experts w1/w3/w2 and shared experts"},
+       "layers, then a router with correction bias, experts w1/w3/w2 and shared experts")},
       {"nemotron_h", "", BuildNemotronH, AllLinear(),
-       "hybrid_override_pattern: M Mamba-2, * attention, - ReLU^2 MLP, E MoE (router correction bias, shared expert)"},
+       NOTE("hybrid_override_pattern: M Mamba-2, * attention, - ReLU^2 MLP, E MoE (router correction bias, shared expert)")},
       {"granitemoehybrid", "", BuildGraniteMoeHybrid, AllLinear(),
-       "Granite 4.0: Mamba-2 / attention per layer_types, fused ParallelExperts (not nn.Linear) and a shared SwiGLU MLP"},
-      {"falcon_h1", "", BuildFalconH1, AllLinear(), "attention and Mamba-2 side by side in every layer, SwiGLU MLP"},
+       NOTE("Granite 4.0: Mamba-2 / attention per layer_types, fused ParallelExperts (not nn.Linear) and a shared SwiGLU MLP")},
+      {"falcon_h1", "", BuildFalconH1, AllLinear(), NOTE("attention and Mamba-2 side by side in every layer, SwiGLU MLP")},
       {"jamba", "", BuildJamba, AllLinear(),
-       "Mamba-1 layers with one attention layer per attn_layer_period, MoE every expert_layer_period-th layer"},
+       NOTE("Mamba-1 layers with one attention layer per attn_layer_period, MoE every expert_layer_period-th layer")},
       {"lfm2", "", BuildLfm2, AllLinear(),
-       "LFM2: gated short-convolution blocks (in_proj h->3h, depthwise conv1d of conv_L_cache, out_proj) and GQA blocks with "
-       "q/k RMSNorm per layer_types / full_attn_idxs, SwiGLU w1/w3/w2 of the adjusted block_ff_dim, embedding_norm, tied embeddings"},
+       NOTE("LFM2: gated short-convolution blocks (in_proj h->3h, depthwise conv1d of conv_L_cache, out_proj) and GQA blocks with "
+       "q/k RMSNorm per layer_types / full_attn_idxs, SwiGLU w1/w3/w2 of the adjusted block_ff_dim, embedding_norm, tied embeddings")},
       {"lfm2_moe", "", BuildLfm2Moe, AllLinear(),
-       "LFM2-MoE: the LFM2 mixers; SwiGLU MLP of intermediate_size on the first num_dense_layers layers, then a sigmoid router "
-       "\"gate\" with expert_bias and experts w1/w3/w2 of moe_intermediate_size"},
-      {"minimax", "", BuildMiniMaxText01, AllLinear(),
-       "MiniMax-Text-01 / M1 (transformers): Lightning attention (qkv_proj, output_gate, norm, out_proj) on \"linear_attention\" "
-       "layers and GQA q/k/v/o on \"full_attention\" layers (layer_types), router \"gate\" and experts w1/w3/w2 in every layer"},
-      {"minimax_text_01", "", BuildMiniMaxText01, AllLinear(),
-       "MiniMax-Text-01 remote code: the minimax layout with attn_type_list (0 Lightning, 1 softmax attention)"},
-      {"minimax_m1", "", BuildMiniMaxText01, AllLinear(),
-       "MiniMax-M1 remote code: the MiniMax-Text-01 architecture (attn_type_list, 32 experts, top 2)"},
-      {"ernie4_5", "", BuildErnie45, AllLinear(), "ERNIE 4.5 dense: the Llama layout with use_bias on every linear, tied embeddings by default"},
+       NOTE("LFM2-MoE: the LFM2 mixers; SwiGLU MLP of intermediate_size on the first num_dense_layers layers, then a sigmoid router "
+       "\"gate\" with expert_bias and experts w1/w3/w2 of moe_intermediate_size")},
+      {"minimax", "", ON_DEMAND(BuildMiniMaxText01), AllLinear(),
+       NOTE("MiniMax-Text-01 / M1 (transformers): Lightning attention (qkv_proj, output_gate, norm, out_proj) on \"linear_attention\" "
+       "layers and GQA q/k/v/o on \"full_attention\" layers (layer_types), router \"gate\" and experts w1/w3/w2 in every layer")},
+      {"minimax_text_01", "", ON_DEMAND(BuildMiniMaxText01), AllLinear(),
+       NOTE("MiniMax-Text-01 remote code: the minimax layout with attn_type_list (0 Lightning, 1 softmax attention)")},
+      {"minimax_m1", "", ON_DEMAND(BuildMiniMaxText01), AllLinear(),
+       NOTE("MiniMax-M1 remote code: the MiniMax-Text-01 architecture (attn_type_list, 32 experts, top 2)")},
+      {"ernie4_5", "", BuildErnie45, AllLinear(), NOTE("ERNIE 4.5 dense: the Llama layout with use_bias on every linear, tied embeddings by default")},
       {"ernie4_5_moe", "", BuildErnie45Moe, AllLinear(),
-       "ERNIE 4.5 MoE: moe_num_experts experts and moe_num_shared_experts shared experts on layers moe_layer_start_index..end_index, "
-       "router with correction bias (moe_statics); MTP weights not loaded"},
+       NOTE("ERNIE 4.5 MoE: moe_num_experts experts and moe_num_shared_experts shared experts on layers moe_layer_start_index..end_index, "
+       "router with correction bias (moe_statics); MTP weights not loaded")},
       {"llama4_text", "", BuildLlama4Text, AllLinear(),
-       "Llama 4 text decoder (text_config of llama4): MoE every interleave_moe_layer_step-th layer (router, fused experts, shared expert), "
-       "dense layers of intermediate_size_mlp, chunked attention on RoPE layers"},
+       NOTE("Llama 4 text decoder (text_config of llama4): MoE every interleave_moe_layer_step-th layer (router, fused experts, shared expert), "
+       "dense layers of intermediate_size_mlp, chunked attention on RoPE layers")},
       {"gemma4_text", "", BuildGemma4Text, AllLinear(),
-       "Gemma 4 text decoder (text_config of gemma4): sliding layers of head_dim / num_key_value_heads and full layers of "
+       NOTE("Gemma 4 text decoder (text_config of gemma4): sliding layers of head_dim / num_key_value_heads and full layers of "
        "global_head_dim (attention_k_eq_v: num_global_key_value_heads, no v_proj), KV-shared last layers, per-layer "
-       "embeddings, MoE block beside the dense MLP (enable_moe_block)"},
-      {"starcoder2", "", BuildStarcoder2, AllLinear(),
-       "StarCoder2: q/k/v/o and a plain GELU MLP c_fc / c_proj, all with bias (use_bias), LayerNorms with bias, tied embeddings, "
-       "sliding_window on every layer"},
-      {"gpt_bigcode", "", BuildGptBigCode, LoraDefaults{{"c_attn"}, false},
-       "StarCoder 1 / SantaCoder: fused multi-query c_attn (multi_query), c_proj, GELU c_fc / c_proj, LayerNorms, learned positions (n_positions), tied embeddings"},
-      {"cohere", "", BuildCohere, AllLinear(),
-       "Command-R: one LayerNorm without bias feeding attention and the SwiGLU MLP in parallel, q/k/v/o bias with attention_bias, "
-       "LayerNorm q/k norms per head with use_qk_norm, tied embeddings; logit_scale adds no weight"},
-      {"cohere2", "", BuildCohere2, AllLinear(),
-       "Command R7B / Command A: the Cohere layer without q/k norms; sliding layers from layer_types or sliding_window_pattern "
-       "(every 4th layer global by default)"},
-      {"granite", "", BuildGranite, AllLinear(),
-       "Granite 3.x dense: the Llama layout (attention_bias, mlp_bias), untied unless tie_word_embeddings; "
-       "embedding / residual / attention multipliers and logits_scaling add no weight"},
-      {"granitemoe", "", BuildGraniteMoe, AllLinear(),
-       "Granite 3.x MoE: Llama attention, router.layer and fused experts input_linear (gate and up) / output_linear "
-       "(GraniteMoeParallelExperts, not nn.Linear, not LoRA targets) of intermediate_size in every layer"},
-      {"olmoe", "", BuildOlmoe, AllLinear(),
-       "OLMoE: q/k/v/o (attention_bias), RMSNorm over all q / k heads, router \"gate\" and num_experts experts "
-       "gate_proj / up_proj / down_proj of intermediate_size in every layer (norm_topk_prob)"},
+       "embeddings, MoE block beside the dense MLP (enable_moe_block)")},
+      {"starcoder2", "", ON_DEMAND(BuildStarcoder2), AllLinear(),
+       NOTE("StarCoder2: q/k/v/o and a plain GELU MLP c_fc / c_proj, all with bias (use_bias), LayerNorms with bias, tied embeddings, "
+       "sliding_window on every layer")},
+      {"gpt_bigcode", "", ON_DEMAND(BuildGptBigCode), LoraDefaults{{"c_attn"}, false},
+       NOTE("StarCoder 1 / SantaCoder: fused multi-query c_attn (multi_query), c_proj, GELU c_fc / c_proj, LayerNorms, learned positions (n_positions), tied embeddings")},
+      {"cohere", "", ON_DEMAND(BuildCohere), AllLinear(),
+       NOTE("Command-R: one LayerNorm without bias feeding attention and the SwiGLU MLP in parallel, q/k/v/o bias with attention_bias, "
+       "LayerNorm q/k norms per head with use_qk_norm, tied embeddings; logit_scale adds no weight")},
+      {"cohere2", "", ON_DEMAND(BuildCohere2), AllLinear(),
+       NOTE("Command R7B / Command A: the Cohere layer without q/k norms; sliding layers from layer_types or sliding_window_pattern "
+       "(every 4th layer global by default)")},
+      {"granite", "", ON_DEMAND(BuildGranite), AllLinear(),
+       NOTE("Granite 3.x dense: the Llama layout (attention_bias, mlp_bias), untied unless tie_word_embeddings; "
+       "embedding / residual / attention multipliers and logits_scaling add no weight")},
+      {"granitemoe", "", ON_DEMAND(BuildGraniteMoe), AllLinear(),
+       NOTE("Granite 3.x MoE: Llama attention, router.layer and fused experts input_linear (gate and up) / output_linear "
+       "(GraniteMoeParallelExperts, not nn.Linear, not LoRA targets) of intermediate_size in every layer")},
+      {"olmoe", "", ON_DEMAND(BuildOlmoe), AllLinear(),
+       NOTE("OLMoE: q/k/v/o (attention_bias), RMSNorm over all q / k heads, router \"gate\" and num_experts experts "
+       "gate_proj / up_proj / down_proj of intermediate_size in every layer (norm_topk_prob)")},
       // PEFT lists none of the types below (peft/utils/constants.py): all linears.
-      {"hunyuan_v1_dense", "", BuildHunyuanV1Dense, AllLinear(),
-       "Hunyuan dense (0.5B-7B, Hunyuan-MT): the Llama layout with per-head RMSNorms query_layernorm / key_layernorm on the "
-       "rotated q and k, attention_bias on q/k/v/o, MLP without bias"},
-      {"hunyuan_v1_moe", "", BuildHunyuanV1Moe, AllLinear(),
-       "Hunyuan-A13B: Hunyuan dense attention; every layer a float32 router gate.wg, num_experts experts and one shared_mlp "
-       "of intermediate_size (num_experts / moe_topk per layer or one integer)"},
-      {"exaone", "", BuildExaone, AllLinear(),
-       "EXAONE 3.0 / 3.5 remote code: the Llama layer named wte, ln_1 / ln_2, attn.attention.q_proj / k_proj / v_proj / "
-       "out_proj, mlp.c_fc_0 / c_fc_1 / c_proj, ln_f; no biases, num_layers, tied embeddings by default"},
-      {"dots1", "", BuildDots1, AllLinear(),
-       "dots.llm1: Qwen3 attention (q/k RMSNorm, attention_bias) with DeepSeek-V3's MoE: first_k_dense_replace dense layers, "
-       "router with correction bias, n_routed_experts experts and n_shared_experts shared experts of moe_intermediate_size"},
-      {"bailing_moe", "", BuildBailingMoe, AllLinear(),
-       "Ling / Ring (1.x BailingMoeForCausalLM, 2.0 BailingMoeV2ForCausalLM): fused query_key_value, dense, q/k RMSNorm "
-       "(use_qk_norm), first_k_dense_replace dense layers, router gate (with expert_bias in 2.0), experts and shared experts"},
-      {"apertus", "", BuildApertus, AllLinear(),
-       "Apertus: Llama attention with q/k RMSNorm (q_norm, k_norm), attention_layernorm / feedforward_layernorm, "
-       "non-gated up_proj / down_proj MLP without bias, xIELU activation with two parameters and two stored buffers per layer"},
-      {"nemotron", "", BuildNemotron, AllLinear(),
-       "Nemotron-4 / Minitron: q/k/v/o of head_dim (bias with attention_bias), non-gated relu2 MLP up_proj / down_proj "
-       "(bias with mlp_bias), LayerNorm1P with bias, partial rotary, untied lm_head"},
-      {"bitnet", "", BuildBitNet, AllLinear(),
-       "BitNet b1.58: the Llama layout plus attn_sub_norm before o_proj and ffn_sub_norm before down_proj, relu2 gated MLP; "
-       "the packed checkpoint (quant_method bitnet, offline) stores four ternary values per element and a scale per linear"},
-      {"flex_olmo", "", BuildFlexOlmo, AllLinear(),
-       "FlexOlmo: the OLMoE layer (q/k/v/o with attention_bias, RMSNorm over all q / k heads, router and num_experts experts "
-       "of intermediate_size) with OLMo 2's post-norms on the attention and MLP outputs"},
+      {"hunyuan_v1_dense", "", ON_DEMAND(BuildHunyuanV1Dense), AllLinear(),
+       NOTE("Hunyuan dense (0.5B-7B, Hunyuan-MT): the Llama layout with per-head RMSNorms query_layernorm / key_layernorm on the "
+       "rotated q and k, attention_bias on q/k/v/o, MLP without bias")},
+      {"hunyuan_v1_moe", "", ON_DEMAND(BuildHunyuanV1Moe), AllLinear(),
+       NOTE("Hunyuan-A13B: Hunyuan dense attention; every layer a float32 router gate.wg, num_experts experts and one shared_mlp "
+       "of intermediate_size (num_experts / moe_topk per layer or one integer)")},
+      {"exaone", "", ON_DEMAND(BuildExaone), AllLinear(),
+       NOTE("EXAONE 3.0 / 3.5 remote code: the Llama layer named wte, ln_1 / ln_2, attn.attention.q_proj / k_proj / v_proj / "
+       "out_proj, mlp.c_fc_0 / c_fc_1 / c_proj, ln_f; no biases, num_layers, tied embeddings by default")},
+      {"dots1", "", ON_DEMAND(BuildDots1), AllLinear(),
+       NOTE("dots.llm1: Qwen3 attention (q/k RMSNorm, attention_bias) with DeepSeek-V3's MoE: first_k_dense_replace dense layers, "
+       "router with correction bias, n_routed_experts experts and n_shared_experts shared experts of moe_intermediate_size")},
+      {"bailing_moe", "", ON_DEMAND(BuildBailingMoe), AllLinear(),
+       NOTE("Ling / Ring (1.x BailingMoeForCausalLM, 2.0 BailingMoeV2ForCausalLM): fused query_key_value, dense, q/k RMSNorm "
+       "(use_qk_norm), first_k_dense_replace dense layers, router gate (with expert_bias in 2.0), experts and shared experts")},
+      {"apertus", "", ON_DEMAND(BuildApertus), AllLinear(),
+       NOTE("Apertus: Llama attention with q/k RMSNorm (q_norm, k_norm), attention_layernorm / feedforward_layernorm, "
+       "non-gated up_proj / down_proj MLP without bias, xIELU activation with two parameters and two stored buffers per layer")},
+      {"nemotron", "", ON_DEMAND(BuildNemotron), AllLinear(),
+       NOTE("Nemotron-4 / Minitron: q/k/v/o of head_dim (bias with attention_bias), non-gated relu2 MLP up_proj / down_proj "
+       "(bias with mlp_bias), LayerNorm1P with bias, partial rotary, untied lm_head")},
+      {"bitnet", "", ON_DEMAND(BuildBitNet), AllLinear(),
+       NOTE("BitNet b1.58: the Llama layout plus attn_sub_norm before o_proj and ffn_sub_norm before down_proj, relu2 gated MLP; "
+       "the packed checkpoint (quant_method bitnet, offline) stores four ternary values per element and a scale per linear")},
+      {"flex_olmo", "", ON_DEMAND(BuildFlexOlmo), AllLinear(),
+       NOTE("FlexOlmo: the OLMoE layer (q/k/v/o with attention_bias, RMSNorm over all q / k heads, router and num_experts experts "
+       "of intermediate_size) with OLMo 2's post-norms on the attention and MLP outputs")},
       // PEFT lists neither gemma4 nor mllama (utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING).
       {"mllama_text_model", "", BuildMllamaText, AllLinear(),
-       "Llama 3.2 Vision text decoder (text_config of mllama): Llama 3 layers, cross-attention layers "
-       "(cross_attention_layers: q/k/v/o, q/k RMSNorm, two tanh gates) and 8 extra embedding rows"},
+       NOTE("Llama 3.2 Vision text decoder (text_config of mllama): Llama 3 layers, cross-attention layers "
+       "(cross_attention_layers: q/k/v/o, q/k RMSNorm, two tanh gates) and 8 extra embedding rows")},
       // The 2021-2023 decoders (PEFT's mapping lists all four).
-      {"bloom", "", BuildBloom, LoraDefaults{{"query_key_value"}, false},
-       "BLOOM: ALiBi, word_embeddings_layernorm, fused query_key_value and dense with biases, LayerNorms with bias, "
-       "dense_h_to_4h / dense_4h_to_h GELU MLP, tied embeddings"},
-      {"opt", "", BuildOpt, Qv(),
-       "OPT: learned positions (max_position_embeddings + 2 rows), q/k/v/out_proj and fc1/fc2 with bias (enable_bias), "
-       "LayerNorms, ReLU, tied embeddings; word_embed_proj_dim other than hidden_size (OPT-350m) refused"},
-      {"gptj", "", BuildGptJ, Qv(),
-       "GPT-J: parallel residual behind one ln_1, q/k/v/out_proj without bias, fc_in/fc_out with bias, rotary_dim, "
-       "untied lm_head with bias"},
-      {"mpt", "", BuildMpt, LoraDefaults{{"Wqkv"}, false},
-       "MPT: ALiBi, fused Wqkv, out_proj, up_proj/down_proj (4 x d_model), no linear biases, LayerNorms without bias; "
-       "attn_config nested"},
+      {"bloom", "", ON_DEMAND(BuildBloom), LoraDefaults{{"query_key_value"}, false},
+       NOTE("BLOOM: ALiBi, word_embeddings_layernorm, fused query_key_value and dense with biases, LayerNorms with bias, "
+       "dense_h_to_4h / dense_4h_to_h GELU MLP, tied embeddings")},
+      {"opt", "", ON_DEMAND(BuildOpt), Qv(),
+       NOTE("OPT: learned positions (max_position_embeddings + 2 rows), q/k/v/out_proj and fc1/fc2 with bias (enable_bias), "
+       "LayerNorms, ReLU, tied embeddings; word_embed_proj_dim other than hidden_size (OPT-350m) refused")},
+      {"gptj", "", ON_DEMAND(BuildGptJ), Qv(),
+       NOTE("GPT-J: parallel residual behind one ln_1, q/k/v/out_proj without bias, fc_in/fc_out with bias, rotary_dim, "
+       "untied lm_head with bias")},
+      {"mpt", "", ON_DEMAND(BuildMpt), LoraDefaults{{"Wqkv"}, false},
+       NOTE("MPT: ALiBi, fused Wqkv, out_proj, up_proj/down_proj (4 x d_model), no linear biases, LayerNorms without bias; "
+       "attn_config nested")},
       // Pure state-space decoders (PEFT lists none: all linears).
-      {"mamba", "", BuildMamba, AllLinear(),
-       "Mamba: one RMSNorm and one Mamba-1 mixer per layer (in_proj, conv1d, x_proj, dt_proj, A_log, D, out_proj), "
-       "no attention, no MLP; tied embeddings"},
-      {"mamba2", "", BuildMamba2, AllLinear(),
-       "Mamba-2: one RMSNorm and one Mamba-2 mixer per layer (in_proj, conv1d, dt_bias, A_log, D, gated norm, out_proj); "
-       "untied lm_head by default"},
-      {"falcon_mamba", "", BuildFalconMamba, AllLinear(),
-       "FalconMamba: the Mamba layout; the mixer's B / C / dt RMSNorms carry no weight"},
+      {"mamba", "", ON_DEMAND(BuildMamba), AllLinear(),
+       NOTE("Mamba: one RMSNorm and one Mamba-1 mixer per layer (in_proj, conv1d, x_proj, dt_proj, A_log, D, out_proj), "
+       "no attention, no MLP; tied embeddings")},
+      {"mamba2", "", ON_DEMAND(BuildMamba2), AllLinear(),
+       NOTE("Mamba-2: one RMSNorm and one Mamba-2 mixer per layer (in_proj, conv1d, dt_bias, A_log, D, gated norm, out_proj); "
+       "untied lm_head by default")},
+      {"falcon_mamba", "", ON_DEMAND(BuildFalconMamba), AllLinear(),
+       NOTE("FalconMamba: the Mamba layout; the mixer's B / C / dt RMSNorms carry no weight")},
       // Mixture-of-experts decoders with their own layouts (PEFT lists neither: all linears).
-      {"phimoe", "", BuildPhimoe, AllLinear(),
-       "Phi-3.5-MoE: q/k/v/o with bias (attention_bias), LayerNorms with bias, router \"gate\" and experts w1/w3/w2 "
-       "of intermediate_size, lm_head with bias (lm_head_bias)"},
-      {"dbrx", "", BuildDbrx, AllLinear(),
-       "DBRX: fused Wqkv (attn_config.kv_n_heads), out_proj, LayerNorms without bias, router and fused expert tensors "
-       "w1/v1/w2 (not nn.Linear) of ffn_config.ffn_hidden_size, ffn_config.moe_num_experts / moe_top_k"},
+      {"phimoe", "", ON_DEMAND(BuildPhimoe), AllLinear(),
+       NOTE("Phi-3.5-MoE: q/k/v/o with bias (attention_bias), LayerNorms with bias, router \"gate\" and experts w1/w3/w2 "
+       "of intermediate_size, lm_head with bias (lm_head_bias)")},
+      {"dbrx", "", ON_DEMAND(BuildDbrx), AllLinear(),
+       NOTE("DBRX: fused Wqkv (attn_config.kv_n_heads), out_proj, LayerNorms without bias, router and fused expert tensors "
+       "w1/v1/w2 (not nn.Linear) of ffn_config.ffn_hidden_size, ffn_config.moe_num_experts / moe_top_k")},
       // LayerNorm decoders with partial rotary (PEFT: stablelm q_proj / v_proj).
-      {"stablelm", "", BuildStableLm, Qv(),
-       "StableLM 3B / 2: q/k/v with bias (use_qkv_bias), o_proj, SwiGLU MLP without bias, LayerNorms with bias, "
+      {"stablelm", "", ON_DEMAND(BuildStableLm), Qv(),
+       NOTE("StableLM 3B / 2: q/k/v with bias (use_qkv_bias), o_proj, SwiGLU MLP without bias, LayerNorms with bias, "
        "per-head q/k LayerNorms (qk_layernorm), parallel residual without post_attention_layernorm (use_parallel_residual), "
-       "partial_rotary_factor 0.25, untied"},
-      {"gpt_neo", "", BuildGptNeo, Qv(),
-       "GPT-Neo: learned positions (max_position_embeddings), q/k/v without bias and out_proj with bias, c_fc / c_proj "
+       "partial_rotary_factor 0.25, untied")},
+      {"gpt_neo", "", ON_DEMAND(BuildGptNeo), Qv(),
+       NOTE("GPT-Neo: learned positions (max_position_embeddings), q/k/v without bias and out_proj with bias, c_fc / c_proj "
        "GELU MLP (intermediate_size, 4 x hidden when null), LayerNorms, tied embeddings; local layers (attention_types) "
-       "mask beyond window_size with the same weights and a full cache"},
-      {"codegen", "", BuildCodeGen, LoraDefaults{{"qkv_proj"}, false},
-       "CodeGen: GPT-J's parallel block behind one ln_1 with a fused qkv_proj and out_proj without bias, fc_in / fc_out "
-       "with bias (n_inner), rotary_dim, untied lm_head with bias"},
-      {"olmo", "", BuildOlmo, AllLinear(),
-       "OLMo 1: the Llama layer (q/k/v/o with attention_bias, SwiGLU MLP) with non-parametric LayerNorms (no weight, "
-       "no bias) before attention, MLP and lm_head; clip_qkv adds no weight; PEFT lists none: all linears"},
-      {"persimmon", "", BuildPersimmon, AllLinear(),
-       "Persimmon: fused query_key_value and dense with bias, one q / k LayerNorm(head_dim) with bias per layer "
+       "mask beyond window_size with the same weights and a full cache")},
+      {"codegen", "", ON_DEMAND(BuildCodeGen), LoraDefaults{{"qkv_proj"}, false},
+       NOTE("CodeGen: GPT-J's parallel block behind one ln_1 with a fused qkv_proj and out_proj without bias, fc_in / fc_out "
+       "with bias (n_inner), rotary_dim, untied lm_head with bias")},
+      {"olmo", "", ON_DEMAND(BuildOlmo), AllLinear(),
+       NOTE("OLMo 1: the Llama layer (q/k/v/o with attention_bias, SwiGLU MLP) with non-parametric LayerNorms (no weight, "
+       "no bias) before attention, MLP and lm_head; clip_qkv adds no weight; PEFT lists none: all linears")},
+      {"persimmon", "", ON_DEMAND(BuildPersimmon), AllLinear(),
+       NOTE("Persimmon: fused query_key_value and dense with bias, one q / k LayerNorm(head_dim) with bias per layer "
        "(qk_layernorm), dense_h_to_4h / dense_4h_to_h ReLU^2 MLP with bias, LayerNorms with bias, partial_rotary_factor 0.5, "
-       "untied lm_head; PEFT lists none: all linears"},
+       "untied lm_head; PEFT lists none: all linears")},
       // Fused-projection remote-code decoders (PEFT lists none: their own fused modules).
-      {"internlm2", "", BuildInternLm2, LoraDefaults{{"wqkv", "wo", "w1", "w2", "w3"}, false},
-       "InternLM2 / 2.5 remote code: fused attention.wqkv (q heads of each kv group, then its k and v) and wo with "
+      {"internlm2", "", ON_DEMAND(BuildInternLm2), LoraDefaults{{"wqkv", "wo", "w1", "w2", "w3"}, false},
+       NOTE("InternLM2 / 2.5 remote code: fused attention.wqkv (q heads of each kv group, then its k and v) and wo with "
        "bias (config.bias, default true), feed_forward.w1 / w3 / w2 SwiGLU without bias, attention_norm / ffn_norm "
-       "RMSNorms, tok_embeddings, untied output"},
+       "RMSNorms, tok_embeddings, untied output")},
       // Other spellings of the same layouts.
-      {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
-      {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
+      {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, NOTE("Falcon's remote-code model_type")},
+      {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, NOTE("Falcon's remote-code model_type")},
       {"ministral3", "mistral", BuildMistral, Qv(),
-       "Ministral 3 / Devstral 2 text decoder (text_config of mistral3): transformers builds it from Mistral's attention, "
-       "MLP and decoder layer (modular_ministral3.py); llama_4_scaling_beta scales queries and changes no weight"},
+       NOTE("Ministral 3 / Devstral 2 text decoder (text_config of mistral3): transformers builds it from Mistral's attention, "
+       "MLP and decoder layer (modular_ministral3.py); llama_4_scaling_beta scales queries and changes no weight")},
       {"kimi_k2", "deepseek_v3", BuildDeepseekV2, AllLinear(),
-       "Kimi K2: the DeepSeek-V3 layout; the router's correction bias follows topk_method (\"noaux_tc\")"},
+       NOTE("Kimi K2: the DeepSeek-V3 layout; the router's correction bias follows topk_method (\"noaux_tc\")")},
       // A text_config saved on its own (Gemma4UnifiedForCausalLM, transformers models/gemma4_unified): the
       // Gemma 4 decoder the gemma4_unified wrapper already reads its text_config with.
       {"gemma4_unified_text", "gemma4_text", BuildGemma4Text, AllLinear(),
-       "Gemma 4 12B's text decoder saved on its own: the gemma4_text layout"},
+       NOTE("Gemma 4 12B's text decoder saved on its own: the gemma4_text layout")},
   };
 }
 

@@ -20,9 +20,9 @@ struct LoraDefaults {
 struct ModelFamily {
   std::string_view model_type;  // as config.json spells it
   std::string_view alias_of;    // non-empty: another spelling of that model_type (not listed as supported)
-  Builder build = nullptr;
+  Builder build = nullptr;      // nullptr only in the page's WASM module for a family read on demand (registry.cpp)
   LoraDefaults lora;
-  std::string_view notes;       // what is read, in one line (docs/models.md)
+  std::string_view notes;       // what is read, in one line (docs/models.md); empty in the WASM modules
 };
 
 // Every model_type with a dedicated builder, aliases included, in documentation order.

@@ -75,8 +75,7 @@ Expected<ModelSpec> BuildPersimmon(ConfigReader& c, ModelSpec spec) {
     LayerKind k;
     AddLinear(&k, "query_key_value", LinearSlot::kQkv, m.h, 3 * m.a * m.d, true);
     AddLinear(&k, "dense", LinearSlot::kO, m.a * m.d, m.h, true);
-    AddLinear(&k, "dense_h_to_4h", LinearSlot::kUp, m.h, m.inter, true);
-    AddLinear(&k, "dense_4h_to_h", LinearSlot::kDown, m.inter, m.h, true);
+    AddPlainMlp(&k, m.h, m.inter, act, true, {"dense_h_to_4h", "dense_4h_to_h"});
     AddNorm(&k, "input_layernorm", NormSlot::kPreAttention, m.h, true);
     AddNorm(&k, "post_attention_layernorm", NormSlot::kPreMlp, m.h, true);
     if (qk_norm) {
@@ -84,7 +83,6 @@ Expected<ModelSpec> BuildPersimmon(ConfigReader& c, ModelSpec spec) {
       AddNorm(&k, "k_layernorm", NormSlot::kKPerHead, m.d, true);
     }
     SetAttention(&k, m, 0);
-    SetDenseMlp(&k, MlpKind::kPlain, act, m.inter);
     return k;
   });
   return spec;
