@@ -282,9 +282,7 @@ static int64_t MixerSavedBytesPerToken(const RecurrentGeometry& r, int64_t dt) {
       // MixerSavedBytesPerSequence).
       return dt * (3 * r.inner + r.inner + r.inner);
     case MixerKind::kLightning:
-      // MiniMaxLightningAttention's block loop (silu output, decayed q / k, per-block scores and
-      // K^T V states) is not modelled yet: only its linears' inputs count (an underestimate).
-      return 0;
+      return 0;  // depends on the batch, the block length and the mask: LightningSavedBytes
     case MixerKind::kNone:
       break;
   }
@@ -295,6 +293,39 @@ static int64_t MixerSavedBytesPerToken(const RecurrentGeometry& r, int64_t dt) {
 // is s + L - 1 columns long and conv_out[..., :seqlen] keeps all of it alive.
 static int64_t MixerSavedBytesPerSequence(const RecurrentGeometry& r, int64_t dt) {
   return r.kind == MixerKind::kShortConv ? dt * r.inner * (r.conv_kernel - 1) : 0;
+}
+
+int64_t LightningSavedBytes(const RecurrentGeometry& r, int64_t dt, bool weight_trainable, const ActivationContext& ctx) {
+  // transformers models/minimax/modeling_minimax.py MiniMaxLightningAttention.forward (commit
+  // 000c33fd), training path (no cache: the loop over blocks of block_size tokens), eager torch ops.
+  // Checked to the byte against a port of that forward that lists every saved storage
+  // (tests/fixtures/training/minimax_lightning_saved.py, tests/core/minimax_test.cpp).
+  const int64_t b = ctx.batch, s = ctx.seq, T = ctx.Tokens();
+  const int64_t heads = r.num_heads, d = r.head_dim, w = heads * d, bs = std::max<int64_t>(1, r.block_size);
+  const int64_t blocks = (s + bs - 1) / bs, tail = s % bs, first = std::min(bs, s);
+  // silu(qkv_proj(x)) saves its input (3w). The block loop's matmuls save q, k and v: slices of the
+  // silu output viewed (b, heads, s, d), which reshape() copies for bmm unless b == 1 (q, k and v
+  // once each, v twice: two matmuls); masked_fill (the 2-D attention_mask MiniMaxModel.forward
+  // passes to these layers) makes v a contiguous tensor both matmuls view. b == 1: the silu output
+  // (3w) stays alive through the views, plus the masked v (w); b > 1: the copies of q and k (2w)
+  // and v (w masked, else 2w). Plus q * query_decay and k * key_decay (2w).
+  const int64_t loop_widths = 5 + ((b == 1) == ctx.attention_mask ? 1 : 0);
+  int64_t per_token = dt * (3 * w + loop_widths * w);
+  per_token += dt * 2 * w;                   // sigmoid(output_gate(x)) saves its output; the gate product saves the normed output
+  if (ctx.attention_mask) per_token += 1;    // masked_fill's bool mask
+  // Per sequence: each block's decayed scores (Q K^T * diagonal_decay, heads x n x n), the K^T V
+  // state each block's inter matmul reads (heads x d x d; the first is the zeros it starts from),
+  // less block 0's q * query_decay (its matmul's other operand, that zero state, needs no gradient).
+  const int64_t per_sequence = dt * (heads * ((s / bs) * bs * bs + tail * tail) + blocks * heads * d * d - heads * d * first);
+  // exp(-slope_rate * block length): one (heads, 1, 1) tensor per block after the first, batch-wide.
+  const int64_t block_decays = dt * heads * std::max<int64_t>(0, blocks - 1);
+  // self.norm (MiniMaxRMSNorm over heads x head_dim) on the concatenated output, plain torch ops.
+  ActivationContext torch_ops = ctx;
+  torch_ops.kernels = LayerKernels::kPytorch;
+  NormSpec norm;
+  norm.dim = w;
+  const int64_t norm_bytes = NormSavedBytes(norm, NormKind::kRmsNorm, true, weight_trainable, T, torch_ops, dt);
+  return checked::Add(checked::Add(checked::Mul(T, per_token), checked::Mul(b, per_sequence)), block_decays + norm_bytes);
 }
 
 LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const ActivationContext& ctx) {
@@ -469,7 +500,9 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
     }
   }
   if (!qkv_req || a == 0) w.out.before_scores_bytes = w.out.through_attention_bytes = w.out.total_bytes;
-  if (qkv_req && kind.recurrent.kind != MixerKind::kNone) {
+  if (qkv_req && kind.recurrent.kind == MixerKind::kLightning) {
+    w.Save(LightningSavedBytes(kind.recurrent, mm, plan.weights_trainable, ctx));
+  } else if (qkv_req && kind.recurrent.kind != MixerKind::kNone) {
     w.Save(checked::Mul(T, MixerSavedBytesPerToken(kind.recurrent, mm)));
     w.Save(checked::Mul(b, MixerSavedBytesPerSequence(kind.recurrent, mm)));
   }

@@ -34,6 +34,7 @@ struct ActivationContext {
   bool cpu = false;
   double hidden_dropout = 0.0;
   NormKind norm_kind = NormKind::kRmsNorm;  // the layers' pre-attention / pre-MLP norms (ModelSpec::norm_kind)
+  bool attention_mask = true;  // framework.attention_mask: a 2-D mask reaches the layers (MiniMax's Lightning layers mask v with it)
   LayerKernels kernels = LayerKernels::kPytorch;  // train.kernels: unsloth's / Liger's autograd Functions
   // unsloth Fast_RMS_Layernorm / Liger LigerRMSNormFunction: save the input itself and an fp32 rstd
   // per row, and write the input gradient into the output gradient in place.
@@ -115,5 +116,11 @@ int64_t CheckpointInputBytes(const ModelSpec& model, const ActivationContext& ct
 // output, in the matmul dtype (bf16 under autocast).
 int64_t NormSavedBytes(const NormSpec& norm, NormKind kind, bool input_requires_grad, bool weight_trainable,
                        int64_t rows, const ActivationContext& ctx, int64_t input_bytes = -1);
+
+// What a MiniMax Lightning attention layer (MixerKind::kLightning) saves beyond its linears' inputs
+// in transformers' eager training forward: the silu input, the block loop's q / k / v operands and
+// decayed copies, each block's decayed scores and K^T V state, its RMSNorm, the sigmoid gate and
+// the normed output. `dt`: the activation dtype bytes.
+int64_t LightningSavedBytes(const RecurrentGeometry& r, int64_t dt, bool weight_trainable, const ActivationContext& ctx);
 
 }  // namespace vramplan

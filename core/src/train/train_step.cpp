@@ -176,6 +176,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   ctx.prec = prec;
   ctx.attention = train.attention;
   ctx.norm_saves_squared = fw.rmsnorm_saves_squared_input;
+  ctx.attention_mask = fw.attention_mask;
   ctx.quantized_base = train.method == TrainMethod::kQlora;
   ctx.qlora_bits = train.qlora_bits;
   ctx.gptq = train.qlora_backend == QloraBackend::kGptq;
@@ -1794,11 +1795,24 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   if (train.attention == AttentionImpl::kFlash && !prec.half) {
     r->warnings.push_back(MakeWarning(WarningCode::kUnsupportedCombination, "train.attention", "FlashAttention needs fp16/bf16 inputs; with fp32 weights and no autocast transformers falls back to another kernel"));
   }
-  bool recurrent_mixers = false, short_conv = false, kimi_delta = false;
+  bool recurrent_mixers = false, short_conv = false, kimi_delta = false, lightning = false;
   for (const LayerKind& k : model.kinds) {
     short_conv = short_conv || k.recurrent.kind == MixerKind::kShortConv;
     kimi_delta = kimi_delta || k.recurrent.kind == MixerKind::kKimiDelta;
-    recurrent_mixers = recurrent_mixers || (k.recurrent.kind != MixerKind::kNone && k.recurrent.kind != MixerKind::kShortConv);
+    lightning = lightning || k.recurrent.kind == MixerKind::kLightning;
+    recurrent_mixers = recurrent_mixers || (k.recurrent.kind != MixerKind::kNone && k.recurrent.kind != MixerKind::kShortConv &&
+                                            k.recurrent.kind != MixerKind::kLightning);
+  }
+  if (lightning) {
+    // activations.cpp LightningSavedBytes: transformers modeling_minimax.py
+    // MiniMaxLightningAttention.forward, checked against a torch port on CPU, not on a GPU.
+    r->warnings.push_back(MakeWarning(WarningCode::kApproximate, "model",
+                                      "MiniMax Lightning attention layers: their saved activations follow transformers' eager "
+                                      "block loop (MiniMaxLightningAttention.forward: the silu input, q / k / v and their "
+                                      "decayed copies, each block's scores and K^T V state, the norm and the sigmoid gate; "
+                                      "docs/training.md), worked from the code with every tensor in one dtype and checked "
+                                      "against a CPU port, not measured on a GPU; autocast's casts and fp32 decay buffers "
+                                      "are not modelled"));
   }
   if (short_conv) {
     r->warnings.push_back(MakeWarning(WarningCode::kApproximate, "model",
