@@ -1,7 +1,9 @@
 // MiniMax-Text-01 / MiniMax-M1 (model_types minimax, minimax_text_01, minimax_m1): what a Lightning
 // attention layer saves in training, against a port of transformers' MiniMaxLightningAttention.forward
 // that lists every saved storage (tests/fixtures/training/minimax_lightning_saved.py), the
-// approximate warning a training estimate carries.
+// approximate warning a training estimate carries, and the per-sequence Lightning state each
+// inference engine keeps (worked by hand from vLLM's and transformers' code; llama.cpp has no such
+// architecture).
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -138,6 +140,36 @@ TEST(MiniMax, TrainingCarriesTheLightningWarningAndCountsIt) {
   ctx.prec = PrecisionFor(Precision::kBf16);
   const LayerPlan lora{true, false, true};
   EXPECT_GT(ComputeLayerSaved(*k, lora, ctx).total_bytes, ComputeLayerSaved(plain, lora, ctx).total_bytes);
+}
+
+Result Infer(const json& inf, const json& extra = json::object()) {
+  json sc = {{"model", M1Config()}, {"mode", "inference"}, {"inference", inf}};
+  for (auto it = extra.begin(); it != extra.end(); ++it) sc[it.key()] = it.value();
+  return testing_support::EstimateText(sc.dump());
+}
+
+TEST(MiniMax, LightningStatePerSequenceInEachEngine) {
+  // vLLM MambaStateShapeCalculator.linear_attention_state_shape (num_heads // tp, head_dim,
+  // head_dim) in the model dtype (linear_attention_state_dtype), no conv state: 70 layers x 64 x
+  // 128 x 128 x 2 B = 146,800,640 B = 140 MiB per sequence at tp = 1.
+  Result v = Infer({{"engine", "vllm"}, {"max_model_len", 32768}}, {{"gpu", "h200-sxm-141gb"}});
+  EXPECT_EQ(v.inference.recurrent_layers, 70);
+  EXPECT_EQ(v.inference.state_bytes_per_sequence, 70 * 64 * 128 * 128 * 2);
+  EXPECT_EQ(70LL * 64 * 128 * 128 * 2, 140LL << 20);
+  // The 10 softmax layers: 8 kv heads x 128, K and V, bf16.
+  EXPECT_EQ(v.inference.kv_bytes_per_token, 10 * 2 * 8 * 128 * 2);
+  // tp = 8: 64 // 8 = 8 heads per rank, 17.5 MiB.
+  Result v8 = Infer({{"engine", "vllm"}, {"max_model_len", 32768}}, {{"gpu", "h200-sxm-141gb"}, {"parallel", {{"gpus", 8}, {"tp", 8}}}});
+  EXPECT_EQ(v8.inference.state_bytes_per_sequence, 70 * 8 * 128 * 128 * 2);
+  // transformers MiniMaxCache: the linear cache is attn_weights_inter, (batch, 64, 128, 128) in the
+  // model dtype (zeros(...).to(value_states)).
+  Result t = Infer({{"prompt_len", 1000}, {"new_tokens", 24}});
+  EXPECT_EQ(t.inference.state_bytes_per_sequence, 140LL << 20);
+  // llama.cpp: no MiniMax-Text-01 architecture; the engine says it would not start.
+  Result l = Infer({{"engine", "llama_cpp"}, {"weights", "gguf_q4_k_m"}, {"prompt_len", 1000}, {"new_tokens", 24}});
+  bool refused = false;
+  for (const auto& w : l.warnings) refused = refused || (w.code == "would_not_start" && w.field_path == "inference.engine");
+  EXPECT_TRUE(refused);
 }
 
 }  // namespace

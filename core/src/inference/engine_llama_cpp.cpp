@@ -179,6 +179,17 @@ void EstimateLlamaCppEngine(const Scenario& s, const RankShard& rank, const Prep
   const RecurrentState state = RecurrentStateOf(m, Engine::kLlamaCpp, 1, 4);
   c.state_bytes_per_sequence = state.BytesPerSequence();
   c.recurrent_layers = state.layers;
+  // llama.cpp implements no Lightning attention: src/llama-arch.cpp (ggml-org/llama.cpp commit
+  // 00395eb2) has LLM_ARCH_MINIMAX_M2 ("minimax-m2") but no MiniMax-Text-01 / M1 architecture, so
+  // no GGUF of these models loads ("unknown model architecture").
+  bool lightning = false;
+  for (const LayerKind& k : m.kinds) lightning = lightning || k.recurrent.kind == MixerKind::kLightning;
+  if (lightning) {
+    Warn(r, true, WarningCode::kWouldNotStart, "inference.engine",
+         "llama.cpp has no MiniMax-Text-01 / MiniMax-M1 architecture (Lightning attention; src/llama-arch.cpp lists "
+         "minimax-m2 only): it cannot load this model. The figures count the Lightning state as a recurrent layer's "
+         "F32 row for comparison only; use engine vllm or transformers");
+  }
   if (explain) {
     if (state.layers > 0) {
       Warn(r, true, WarningCode::kApproximate, "model",

@@ -34,6 +34,13 @@ LayerState OneLayer(const RecurrentGeometry& r, Engine engine, int64_t tp, int64
     channels = r.inner + 2 * groups * r.state_size;
   }
   out.conv = Mul(r.conv_kernel - 1, CeilDiv(channels, tp), dt);
+  if (r.kind == MixerKind::kLightning) {
+    // MambaStateShapeCalculator.linear_attention_state_shape: (num_heads // tp, head_dim,
+    // head_dim), no conv state; linear_attention_state_dtype: the model dtype.
+    out.conv = 0;
+    out.ssm = Mul(r.num_heads / tp, r.head_dim, r.head_dim, dt);
+    return out;
+  }
   // MambaStateDtypeCalculator.kda_state_dtype: the conv states in the model dtype, KDA's recurrent
   // state always float32.
   out.ssm = Mul(CeilDiv(state, tp), r.kind == MixerKind::kKimiDelta ? 4 : dt);

@@ -8,7 +8,10 @@
 //     does not divide are replicated up to tp (extra_groups_for_head_shards); Kimi Delta Attention
 //     (kda_state_shape / kda_state_dtype): conv states for q, k and v of (conv_kernel - 1) x
 //     heads x head_dim / tp each in the model dtype and a heads / tp x head_dim x head_dim
-//     recurrent state in float32;
+//     recurrent state in float32; MiniMax's Lightning attention (linear_attention_state_shape /
+//     linear_attention_state_dtype, as vllm/model_executor/models/minimax_text_01.py
+//     MiniMaxText01ForCausalLM.get_mamba_state_shape_from_config asks for it): num_heads // tp x
+//     head_dim x head_dim in the model dtype, no conv state;
 //   llama.cpp (src/llama-memory-recurrent.cpp, r_l / s_l per layer): n_embd_r = (d_conv - 1) x conv
 //     channels (LFM2: n_embd x (n_shortconv_l_cache - 1); Kimi Linear: 3 x (d_conv - 1) x n_head x
 //     n_embd_head_kda) and n_embd_s = d_state x d_inner (0 for LFM2; Kimi Linear: n_embd_head_kda^2
@@ -19,7 +22,10 @@
 //     modeling_kimi_linear.py cache): conv_states keep the full conv_kernel columns in the model
 //     dtype; ssm_states in the model dtype, Gated DeltaNet's and KDA's recurrent state in float32
 //     (torch_chunk_gated_delta_rule / fla chunk_gated_delta_rule and torch_chunk_kda / fla
-//     chunk_kda return it in float32).
+//     chunk_kda return it in float32); MiniMax (modeling_minimax.py MiniMaxCache linear cache): the
+//     heads x head_dim x head_dim K^T V state in the model dtype (zeros(...).to(value_states)).
+//   llama.cpp has no MiniMax-Text-01 architecture: its engine warns would_not_start
+//     (engine_llama_cpp.cpp) and counts the Lightning state as an F32 s_l row.
 #pragma once
 
 #include <cstdint>
