@@ -109,7 +109,9 @@ void CheckLayerSlots(const std::string& id, const ModelSpec& m, size_t kind_inde
   } else if (k.attention.mla) {
     EXPECT_EQ(mla, 2) << where;
   } else if (k.attention.kv_shared) {
-    EXPECT_TRUE(q == 1 && k_or_v == 0 && kv_fused == 0) << where << ": a KV-shared layer projects q only";
+    // Gemma 4's shared layers have no k/v; Gemma 3n's keep k_proj / v_proj (Gemma3nTextAttention
+    // builds them on every layer and runs them when no cache is passed).
+    EXPECT_TRUE(q == 1 && (k_or_v == 0 || k_or_v == 2) && kv_fused == 0) << where << ": a KV-shared layer projects q (and k, v)";
   } else {
     // k and v, or k alone whose output is also the value (Gemma 4's attention_k_eq_v full layers).
     EXPECT_TRUE((q == 1 && k_or_v == 1 + v && kv_fused == 0) || (q == 0 && k_or_v == 0 && kv_fused == 1)) << where;
@@ -148,7 +150,7 @@ TEST(ModelFamilies, RegistryListsEveryModelTypeTheDocsClaim) {
   std::smatch match;
   ASSERT_TRUE(std::regex_search(readme, match, std::regex("(\\d+) `model_type`s"))) << "README.md claims no model_type count";
   EXPECT_EQ(SupportedModelTypes().size(), static_cast<size_t>(std::stoi(match[1].str())));
-  EXPECT_EQ(SupportedModelTypes().size(), 80u);
+  EXPECT_EQ(SupportedModelTypes().size(), 81u);
   const std::string doc = ReadRepoFile("docs/models.md");
   ASSERT_FALSE(doc.empty()) << "docs/models.md missing";
   for (const families::ModelFamily& f : families::ModelFamilies()) {
@@ -476,6 +478,49 @@ TEST(ModelFamilies, Gemma4LayerKindsAndKvCache) {
   EXPECT_EQ(layers, 4);
   // The stored k_proj / v_proj / k_norm of the KV-shared layers: 64 x 32 x 2 + 16 and 64 x 32 + 32.
   EXPECT_EQ(CountParams(m).unloaded, (64 * 32 * 2 + 16) + (64 * 32 + 32));
+}
+
+// Gemma 3n (the gemma3n wrapper's text_config): MatFormer widths per layer, KV-shared last layers that
+// cache nothing but keep their k/v weights, AltUp / LAuReL / per-layer inputs, and the towers not
+// counted (text_model_only). Counts by hand from transformers modeling_gemma3n.py (Gemma3nTextModel,
+// Gemma3nTextDecoderLayer): h 64, 4 heads x 16, 2 kv heads, p 8, n 2, r 4, vocab 100, per-layer vocab 50.
+TEST(ModelFamilies, Gemma3nWrapperWidthsAndKvSharing) {
+  json text = {{"model_type", "gemma3n_text"}, {"hidden_size", 64}, {"intermediate_size", {128, 256, 128, 96}},
+               {"num_hidden_layers", 4}, {"num_attention_heads", 4}, {"num_key_value_heads", 2}, {"head_dim", 16},
+               {"vocab_size", 100}, {"vocab_size_per_layer_input", 50}, {"hidden_size_per_layer_input", 8},
+               {"altup_num_inputs", 2}, {"laurel_rank", 4}, {"sliding_window", 8}, {"num_kv_shared_layers", 2},
+               {"layer_types", {"sliding_attention", "full_attention", "sliding_attention", "full_attention"}}};
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(json{{"model_type", "gemma3n"}, {"text_config", text}, {"vision_config", json::object()},
+                                         {"audio_config", json::object()}},
+                                    "model", &warnings);
+  ASSERT_TRUE(spec.ok()) << spec.errors()[0].message;
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].code, "text_model_only");
+  const ModelSpec& m = spec.value();
+  EXPECT_EQ(m.model_type, "gemma3n_text");
+  const auto kind = [&](size_t i) -> const LayerKind& { return m.kinds[m.layer_kind[i]]; };
+  EXPECT_EQ(kind(1).mlp.intermediate, 256);
+  EXPECT_EQ(kind(3).mlp.intermediate, 96);
+  EXPECT_EQ(kind(0).attention.sliding_window, 8);
+  EXPECT_EQ(kind(1).attention.sliding_window, 0);
+  EXPECT_FALSE(kind(1).attention.kv_shared);
+  EXPECT_TRUE(kind(2).attention.kv_shared);
+  EXPECT_EQ(kind(2).linears.size(), kind(0).linears.size());  // k_proj / v_proj kept
+  // Only layers 0 and 1 cache K/V.
+  int64_t layers = 0;
+  for (const KvGroup& g : KvGroups(m, Engine::kVllm, 1)) layers += g.layers;
+  EXPECT_EQ(layers, 2);
+  // Per layer without the MLP: q/o 2 x 64 x 64, k/v 2 x 64 x 32, q/k norms 32, 4 norms 256, AltUp
+  // 64 + 4 + 8 + 128 + 64 = 268, LAuReL 2 x 64 x 4 + 64 = 576, per-layer gate / projection / norm
+  // 2 x 64 x 8 + 64 = 1,088: 12,288 + 32 + 256 + 268 + 576 + 1,088 = 14,508. MLPs 3 x 64 x (128 +
+  // 256 + 128 + 96) = 116,736. Model: embed_tokens 6,400 (tied), embed_tokens_per_layer 50 x 32 =
+  // 1,600, per_layer_model_projection 64 x 32 = 2,048, its norm 8, altup (un)embed projections
+  // 2 x 64 x 64 = 8,192, norm 64.
+  const int64_t expected = 4 * 14508 + 116736 + 6400 + 1600 + 2048 + 8 + 8192 + 64;
+  EXPECT_EQ(CountParams(m).total, expected);
+  EXPECT_EQ(CountParams(m).checkpoint_total, expected);
+  EXPECT_FALSE(m.approximations.training.empty());
 }
 
 // Gemma 4 as transformers 5.15 saves it: per_layer_config (zero-padded layer index -> head_dim,

@@ -123,6 +123,7 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
       type = inner.String("model_type", "");
       if (type == "gemma3") type = "gemma3_text";
       if (outer == "gemma4" && (type == "gemma4" || type.empty())) type = "gemma4_text";
+      if (outer == "gemma3n" && (type == "gemma3n" || type.empty())) type = "gemma3n_text";
       if (outer == "gemma4_unified" && (type == "gemma4_unified_text" || type.empty())) type = "gemma4_text";
       if (outer == "mllama" && (type == "mllama" || type.empty())) type = "mllama_text_model";
       if (outer == "qwen2_5_vl" && (type == "qwen2_5_vl_text" || type == "qwen2_5_vl" || type.empty())) type = "qwen2";
@@ -155,7 +156,7 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
       if (tower_counted) {
         wrapper = outer;
       } else {
-        warnings->push_back(MakeWarning(WarningCode::kTextModelOnly, path, io::Quote(outer) + " is multimodal: only its text decoder (text_config, model_type " + io::Quote(type) + ") is counted; the vision tower is not"));
+        warnings->push_back(MakeWarning(WarningCode::kTextModelOnly, path, io::Quote(outer) + " is multimodal: only its text decoder (text_config, model_type " + io::Quote(type) + ") is counted; the vision tower is not" + (config.contains("audio_config") ? std::string(", nor the audio tower (audio_config)") : std::string())));
       }
     } else if (tower_counted && (type == "qwen2_5_vl" || type == "qwen2_vl")) {
       // transformers Qwen2_5_VLTextModel / Qwen2VLTextModel are the Qwen2 decoder (q/k/v bias, SwiGLU,

@@ -78,6 +78,8 @@ Expected<ModelSpec> BuildErnie45Moe(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildLlama4Text(ConfigReader& c, ModelSpec spec);
 // gemma4.cpp (the text_config of gemma4)
 Expected<ModelSpec> BuildGemma4Text(ConfigReader& c, ModelSpec spec);
+// gemma3n.cpp (the text_config of gemma3n)
+Expected<ModelSpec> BuildGemma3nText(ConfigReader& c, ModelSpec spec);
 // mllama.cpp (the text_config of mllama)
 Expected<ModelSpec> BuildMllamaText(ConfigReader& c, ModelSpec spec);
 // mamba_hybrids.cpp (Mamba-1 / Mamba-2 hybrids)

@@ -123,6 +123,10 @@ std::vector<ModelFamily> MakeFamilies() {
        NOTE("Gemma 4 text decoder (text_config of gemma4): sliding layers of head_dim / num_key_value_heads and full layers of "
        "global_head_dim (attention_k_eq_v: num_global_key_value_heads, no v_proj), KV-shared last layers, per-layer "
        "embeddings, MoE block beside the dense MLP (enable_moe_block)")},
+      {"gemma3n_text", "", ON_DEMAND(BuildGemma3nText), AllLinear(),
+       NOTE("Gemma 3n text decoder (text_config of gemma3n): Gemma 3 attention with q/k norms on sliding / full layers "
+       "(layer_types), MLP widths per layer (intermediate_size list, MatFormer), AltUp (altup_num_inputs streams, "
+       "altup_projections), LAuReL (laurel_rank), per-layer embeddings, KV-shared last layers that keep their k/v weights")},
       {"starcoder2", "", ON_DEMAND(BuildStarcoder2), AllLinear(),
        NOTE("StarCoder2: q/k/v/o and a plain GELU MLP c_fc / c_proj, all with bias (use_bias), LayerNorms with bias, tied embeddings, "
        "sliding_window on every layer")},
