@@ -150,7 +150,7 @@ TEST(ModelFamilies, RegistryListsEveryModelTypeTheDocsClaim) {
   std::smatch match;
   ASSERT_TRUE(std::regex_search(readme, match, std::regex("(\\d+) `model_type`s"))) << "README.md claims no model_type count";
   EXPECT_EQ(SupportedModelTypes().size(), static_cast<size_t>(std::stoi(match[1].str())));
-  EXPECT_EQ(SupportedModelTypes().size(), 81u);
+  EXPECT_EQ(SupportedModelTypes().size(), 83u);
   const std::string doc = ReadRepoFile("docs/models.md");
   ASSERT_FALSE(doc.empty()) << "docs/models.md missing";
   for (const families::ModelFamily& f : families::ModelFamilies()) {
@@ -669,6 +669,38 @@ TEST(ModelFamilies, GraniteMoeAndOlmoeExperts) {
   int64_t qk = 0;
   for (const NormSpec& n : o.kinds[0].norms) qk += (n.slot == NormSlot::kQ || n.slot == NormSlot::kK) ? n.dim : 0;
   EXPECT_EQ(qk, 128);
+}
+
+
+// MiniCPM-MoE-8x2B keeps model_type minicpm (remote modeling_minicpm.py MiniCPMMoE; vLLM
+// minicpm.py MiniCPMMoE: router "gate" h -> num_experts without bias, experts w1 / w3 / w2 of
+// intermediate_size) on MiniCPM-2B's shapes. Worked by hand:
+//   embed_tokens 122,753 x 2,304 = 282,822,912 (tied lm_head: MiniCPMConfig's default)
+//   per layer: q/k/v/o 4 x 2,304^2 = 21,233,664, router 8 x 2,304 = 18,432,
+//     8 experts x 3 x 2,304 x 5,760 = 318,504,960, two RMSNorms 4,608 = 339,761,664; x 40
+//   final norm 2,304: total 13,873,291,776.
+// A mixer_types hybrid (MiniCPM-SALA's lightning-attention layers) is refused, not miscounted.
+TEST(ModelFamilies, MiniCpmMoeAndHybridRefusal) {
+  const json cfg = {{"model_type", "minicpm"}, {"hidden_size", 2304}, {"num_hidden_layers", 40}, {"num_attention_heads", 36},
+                    {"num_key_value_heads", 36}, {"intermediate_size", 5760}, {"vocab_size", 122753},
+                    {"num_experts", 8}, {"num_experts_per_tok", 2}, {"scale_emb", 12}, {"scale_depth", 1.4},
+                    {"dim_model_base", 256}};
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok());
+  const ParamCounts c = CountParams(spec.value());
+  EXPECT_EQ(c.router, 40 * 18432);
+  EXPECT_EQ(c.experts, 40 * 318504960LL);
+  EXPECT_EQ(c.mlp, 0);
+  EXPECT_EQ(c.total, 13873291776LL);
+  const LayerKind& k = spec.value().kinds[0];
+  EXPECT_EQ(k.mlp.num_experts, 8);
+  EXPECT_EQ(k.mlp.experts_per_token, 2);
+  EXPECT_EQ(k.linears[5].name, "w1");
+  json hybrid = cfg;
+  hybrid.erase("num_experts");
+  hybrid["mixer_types"] = json::array({"minicpm4", "lightning-attn"});
+  EXPECT_FALSE(ModelSpecFromHfConfig(hybrid, "model", &warnings).ok());
 }
 
 }  // namespace

@@ -135,6 +135,10 @@ Expected<ModelSpec> BuildPersimmon(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGptNeo(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildCodeGen(ConfigReader& c, ModelSpec spec);
 
+// minicpm.cpp (MiniCPM 1 / 2 / 4 dense and MiniCPM-MoE; MiniCPM3's MLA)
+Expected<ModelSpec> BuildMiniCpm(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildMiniCpm3(ConfigReader& c, ModelSpec spec);
+
 // internlm2_baichuan.cpp (fused-projection remote-code decoders)
 Expected<ModelSpec> BuildInternLm2(ConfigReader& c, ModelSpec spec);
 

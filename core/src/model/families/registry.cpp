@@ -232,6 +232,15 @@ std::vector<ModelFamily> MakeFamilies() {
        NOTE("InternLM2 / 2.5 remote code: fused attention.wqkv (q heads of each kv group, then its k and v) and wo with "
        "bias (config.bias, default true), feed_forward.w1 / w3 / w2 SwiGLU without bias, attention_norm / ffn_norm "
        "RMSNorms, tok_embeddings, untied output")},
+      // MiniCPM (PEFT lists neither type: all linears).
+      {"minicpm", "", ON_DEMAND(BuildMiniCpm), AllLinear(),
+       NOTE("MiniCPM 1 / 2 / 4 remote code: the Llama layout (attention_bias on q/k/v/o), tied embeddings by default; "
+       "scale_emb / scale_depth / dim_model_base scale activations and add no weight; with num_experts (MiniCPM-MoE) "
+       "a router \"gate\" and experts w1 / w3 / w2 of intermediate_size; mixer_types hybrids refused")},
+      {"minicpm3", "", ON_DEMAND(BuildMiniCpm3), AllLinear(),
+       NOTE("MiniCPM3: DeepSeek-V2's multi-head latent attention (q_a_proj / q_a_layernorm / q_b_proj, kv_a_proj_with_mqa / "
+       "kv_a_layernorm / kv_b_proj, o_proj; v_head_dim = hidden / heads unless set) with the Llama SwiGLU MLP and RMSNorms, "
+       "tied embeddings by default; the muP scalings add no weight")},
       // Other spellings of the same layouts.
       {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, NOTE("Falcon's remote-code model_type")},
       {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, NOTE("Falcon's remote-code model_type")},
