@@ -224,6 +224,9 @@ std::vector<ModelFamily> MakeFamilies() {
       // Other spellings of the same layouts.
       {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, NOTE("Falcon's remote-code model_type")},
       {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, NOTE("Falcon's remote-code model_type")},
+      {"ministral", "mistral", BuildMistral, Qv(),
+       NOTE("Ministral-8B-Instruct-2410 as transformers converts it (MinistralForCausalLM, modular_ministral.py): Mistral's "
+       "weights (q/k/v/o without bias, SwiGLU, RMSNorm, untied); sliding layers from layer_types, else sliding_window on every layer")},
       {"ministral3", "mistral", BuildMistral, Qv(),
        NOTE("Ministral 3 / Devstral 2 text decoder (text_config of mistral3): transformers builds it from Mistral's attention, "
        "MLP and decoder layer (modular_ministral3.py); llama_4_scaling_beta scales queries and changes no weight")},
