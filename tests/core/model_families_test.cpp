@@ -150,7 +150,7 @@ TEST(ModelFamilies, RegistryListsEveryModelTypeTheDocsClaim) {
   std::smatch match;
   ASSERT_TRUE(std::regex_search(readme, match, std::regex("(\\d+) `model_type`s"))) << "README.md claims no model_type count";
   EXPECT_EQ(SupportedModelTypes().size(), static_cast<size_t>(std::stoi(match[1].str())));
-  EXPECT_EQ(SupportedModelTypes().size(), 83u);
+  EXPECT_EQ(SupportedModelTypes().size(), 84u);
   const std::string doc = ReadRepoFile("docs/models.md");
   ASSERT_FALSE(doc.empty()) << "docs/models.md missing";
   for (const families::ModelFamily& f : families::ModelFamilies()) {
@@ -386,6 +386,28 @@ TEST(ModelFamilies, Olmo3SlidesOnThreeOfEveryFourLayersByDefault) {
   EXPECT_EQ(listed.value().kinds[listed.value().layer_kind[0]].attention.sliding_window, 0);
   EXPECT_EQ(listed.value().kinds[listed.value().layer_kind[1]].attention.sliding_window, 16);
   EXPECT_EQ(CountParams(listed.value()).total, CountParams(olmo2.value()).total);
+}
+
+// Ministral (transformers modular_ministral.py): MinistralAttention slides only on the layers
+// layer_types names "sliding_attention"; without layer_types MinistralConfig slides on every layer
+// when sliding_window is set. The weights are Mistral's either way.
+TEST(ModelFamilies, MinistralSlidesOnTheLayersLayerTypesNames) {
+  json cfg = {{"model_type", "ministral"}, {"hidden_size", 64}, {"intermediate_size", 128}, {"num_hidden_layers", 4},
+              {"num_attention_heads", 4}, {"num_key_value_heads", 2}, {"vocab_size", 100}, {"sliding_window", 16}};
+  Issues warnings;
+  auto every = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  cfg["layer_types"] = {"sliding_attention", "sliding_attention", "sliding_attention", "full_attention"};
+  auto listed = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  cfg.erase("layer_types");
+  cfg["model_type"] = "mistral";
+  auto mistral = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(every.ok() && listed.ok() && mistral.ok());
+  EXPECT_TRUE(warnings.empty());
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(every.value().kinds[every.value().layer_kind[i]].attention.sliding_window, 16) << i;
+    EXPECT_EQ(listed.value().kinds[listed.value().layer_kind[i]].attention.sliding_window, i == 3 ? 0 : 16) << i;
+  }
+  EXPECT_EQ(CountParams(listed.value()).total, CountParams(mistral.value()).total);
 }
 
 // EXAONE 4.0 without layer_types: Exaone4Config's sliding_window_pattern, as an integer period or an

@@ -29,6 +29,7 @@ Expected<ModelSpec> BuildOlmo(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildOlmo2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildOlmo3(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildExaone4(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildGlm(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGlm4(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGlm4MoeLite(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildSeedOss(ConfigReader& c, ModelSpec spec);

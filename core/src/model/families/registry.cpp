@@ -72,6 +72,9 @@ std::vector<ModelFamily> MakeFamilies() {
       {"smollm3", "", BuildSmolLm3, AllLinear(), NOTE("SmolLM3: the Llama layout, tied embeddings by default; NoPE layers (no_rope_layers) change no weight")},
       {"exaone4", "", BuildExaone4, Qv(),
        NOTE("EXAONE 4.0: norms on the attention and MLP outputs only, RMSNorm(head_dim) on q and k, sliding layers from layer_types or sliding_window_pattern")},
+      {"glm", "", ON_DEMAND(BuildGlm), AllLinear(),  // PEFT lists none: all linears
+       NOTE("GLM-4 (glm-4-9b-*-hf): q/k/v bias (attention_bias), o_proj without, fused gate_up_proj, two RMSNorms per layer "
+       "(Llama's), partial rotary (partial_rotary_factor 0.5), untied")},
       {"glm4", "", BuildGlm4, Qv(),
        NOTE("GLM-4-0414: q/k/v bias (attention_bias), fused gate_up_proj, four RMSNorms per layer (on the attention and MLP inputs and outputs), partial rotary")},
       {"glm4_moe_lite", "", BuildGlm4MoeLite, AllLinear(),
@@ -244,6 +247,9 @@ std::vector<ModelFamily> MakeFamilies() {
       // Other spellings of the same layouts.
       {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, NOTE("Falcon's remote-code model_type")},
       {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, NOTE("Falcon's remote-code model_type")},
+      {"ministral", "mistral", BuildMistral, Qv(),
+       NOTE("Ministral-8B-Instruct-2410 as transformers converts it (MinistralForCausalLM, modular_ministral.py): Mistral's "
+       "weights (q/k/v/o without bias, SwiGLU, RMSNorm, untied); sliding layers from layer_types, else sliding_window on every layer")},
       {"ministral3", "mistral", BuildMistral, Qv(),
        NOTE("Ministral 3 / Devstral 2 text decoder (text_config of mistral3): transformers builds it from Mistral's attention, "
        "MLP and decoder layer (modular_ministral3.py); llama_4_scaling_beta scales queries and changes no weight")},
