@@ -200,6 +200,10 @@ std::vector<ModelFamily> MakeFamilies() {
        "InternLM2 / 2.5 remote code: fused attention.wqkv (q heads of each kv group, then its k and v) and wo with "
        "bias (config.bias, default true), feed_forward.w1 / w3 / w2 SwiGLU without bias, attention_norm / ffn_norm "
        "RMSNorms, tok_embeddings, untied output"},
+      {"chatglm", "", BuildChatGlm, LoraDefaults{{"query_key_value"}, false},
+       "ChatGLM2 / 3, GLM-4-9B remote code: embedding of padded_vocab_size rows, fused query_key_value (kv_channels, "
+       "multi_query_group_num kv heads; bias add_qkv_bias), dense, fused dense_h_to_4h SwiGLU and dense_4h_to_h (bias "
+       "add_bias_linear), RMSNorms (rmsnorm) or LayerNorms with bias, final_layernorm (post_layer_norm), untied output_layer"},
       // Other spellings of the same layouts.
       {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
       {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, "Falcon's remote-code model_type"},
