@@ -244,6 +244,10 @@ std::vector<ModelFamily> MakeFamilies() {
        NOTE("MiniCPM3: DeepSeek-V2's multi-head latent attention (q_a_proj / q_a_layernorm / q_b_proj, kv_a_proj_with_mqa / "
        "kv_a_layernorm / kv_b_proj, o_proj; v_head_dim = hidden / heads unless set) with the Llama SwiGLU MLP and RMSNorms, "
        "tied embeddings by default; the muP scalings add no weight")},
+      {"chatglm", "", ON_DEMAND(BuildChatGlm), LoraDefaults{{"query_key_value"}, false},
+       NOTE("ChatGLM2 / 3, GLM-4-9B remote code: embedding of padded_vocab_size rows, fused query_key_value (kv_channels, "
+       "multi_query_group_num kv heads; bias add_qkv_bias), dense, fused dense_h_to_4h SwiGLU and dense_4h_to_h (bias "
+       "add_bias_linear), RMSNorms (rmsnorm) or LayerNorms with bias, final_layernorm (post_layer_norm), untied output_layer")},
       // Other spellings of the same layouts.
       {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, NOTE("Falcon's remote-code model_type")},
       {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, NOTE("Falcon's remote-code model_type")},
