@@ -80,6 +80,28 @@ TEST(FsdpFrozenUnitHooks, OnlyFsdp1WithFrozenUnitsAndCheckpointing) {
             testing_support::EstimateText(Scenario("lora", fsdp)).gpu.peak_allocated_bytes);
 }
 
+// Without explain only the run's last layer is simulated when the moments rise layer by layer
+// (RunKeeps): the figures must be those of the full simulation, on the GPU, on the CPU (RNG states
+// released per layer), with grad accumulation (no gradient growth) and with layers of two kinds.
+TEST(FsdpFrozenUnitHooks, ExplainOffGivesTheSameFigures) {
+  for (const std::string& json :
+       {Scenario("lora", R"({"gpus":2,"fsdp":true})"), Scenario("qlora", R"({"gpus":4,"fsdp":true})"),
+        Scenario("lora", R"({"gpus":2,"fsdp":true})", R"({"device":"cpu"})"),
+        std::string(R"({"model":"meta-llama/Llama-3.1-8B","train":{"method":"lora","precision":"bf16","micro_batch_size":2,"seq_len":2048,"grad_accum_steps":4,"gradient_checkpointing":true},"parallel":{"gpus":2,"fsdp":true}})"),
+        std::string(R"({"model":"google/gemma-3-4b-it","train":{"method":"lora","precision":"bf16","micro_batch_size":1,"seq_len":4096,"gradient_checkpointing":true},"parallel":{"gpus":2,"fsdp":true}})")}) {
+    auto s = ParseScenario(json);
+    ASSERT_TRUE(s.ok()) << json;
+    EstimateOptions options;
+    options.inverse = false;
+    const Result loud = Estimate(s.value(), options);
+    options.explain = false;
+    const Result quiet = Estimate(s.value(), options);
+    EXPECT_EQ(quiet.gpu.peak_allocated_bytes, loud.gpu.peak_allocated_bytes) << json;
+    EXPECT_EQ(quiet.gpu.phase_peaks.backward, loud.gpu.phase_peaks.backward) << json;
+    EXPECT_EQ(quiet.peak_at, loud.peak_at) << json;
+  }
+}
+
 // The CPU measurement (measured_cpu_fsdp_hooks.json, measure_fsdp_hooks.py: the hook emulated as
 // FSDP1 registers it, on the harness's reentrant-checkpointed LoRA Llama): with the hook the
 // backward's peak moves from the last layer to layer 0, where every input is still held (as at the
