@@ -113,7 +113,7 @@ namespace {
 // p90 25%): median within 4%, p90 within 19% (43 rows: median 3.1%, p90 17.5% with FSDP1's
 // frozen-unit hooks modeled; 7.5% / 21.9% before them, bars 8% / 23%; the 22 rows before the
 // fms-acceleration runs: median 11.9%, p90 32.5%, bars 13% / 34%), and every run within 40% (the
-// worst, torchtune's 405B QLoRA, -36.7%). Rows on the underspecified list are not run.
+// worst, torchtune's 405B QLoRA, +36.7%). Rows on the underspecified list are not run.
 TEST(GpuAccuracy, PublishedDataParallelOnlyRuns) {
   std::vector<double> errors;
   for (const char* file : {"gpu/training_rows.json", "gpu/framework_rows.json"}) {
