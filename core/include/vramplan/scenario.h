@@ -287,6 +287,10 @@ struct ParallelConfig {
   // get_shard_conditions + shard_model), so they are resharded after use instead of staying gathered
   // in the root unit from forward to backward (FSDP2 does not reshard the root after forward).
   bool fsdp_embedding_units = false;
+  // FSDP1 (the HF stack) with PEFT's frozen decoder-layer units and reentrant checkpointing: the
+  // reshard-only multi-grad hook keeps each layer's recomputed input and its gradient until the end
+  // of the backward (parallel/fsdp_frozen_unit_hooks.h). Default: on where it applies.
+  std::optional<bool> fsdp_frozen_unit_hooks;
 };
 
 struct GpuChoice {

@@ -337,6 +337,10 @@ void ImportTorchtune(std::string_view text, ImportContext* ctx) {
   if (distributed) ctx->Set("parallel.fsdp", true);
   if (distributed && !ctx->IsSet("parallel.gpus")) ctx->AddNote("default", "parallel.gpus", "a distributed recipe without --nproc_per_node: set parallel.gpus");
   if (doc.contains("fsdp_cpu_offload") || doc.contains("fsdp_sharding_strategy") || doc.contains("fsdp_reshard_after_forward")) ctx->Set("parallel.fsdp", true);
+  // torchtune checkpoints with torch's non-reentrant checkpoint_wrapper (training.set_activation_checkpointing
+  // -> apply_activation_checkpointing) and shards with FSDP2 since 0.3: FSDP1's hook on a recompute's
+  // detached input (parallel/fsdp_frozen_unit_hooks.h) never holds anything.
+  if (ctx->IsSet("parallel.fsdp")) ctx->Set("parallel.fsdp_frozen_unit_hooks", false);
   ctx->Default("train.method", "full", "no model builder");
   ctx->Default("train.precision", "bf16", "torchtune's configs train in bf16");
   ctx->Set("train.autocast", false);

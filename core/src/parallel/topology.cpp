@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "parallel/fsdp_frozen_unit_hooks.h"
 #include "parallel/pipeline.h"
 
 namespace vramplan {
@@ -44,6 +45,11 @@ void ValidateTrainingTopology(const Scenario& s, Issues* errors) {
   }
   if (s.framework.trainer == Trainer::kTorchtitan && p.zero > 0) {
     AddError(errors, "parallel.zero", "framework.trainer \"torchtitan\" shards with FSDP2 (parallel.fsdp true), not DeepSpeed ZeRO");
+  }
+  if (p.fsdp_frozen_unit_hooks.value_or(false) && !FsdpFrozenUnitHooksApply(s)) {
+    AddError(errors, "parallel.fsdp_frozen_unit_hooks",
+             "parallel.fsdp_frozen_unit_hooks needs FSDP1's frozen units: parallel.fsdp true, framework.trainer \"hf\", "
+             "train.method lora or qlora, full gradient checkpointing without activation_offload");
   }
   if (s.framework.trainer == Trainer::kHf && p.pp > 1) {
     AddError(errors, "parallel.pp",

@@ -470,6 +470,12 @@ std::vector<Field> BuildTable() {
   Bool(&t, "parallel.fsdp_embedding_units", AT(parallel.fsdp_embedding_units), "false",
        DOC("FSDP: the token embedding and the output layer are units of their own (torchtune `custom_sharded_layers: "
        "['tok_embeddings', 'output']`), resharded after use; false: they stay gathered in the root unit from forward to backward"));
+  Bool(&t, "parallel.fsdp_frozen_unit_hooks", AT(parallel.fsdp_frozen_unit_hooks), "",
+       DOC("FSDP1 with PEFT's frozen decoder-layer units (LoRA / QLoRA, fsdp_auto_wrap_policy) and HF's reentrant full "
+       "checkpointing: the reshard-only multi-grad hook (torch/distributed/fsdp/_runtime_utils.py "
+       "_register_post_backward_reshard_only_hook, torch/autograd/graph.py register_multi_grad_hook) keeps each layer's "
+       "recomputed input and its gradient until the end of the backward (_finalize_params); default true with trainer `hf`, "
+       "`fsdp`, LoRA / QLoRA and full checkpointing; false: FSDP2, non-reentrant checkpointing or adapters inside the layer units"));
 
   // ------------------------------------------------------------------ gpu (the object form)
   Add(&t, "gpu.name", Type::kString, AT(gpu.name), "\"custom GPU\"", DOC("a custom GPU's name")).max = 80;

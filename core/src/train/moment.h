@@ -103,6 +103,7 @@ struct Moment {
   int64_t logits_and_loss_bytes = 0;
   int64_t kv_cache_bytes = 0;
   int64_t temporary_bytes = 0;          // the op's own buffers (at the optimizer step: the optimizer's temporaries)
+  int64_t frozen_unit_hook_bytes = 0;   // of which FSDP1's frozen-unit hooks hold (parallel/fsdp_frozen_unit_hooks.h)
   int64_t workspace_bytes = 0;          // cuBLAS workspace (reported with temporary)
   int64_t persistent_bucket_bytes = 0;  // DeepSpeed ZeRO-3's gradient bucket (reported with temporary)
   // The reference model of a preference objective: its frozen weights (reported with weights) and

@@ -16,6 +16,7 @@
 #include "gpu/device_overhead.h"
 #include "parallel/fsdp_mixed_precision.h"
 #include "parallel/fsdp_bnb_quant_state.h"
+#include "parallel/fsdp_frozen_unit_hooks.h"
 #include "parallel/fsdp_nf4_shard.h"
 #include "parallel/fsdp_stream_pools.h"
 #include "parallel/shard.h"
@@ -602,7 +603,9 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   const bool torchtune = train.loss == LossImpl::kChunked || fw.model_load == ModelLoad::kTorchtune01;
   const int64_t input_leaf = offload && !torchtune && ckpt == Checkpointing::kFull && ckpt_layers > 0 && plan.lora_params > 0 &&
                                      !plan.embedding_trainable ? prec.residual * T * h : 0;
-  auto push = [&moments, &view, stride, L, explain, &vision, &fsdp_root_grad_whole, input_leaf](Moment m) {
+  int64_t hook_now = 0;  // FSDP1 frozen-unit hooks: what they hold at the backward moments pushed now (explain)
+  auto push = [&moments, &view, stride, L, explain, &vision, &fsdp_root_grad_whole, input_leaf, &hook_now](Moment m) {
+    if (m.phase == Phase::kBackward) m.frozen_unit_hook_bytes = hook_now;
     if (m.phase == Phase::kBackward) m.unreduced_gradient_bytes = std::max(m.unreduced_gradient_bytes, fsdp_root_grad_whole);
     if (m.phase == Phase::kForward || m.phase == Phase::kBackward) m.activation_bytes += vision.activation_bytes;
     if ((m.phase == Phase::kForward && m.at != At::kStepStart) || m.phase == Phase::kBackward) m.temporary_bytes += input_leaf;
@@ -1235,6 +1238,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     m.temporary_bytes = one_tensor_step(V * h, prec.grad) + rng_states;
     push(m);
   }
+  int64_t hook_after_layers = 0;  // FSDP1 frozen-unit hooks: what they hold after the layers' backward
   {
     int64_t kept_below = cos_sin + ckpt_shared + layers_kept;  // saved by the layers below layer i (and shared)
     int64_t grads_so_far = head_grads;
@@ -1251,6 +1255,13 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     // calls torch.autograd.backward(output, dY): the output's gradient dY stays referenced by that
     // frame through the whole layer's backward (measured: FW01, measured_cpu_frameworks.json).
     const int64_t offload_grad_output = offload && ckpt == Checkpointing::kFull ? prec.residual * T * h : 0;
+    // FSDP1's reshard-only hook on frozen units (parallel/fsdp_frozen_unit_hooks.h): every layer whose
+    // backward is done keeps its recomputed input and that input's gradient until the end of the
+    // backward. The gradient of the layer just above is the running layer's incoming gradient
+    // (`carry`, counted by its moments), so it joins `hook_retained` one layer later.
+    const bool frozen_unit_hooks = FsdpFrozenUnitHooks(sc);
+    int64_t hook_retained = 0;       // held at the running layer's moments
+    int64_t hook_pending_grad = 0;   // the input gradient of the layer above (the running layer's carry)
     // Without the timeline only the highest moments matter (MomentLog keeps the maxima), and in a
     // run of identical layers (the same `kind`) one layer's moments are the next one's, less the
     // saved tensors of the layer below (kept_forward_bytes) and plus the gradients this layer
@@ -1267,11 +1278,17 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
         run_first = run_last = i;
         while (run_last > 0 && layers[static_cast<size_t>(run_last - 1)].kind == li.kind) --run_last;
         const int64_t grows = train.grad_accum_steps > 1 || in_bwd ? 0 : li.grad_bytes;
+        // With the frozen-unit hooks the moments rise from layer to layer by at least the gradient
+        // growth (the released input stays), plus the retained input gradients: the run's last
+        // layer holds the highest when that first step already rises; otherwise all are simulated.
+        const int64_t hook_step = frozen_unit_hooks && plan.layers[static_cast<size_t>(i)].input_requires_grad ? li.kept_forward_bytes : 0;
         if (run_first == run_last) run_keeps = RunKeeps::kAll;
+        else if (hook_step > 0) run_keeps = view.LeastGradientGrowth(grows) + hook_step > li.kept_forward_bytes + li.rng_state_bytes ? RunKeeps::kLast : RunKeeps::kAll;
         else if (grows <= li.kept_forward_bytes + li.rng_state_bytes) run_keeps = RunKeeps::kFirst;
         else if (view.LeastGradientGrowth(grows) > li.kept_forward_bytes + li.rng_state_bytes) run_keeps = RunKeeps::kLast;
         else run_keeps = RunKeeps::kAll;
       }
+      hook_now = hook_retained;
       const bool simulated = explain || run_keeps == RunKeeps::kAll || (run_keeps == RunKeeps::kFirst && i == run_first) ||
                              (run_keeps == RunKeeps::kLast && i == run_last);
       const LayerKind& kind = model.kinds[model.layer_kind[static_cast<size_t>(i)]];
@@ -1284,7 +1301,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
         // MLP backward: the layer's saved tensors, gradients so far, and the MLP input/activation grads.
         // What every moment of this layer's backward holds besides its own tensors: the kept outputs,
         // the parked tied gradient, the live RNG states and the recomputed layer's kept input.
-        const int64_t layer_extra = parked_tied_grad + rng_live + li.recomputed_input_bytes + loss_scalars + offload_grad_output;
+        const int64_t layer_extra = parked_tied_grad + rng_live + li.recomputed_input_bytes + loss_scalars + offload_grad_output + hook_retained;
         // The element-wise MLP backward (act * up): the down projection's MmBackward0 has run and
         // released what it saved (its input, its weight cast, its adapters' tensors).
         // Routed experts (transformers' loop over experts, docs/training.md "Mixture of experts"): the
@@ -1505,7 +1522,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
             if (n.slot == NormSlot::kPreAttention) norm_grad += prec.grad * n.Params();
           }
         }
-        const int64_t layer_extra = parked_tied_grad + rng_live + li.recomputed_input_bytes + loss_scalars + offload_grad_output;
+        const int64_t layer_extra = parked_tied_grad + rng_live + li.recomputed_input_bytes + loss_scalars + offload_grad_output + hook_retained;
         Moment qkv = step(Phase::kBackward, At::kQkvBackward, i);
         qkv.gradient_bytes = grads_live + (train.grad_accum_steps > 1 || in_bwd ? 0 : li.grad_bytes - norm_grad);
         qkv.activation_bytes = saved_prev + li.saved.pre_attn_norm_bytes + li.saved.last_qkv_saved_bytes;
@@ -1531,7 +1548,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
         // The moment follows the layer's input-norm backward: the layer's saved tensors are released,
         // the gradient of its input (for the layer below) exists.
         const int64_t flat_copy = fsdp_16bit_units ? li.grad_bytes / prec.grad * 2 : li.grad_bytes;
-        const int64_t layer_extra = parked_tied_grad + rng_live + li.recomputed_input_bytes + loss_scalars + offload_grad_output;
+        const int64_t layer_extra = parked_tied_grad + rng_live + li.recomputed_input_bytes + loss_scalars + offload_grad_output + hook_retained;
         Moment flat = step(Phase::kBackward, At::kFsdpGradientFlatten, i);
         flat.gradient_bytes = grads_live + (train.grad_accum_steps > 1 ? 0 : li.grad_bytes);
         flat.activation_bytes = saved_prev;
@@ -1542,7 +1559,13 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
       }
       if (!in_bwd) grads_so_far += li.grad_bytes;
       rng_live -= li.rng_state_bytes;
+      if (frozen_unit_hooks && plan.layers[static_cast<size_t>(i)].input_requires_grad && li.kept_forward_bytes > 0) {
+        hook_retained += li.kept_forward_bytes + hook_pending_grad;  // this layer's input; the gradient of the one above
+        hook_pending_grad = prec.residual * T * h;                   // this layer's input gradient: the next layer's carry
+      }
     }
+    hook_after_layers = hook_retained;  // the backward's remaining moments (the last input gradient is theirs)
+    hook_now = hook_retained;
   }
   // -- backward end: the embedding gradient (tied: lm_head's grad waits for the embedding's, then both are summed).
   if (plan.embedding_trainable) {
@@ -1554,6 +1577,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     m.kv_cache_bytes = kept_kv_cache;
     if (on_cpu) m.temporary_bytes += 8;  // the loss and the root gradient, as in the layers' backward
     if (in_bwd) m.temporary_bytes += one_tensor_step(V * h, prec.grad);  // its step in the hook
+    m.temporary_bytes += hook_after_layers;  // FSDP1 frozen-unit hooks: removed in _finalize_params, after this
     if (fsdp_root_grads) {
       // The root's gradients (embedding, lm_head, final norm; with fsdp_embedding_units the
       // embedding unit's alone) whole, and their flat copy for the reduce-scatter (FSDP1:
@@ -1567,6 +1591,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     push(m);
   }
   fsdp_root_grad_whole = 0;
+  hook_now = 0;
   // -- PPO: the critic's backward runs after the policy's (its ops were recorded first): the
   // policy's gradients done, the critic's appearing while its saved tensors are freed.
   if (ppo) {
@@ -1693,6 +1718,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
                               (view.backward_bucket_bytes > 0 && peak->phase == Phase::kBackward ? "; includes DeepSpeed gradient buckets " + WithCommas(dp.backward_bucket_elements) + " x " + std::to_string(bucket_dtype) + " B" : "") +
                               (peak->persistent_bucket_bytes > 0 && dp.persistent_bucket_elements > 0 ? " + DeepSpeed ZeRO-3 gradient bucket " + WithCommas(dp.persistent_bucket_elements) + " x " + std::to_string(bucket_dtype) + " B" : "") +
                               (peak->persistent_bucket_bytes > 0 && dp.ddp_gradient_copy ? " + DDP all-reduce buckets (a flat copy of the gradients, gradient_as_bucket_view false) " + Gib(grads_total) : "") +
+                              (peak->frozen_unit_hook_bytes > 0 ? "; includes FSDP1's frozen-unit hooks (parallel.fsdp_frozen_unit_hooks): the recomputed inputs and input gradients of the layers back-propagated so far, kept until the backward ends " + Gib(peak->frozen_unit_hook_bytes) : "") +
                               (peak->phase == Phase::kOptimizerStep ? "; " + opt.explain_temporary : "") +
                               (peak->phase == Phase::kOptimizerStep && zero3_sub_group_elements > 0
                                    ? "; DeepSpeed ZeRO-3 steps one sub-group at a time (sub_group_size 1e9): the largest holds " +
