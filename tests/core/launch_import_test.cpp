@@ -267,6 +267,28 @@ TEST(LaunchImport, HfTrainingArgumentsAndLoraConfig) {
   ExpectEstimable(out);
 }
 
+// use_reentrant false: transformers' checkpoint makes no detached leaf, so FSDP1's reshard-only hook on
+// frozen units keeps nothing (parallel/fsdp_frozen_unit_hooks.h); true or absent keeps the default.
+TEST(LaunchImport, UseReentrantFalseTurnsOffFsdpFrozenUnitHooks) {
+  const auto off = Import(R"({"model_name_or_path": "meta-llama/Llama-3.1-8B", "use_peft": true, "fsdp": "full_shard",
+ "gradient_checkpointing": true, "gradient_checkpointing_kwargs": {"use_reentrant": false}})");
+  EXPECT_EQ(off.format, "hf");
+  EXPECT_EQ(off.scenario["parallel"]["fsdp_frozen_unit_hooks"], false);
+  ExpectEstimable(off);
+  const auto trl = Import(R"({"model_name_or_path": "meta-llama/Llama-3.1-8B", "use_peft": true, "fsdp": "full_shard",
+ "gradient_checkpointing": true, "gradient_checkpointing_use_reentrant": false})");
+  EXPECT_EQ(trl.scenario["parallel"]["fsdp_frozen_unit_hooks"], false);
+  const auto on = Import(R"({"model_name_or_path": "meta-llama/Llama-3.1-8B", "use_peft": true, "fsdp": "full_shard",
+ "gradient_checkpointing": true, "gradient_checkpointing_kwargs": {"use_reentrant": true}})");
+  EXPECT_FALSE(on.scenario["parallel"].contains("fsdp_frozen_unit_hooks"));
+  ExpectEstimable(on);
+  const auto axolotl = Import(
+      "base_model: meta-llama/Llama-3.1-8B\nadapter: lora\ndatasets:\n  - path: a\n    type: alpaca\nfsdp: [full_shard]\n"
+      "gradient_checkpointing: true\ngradient_checkpointing_kwargs:\n  use_reentrant: false\n");
+  EXPECT_EQ(axolotl.format, "axolotl");
+  EXPECT_EQ(axolotl.scenario["parallel"]["fsdp_frozen_unit_hooks"], false);
+}
+
 // HF "DeepSpeed integration" docs: a ZeRO-3 config with CPU offload and "auto" values.
 TEST(LaunchImport, DeepSpeedAlone) {
   const auto out = Import(R"({

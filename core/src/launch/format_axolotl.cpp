@@ -28,7 +28,7 @@ bool IsNoEffect(std::string_view k) {
                    "sample_packing", "eval_sample_packing", "pad_to_sequence_len", "tf32", "lora_fan_in_fan_out", "peft_use_rslora",
                    "lora_model_dir", "xformers_attention_enabled", "loss_watchdog_threshold", "loss_watchdog_patience", "eval_max_new_tokens",
                    "eval_table_size", "eval_causal_lm_metrics", "do_causal_lm_eval", "max_steps", "is_llama_derived_model",
-                   "is_mistral_derived_model", "is_qwen_derived_model", "gradient_checkpointing_kwargs", "save_strategy", "eval_strategy",
+                   "is_mistral_derived_model", "is_qwen_derived_model", "save_strategy", "eval_strategy",
                    "evaluation_strategy", "adam_beta1", "adam_beta2", "adam_epsilon", "cosine_min_lr_ratio", "lr_quadratic_warmup",
                    "dataloader_num_workers", "dataloader_pin_memory", "dataloader_prefetch_factor", "remove_unused_columns", "ddp_timeout",
                    "ddp_bucket_cap_mb", "ddp_broadcast_buffers", "ddp_find_unused_parameters", "eval_batch_size", "save_first_step",
@@ -86,6 +86,8 @@ void ReadKey(const std::string& key, const io::Json& v, ImportContext* ctx, Trai
     } else if (auto b = ctx->Bool(v, key)) {
       ctx->Read(key, "train.gradient_checkpointing", *b);
     }
+  } else if (key == "gradient_checkpointing_kwargs") {
+    ReadUseReentrant(key + ".use_reentrant", v.is_object() && v.contains("use_reentrant") ? v["use_reentrant"] : io::Json(), ctx);
   } else if (key == "flash_attention" || key == "sdp_attention" || key == "xformers_attention" || key == "eager_attention") {
     if (auto b = ctx->Bool(v, key); b && *b) {
       ctx->Read(key, "train.attention", key == "flash_attention" ? "flash" : key == "eager_attention" ? "eager" : "sdpa");

@@ -58,13 +58,15 @@ bool ReadTrlKey(const std::string& key, const io::Json& v, ImportContext* ctx, H
     return ReadLoraConfigKey("modules_to_save", v, ctx);
   } else if (key == "load_in_4bit" || key == "load_in_8bit") {
     if (auto b = ctx->Bool(v, key)) *(key == "load_in_4bit" ? &st->load4 : &st->load8) = *b, ctx->AddNote("read", key, "-> train.qlora_bits");
+  } else if (key == "gradient_checkpointing_use_reentrant") {
+    ReadUseReentrant(key, v, ctx);
   } else if (key == "use_bnb_nested_quant") {
     if (auto b = ctx->Bool(v, key)) ctx->Read(key, "train.qlora_double_quant", *b);
   } else if (key == "bnb_4bit_quant_type") {
     if (v == "nf4") ctx->Ignored(key, "nf4");
     else ctx->Unsupported(key, "estimated as NF4 (same size)");
   } else if (OneOf(key, {"model_revision", "trust_remote_code", "lora_task_type", "use_rslora", "dataset_name", "dataset_config",
-                         "dataset_train_split", "dataset_test_split", "gradient_checkpointing_use_reentrant", "ignore_bias_buffers",
+                         "dataset_train_split", "dataset_test_split", "ignore_bias_buffers",
                          "model_init_kwargs", "chat_template_path", "eos_token", "pad_token", "dataset_streaming"})) {
     ctx->Ignored(key);
   } else {

@@ -26,7 +26,7 @@ bool IsNoEffectTrainingArgument(std::string_view k) {
                    "ddp_backend", "include_num_input_tokens_seen", "neftune_noise_alpha", "optim_args", "eval_steps", "eval_delay",
                    "eval_accumulation_steps", "per_device_eval_batch_size", "bf16_full_eval", "fp16_full_eval", "full_determinism",
                    "ignore_data_skip", "skip_memory_metrics", "torch_compile_backend", "torch_compile_mode",
-                   "average_tokens_across_devices", "accelerator_config", "gradient_checkpointing_kwargs", "label_smoothing_factor",
+                   "average_tokens_across_devices", "accelerator_config", "label_smoothing_factor",
                    "group_by_length", "length_column_name", "dataset_text_field", "dataset_num_proc", "packing", "padding_free",
                    "completion_only_loss", "assistant_only_loss", "dataset_kwargs", "eval_packing", "seed_everything",
                    "use_mps_device", "save_steps_ratio", "plot_loss", "ddp_broadcast_buffers", "restore_callback_states_from_checkpoint",
@@ -177,6 +177,19 @@ bool ReadFsdpKey(const std::string& key, const io::Json& v, ImportContext* ctx) 
   return true;
 }
 
+void ReadUseReentrant(const std::string& key, const io::Json& v, ImportContext* ctx) {
+  if (v.is_null()) {
+    ctx->Ignored(key, "no use_reentrant: transformers' gradient_checkpointing_enable() checkpoints reentrantly");
+    return;
+  }
+  const std::optional<bool> reentrant = ctx->Bool(v, key);
+  if (!reentrant) return;
+  // Non-reentrant checkpointing makes no detached leaf for FSDP1's reshard-only hook to hold
+  // (parallel/fsdp_frozen_unit_hooks.h); reentrant (transformers' default) leaves the default.
+  if (*reentrant) ctx->Ignored(key, "true: transformers' default (parallel.fsdp_frozen_unit_hooks keeps its default)");
+  else ctx->Read(key, "parallel.fsdp_frozen_unit_hooks", false);
+}
+
 bool ReadTrainingArgument(const std::string& key, const io::Json& v, ImportContext* ctx, TrainerFlags* flags) {
   const size_t dot = key.rfind('.');
   const std::string k = dot == std::string::npos ? key : key.substr(dot + 1);
@@ -186,6 +199,8 @@ bool ReadTrainingArgument(const std::string& key, const io::Json& v, ImportConte
     if (auto n = ctx->Int(v, key, 1, 1 << 20)) ctx->Read(key, "train.grad_accum_steps", *n);
   } else if (k == "gradient_checkpointing") {
     if (auto b = ctx->Bool(v, key)) ctx->Read(key, "train.gradient_checkpointing", *b);
+  } else if (k == "gradient_checkpointing_kwargs") {
+    ReadUseReentrant(key + ".use_reentrant", v.is_object() && v.contains("use_reentrant") ? v["use_reentrant"] : io::Json(), ctx);
   } else if (k == "optim") {
     ReadHfOptim(key, v, ctx);
   } else if (k == "bf16" || k == "fp16") {

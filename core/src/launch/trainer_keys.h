@@ -23,6 +23,9 @@ struct TrainerFlags {
 
 // Reads one TrainingArguments key (`key` as written in the config). False when `key` is not one.
 bool ReadTrainingArgument(const std::string& key, const io::Json& v, ImportContext* ctx, TrainerFlags* flags);
+// gradient_checkpointing_kwargs.use_reentrant / TRL's gradient_checkpointing_use_reentrant: false ->
+// parallel.fsdp_frozen_unit_hooks false (no detached input for FSDP1's hook to keep).
+void ReadUseReentrant(const std::string& key, const io::Json& v, ImportContext* ctx);
 
 // Reads one PEFT LoraConfig key. False when `key` is not one.
 bool ReadLoraConfigKey(const std::string& key, const io::Json& v, ImportContext* ctx);
