@@ -97,8 +97,10 @@ test('payload stays small', () => {
   // vision wrappers: 524,152 B: 513 KiB. Session 15: kimi_linear, internlm2 and the checkpoint formats
   // (531,856 B), then the registry's notes left out of both modules (528,206 B): 518 KiB. The page's
   // module with readers on demand (the presets' families only, docs/web.md): 339,870 B, its budget
-  // lowered from 400 to 334 KiB.
-  const budgetKiB = { 'vramplan': 334, 'vramplan-full': 518 };
+  // lowered from 400 to 334 KiB. After the session's merges (MiniMax's Lightning training and state rules,
+  // FSDP1's frozen-unit hooks, the Gemma 3n wrapper; seven more readers, on demand): the page's module
+  // 343,007 B, 336 KiB; vramplan-full 535,199 B, 525 KiB.
+  const budgetKiB = { 'vramplan': 336, 'vramplan-full': 525 };
   for (const name of ['vramplan', 'vramplan-full']) {
     const wasm = fs.readFileSync(path.join(SITE, `${name}.wasm`));
     const js = fs.readFileSync(path.join(SITE, `${name}.mjs`));

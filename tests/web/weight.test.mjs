@@ -63,7 +63,9 @@
 // reader_on_demand and the page asks vramplan-full) and the registry's notes left out of both modules:
 // page 403,556 -> 385,031 B measured, budget LOWERED to 386,170 B (measured + 1,139 B); own files
 // 45,908 B (+1,325 B: the on-demand loading in app.js, compute.js, core.js, matrix-worker.js, url.js),
-// budget 45,990 B. docs/web.md, "Readers on demand".
+// budget 45,990 B. docs/web.md, "Readers on demand". Then the session's merges (MiniMax's Lightning
+// training and state rules, FSDP1's frozen-unit hooks, the Gemma 3n wrapper's mapping; seven readers on
+// demand add nothing here): 388,138 B, budget 389,277 B (measured + 1,139 B); own files unchanged.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -71,7 +73,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { startServer, startBrowser, openPage, SITE } from './harness.mjs';
 
-export const PAGE_WEIGHT_BUDGET_BYTES = 386_170;
+export const PAGE_WEIGHT_BUDGET_BYTES = 389_277;
 export const PAGE_OWN_BUDGET_BYTES = 40 * 1024 + 169 + 1143 + 356 + 240 + 535 + 497 + 52 + 148 + 104 + 379 + 1407;
 
 let server; let chrome;
