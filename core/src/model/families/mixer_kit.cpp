@@ -3,9 +3,10 @@
 namespace vramplan::families {
 namespace {
 
-// The delta-rule mixers' state (Gated DeltaNet, Kimi Delta Attention): a (k_head_dim x v_head_dim)
-// matrix per value head and a causal conv over q, k and v; the inference engines size it from these.
-void SetDeltaRuleGeometry(LayerKind* k, MixerKind kind, int64_t v_heads, int64_t k_heads, int64_t v_head_dim,
+// The linear-attention mixers' state (Gated DeltaNet, Kimi Delta Attention, Lightning): a
+// (k_head_dim x v_head_dim) matrix per value head and, for the delta-rule mixers, a causal conv over
+// q, k and v (conv_kernel 0: none); the inference engines size it from these.
+void SetMatrixStateGeometry(LayerKind* k, MixerKind kind, int64_t v_heads, int64_t k_heads, int64_t v_head_dim,
                           int64_t k_head_dim, int64_t conv_kernel) {
   RecurrentGeometry& r = k->recurrent;
   r.kind = kind;
@@ -46,7 +47,7 @@ void AddGatedDeltaNet(LayerKind* k, int64_t h, const GatedDeltaNetDims& g, bool 
     AddLinear(k, "in_proj_ba", LinearSlot::kMixerIn, h, 2 * g.v_heads, false);
   }
   AddLinear(k, "out_proj", LinearSlot::kMixerOut, value_dim, h, false);
-  SetDeltaRuleGeometry(k, MixerKind::kGatedDeltaNet, g.v_heads, g.k_heads, g.v_head_dim, g.k_head_dim, g.conv_kernel);
+  SetMatrixStateGeometry(k, MixerKind::kGatedDeltaNet, g.v_heads, g.k_heads, g.v_head_dim, g.k_head_dim, g.conv_kernel);
   // conv1d weight (conv_dim, 1, kernel), no bias; dt_bias, A_log; norm weight (v_head_dim).
   k->extra_attention_params += k->recurrent.ConvChannels() * g.conv_kernel + 2 * g.v_heads + g.v_head_dim;
 }
@@ -66,7 +67,7 @@ void AddKimiDelta(LayerKind* k, int64_t h, const KimiDeltaDims& d) {
   AddLinear(k, "f_b_proj", LinearSlot::kMixerIn, d.head_dim, width, false);
   AddLinear(k, "g_b_proj", LinearSlot::kMixerIn, d.head_dim, width, false);
   AddLinear(k, "o_proj", LinearSlot::kMixerOut, width, h, false);
-  SetDeltaRuleGeometry(k, MixerKind::kKimiDelta, d.heads, d.heads, d.head_dim, d.head_dim, d.conv_kernel);
+  SetMatrixStateGeometry(k, MixerKind::kKimiDelta, d.heads, d.heads, d.head_dim, d.head_dim, d.conv_kernel);
   // Three conv weights (width, 1, kernel), dt_bias (width), A_log (1, 1, heads, 1), o_norm (head_dim).
   k->extra_attention_params += k->recurrent.ConvChannels() * d.conv_kernel + width + d.heads + d.head_dim;
 }
@@ -118,14 +119,8 @@ void AddLightning(LayerKind* k, int64_t h, int64_t heads, int64_t head_dim, int6
   AddLinear(k, "qkv_proj", LinearSlot::kMixerIn, h, 3 * inner, false);
   AddLinear(k, "output_gate", LinearSlot::kMixerIn, h, inner, false);
   AddLinear(k, "out_proj", LinearSlot::kMixerOut, inner, h, false);
-  RecurrentGeometry& r = k->recurrent;
-  r.kind = MixerKind::kLightning;
-  r.num_heads = heads;
-  r.num_k_heads = heads;
-  r.head_dim = head_dim;
-  r.k_head_dim = head_dim;
-  r.inner = inner;
-  r.block_size = block_size;
+  SetMatrixStateGeometry(k, MixerKind::kLightning, heads, heads, head_dim, head_dim, /*conv_kernel=*/0);
+  k->recurrent.block_size = block_size;
   k->extra_attention_params += inner;  // norm.weight
 }
 
