@@ -69,22 +69,23 @@ test('the panel shows the fewest GPUs with the cheapest layout; Apply makes it f
   await context.close();
 });
 
-// The fastest of five (the machine's other load only ever adds time), median reported.
+// The fastest of ten (the machine's other load only ever adds time; CI runs two browser test files at
+// once), median reported.
 test('a 70B plan search in Chromium stays under 50 ms', async () => {
   const { page, problems, context } = await openPage(chrome.browser, null);
   await gotoReady(page, `${server.base}/?v=1&model=meta-llama%2FMeta-Llama-3-70B&mode=train&train.method=full&train.precision=bf16&parallel.gpus=8&parallel.zero=3&gpu=h100-sxm-80gb`);
   await page.locator('#plans-table tbody tr').first().waitFor({ timeout: 20000 });
-  // Warm, then the median of five searches in the worker.
+  // Warm, then ten searches in the worker.
   const times = await page.evaluate(async () => {
     const choices = window.__vramplan.choices;
     const out = [];
-    for (let i = 0; i < 6; i++) {
+    for (let i = 0; i < 11; i++) {
       const { ms } = await window.__vramplanPlan({ scenario: choices, budget: { max_gpus: 8 }, max_plans: 8 });
       out.push(ms);
     }
     return out.slice(1).sort((a, b) => a - b);
   });
-  const median = times[2];
+  const median = times[Math.floor(times.length / 2)];
   console.log(`# plan search, Llama-3-70B full ZeRO-3 on 8x H100, WASM in Chromium (worker): median ${median.toFixed(1)} ms of ${times.map((t) => t.toFixed(1)).join(', ')}`);
   assert.ok(times[0] < 50, `fastest ${times[0]} ms`);
   assert.deepEqual(problems, []);
