@@ -142,6 +142,7 @@ Expected<ModelSpec> BuildMiniCpm3(ConfigReader& c, ModelSpec spec);
 
 // internlm2_baichuan.cpp (fused-projection remote-code decoders)
 Expected<ModelSpec> BuildInternLm2(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildBaichuan(ConfigReader& c, ModelSpec spec);
 // chatglm.cpp (ChatGLM2 / 3, GLM-4-9B remote code)
 Expected<ModelSpec> BuildChatGlm(ConfigReader& c, ModelSpec spec);
 

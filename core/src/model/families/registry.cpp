@@ -235,6 +235,12 @@ std::vector<ModelFamily> MakeFamilies() {
        NOTE("InternLM2 / 2.5 remote code: fused attention.wqkv (q heads of each kv group, then its k and v) and wo with "
        "bias (config.bias, default true), feed_forward.w1 / w3 / w2 SwiGLU without bias, attention_norm / ffn_norm "
        "RMSNorms, tok_embeddings, untied output")},
+      // PEFT's current mapping has no baichuan entry; W_pack (q, k and v fused) is the module Baichuan LoRA
+      // recipes target, the counterpart of Llama's q_proj / v_proj default.
+      {"baichuan", "", ON_DEMAND(BuildBaichuan), LoraDefaults{{"W_pack"}, false},
+       NOTE("Baichuan 1 / 2 remote code: fused self_attn.W_pack (h -> 3h, no bias) and o_proj, SwiGLU gate_proj / up_proj / "
+       "down_proj, RMSNorms, untied lm_head (Baichuan 2's NormHead: one vocab x hidden weight); RoPE at hidden_size 4096 "
+       "(7B), ALiBi otherwise (13B), as vLLM decides")},
       // MiniCPM (PEFT lists neither type: all linears).
       {"minicpm", "", ON_DEMAND(BuildMiniCpm), AllLinear(),
        NOTE("MiniCPM 1 / 2 / 4 remote code: the Llama layout (attention_bias on q/k/v/o), tied embeddings by default; "
