@@ -143,6 +143,8 @@ Expected<ModelSpec> BuildMiniCpm3(ConfigReader& c, ModelSpec spec);
 // internlm2_baichuan.cpp (fused-projection remote-code decoders)
 Expected<ModelSpec> BuildInternLm2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildBaichuan(ConfigReader& c, ModelSpec spec);
+// llama_derived.cpp (Llama's modules with a changed bias or layer rule)
+Expected<ModelSpec> BuildHelium(ConfigReader& c, ModelSpec spec);
 // chatglm.cpp (ChatGLM2 / 3, GLM-4-9B remote code)
 Expected<ModelSpec> BuildChatGlm(ConfigReader& c, ModelSpec spec);
 

@@ -241,6 +241,10 @@ std::vector<ModelFamily> MakeFamilies() {
        NOTE("Baichuan 1 / 2 remote code: fused self_attn.W_pack (h -> 3h, no bias) and o_proj, SwiGLU gate_proj / up_proj / "
        "down_proj, RMSNorms, untied lm_head (Baichuan 2's NormHead: one vocab x hidden weight); RoPE at hidden_size 4096 "
        "(7B), ALiBi otherwise (13B), as vLLM decides")},
+      // Llama-derived decoders of transformers whose differences the generic reader misses (PEFT lists none: all linears).
+      {"helium", "", ON_DEMAND(BuildHelium), AllLinear(),
+       NOTE("Helium (kyutai): the Llama layer with q/k/v bias from attention_bias and o_proj always without, mlp_bias on the "
+       "SwiGLU MLP, RMSNorms, untied unless tie_word_embeddings")},
       // MiniCPM (PEFT lists neither type: all linears).
       {"minicpm", "", ON_DEMAND(BuildMiniCpm), AllLinear(),
        NOTE("MiniCPM 1 / 2 / 4 remote code: the Llama layout (attention_bias on q/k/v/o), tied embeddings by default; "

@@ -1,0 +1,68 @@
+// The layer rules of the Baichuan, Helium, Arcee, VaultGemma, CWM and StableLM-Epoch readers that
+// the published totals of tests/fixtures/param_counts.json do not exercise: Baichuan's position
+// encoding (vLLM's rule), which projections carry a bias, the norms VaultGemma keeps, CWM's window
+// rule without layer_types, and the remote StableLM's rope_pct. Expected values are worked by hand
+// from the modeling files cited in each reader.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "model/hf_config.h"
+#include "vramplan/model_spec.h"
+
+namespace vramplan {
+namespace {
+
+using nlohmann::json;
+
+json Small(const char* type) {
+  return {{"model_type", type},       {"hidden_size", 64}, {"intermediate_size", 128}, {"num_hidden_layers", 8},
+          {"num_attention_heads", 4}, {"vocab_size", 100}};
+}
+
+ModelSpec Read(const json& cfg) {
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  EXPECT_TRUE(spec.ok()) << (spec.ok() ? "" : spec.errors()[0].message);
+  EXPECT_TRUE(warnings.empty()) << (warnings.empty() ? "" : warnings[0].message);
+  return spec.ok() ? spec.value() : ModelSpec{};
+}
+
+const LinearSpec* Linear(const ModelSpec& m, std::string_view name) {
+  for (const LinearSpec& l : m.kinds[m.layer_kind[0]].linears) {
+    if (l.name == name) return &l;
+  }
+  return nullptr;
+}
+
+// vllm/model_executor/models/baichuan.py BaichuanForCausalLM: RoPE at hidden_size 4096 (Baichuan2-7B),
+// ALiBi otherwise (13B); BaiChuanForCausalLM (Baichuan-7B v1) rotates whatever its width. W_pack is
+// h -> 3h without bias and the layer has no q_proj.
+TEST(DenseFamilies, BaichuanPositionsFollowVllmsRule) {
+  json cfg = Small("baichuan");
+  cfg["architectures"] = {"BaichuanForCausalLM"};
+  EXPECT_EQ(Read(cfg).rope_fraction, 0.0);
+  cfg["architectures"] = {"BaiChuanForCausalLM"};
+  EXPECT_EQ(Read(cfg).rope_fraction, 1.0);
+  cfg["architectures"] = {"BaichuanForCausalLM"};
+  cfg["hidden_size"] = 4096;
+  cfg["num_attention_heads"] = 32;
+  const ModelSpec m = Read(cfg);
+  EXPECT_EQ(m.rope_fraction, 1.0);
+  ASSERT_NE(Linear(m, "W_pack"), nullptr);
+  EXPECT_EQ(Linear(m, "W_pack")->out_features, 3 * 4096);
+  EXPECT_FALSE(Linear(m, "W_pack")->bias);
+  EXPECT_EQ(Linear(m, "q_proj"), nullptr);
+}
+
+// HeliumAttention rebuilds o_proj with bias=False: attention_bias reaches q/k/v only.
+TEST(DenseFamilies, HeliumAttentionBiasSkipsOProj) {
+  json cfg = Small("helium");
+  cfg["attention_bias"] = true;
+  const ModelSpec m = Read(cfg);
+  EXPECT_TRUE(Linear(m, "q_proj")->bias);
+  EXPECT_TRUE(Linear(m, "v_proj")->bias);
+  EXPECT_FALSE(Linear(m, "o_proj")->bias);
+}
+
+}  // namespace
+}  // namespace vramplan
