@@ -64,5 +64,14 @@ TEST(DenseFamilies, HeliumAttentionBiasSkipsOProj) {
   EXPECT_FALSE(Linear(m, "o_proj")->bias);
 }
 
+// ArceeMLP = NemotronMLP: up_proj / down_proj, no gate.
+TEST(DenseFamilies, ArceeMlpHasNoGate) {
+  const ModelSpec m = Read(Small("arcee"));
+  EXPECT_EQ(Linear(m, "gate_proj"), nullptr);
+  ASSERT_NE(Linear(m, "up_proj"), nullptr);
+  // Per layer: q/k/v/o 4 x 64 x 64, up/down 2 x 64 x 128, two RMSNorms; untied embeddings.
+  EXPECT_EQ(CountParams(m).total, 8 * (4 * 4096 + 2 * 8192 + 2 * 64) + 2 * 100 * 64 + 64);
+}
+
 }  // namespace
 }  // namespace vramplan

@@ -101,6 +101,7 @@ Expected<ModelSpec> BuildGraniteMoe(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildApertus(ConfigReader& c, ModelSpec spec);
 // nemotron.cpp
 Expected<ModelSpec> BuildNemotron(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildArcee(ConfigReader& c, ModelSpec spec);
 // bitnet.cpp
 Expected<ModelSpec> BuildBitNet(ConfigReader& c, ModelSpec spec);
 // bailing.cpp

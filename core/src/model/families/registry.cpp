@@ -245,6 +245,9 @@ std::vector<ModelFamily> MakeFamilies() {
       {"helium", "", ON_DEMAND(BuildHelium), AllLinear(),
        NOTE("Helium (kyutai): the Llama layer with q/k/v bias from attention_bias and o_proj always without, mlp_bias on the "
        "SwiGLU MLP, RMSNorms, untied unless tie_word_embeddings")},
+      {"arcee", "", ON_DEMAND(BuildArcee), AllLinear(),
+       NOTE("Arcee AFM: Llama attention (attention_bias on q/k/v/o, head_dim) with a non-gated up_proj / down_proj MLP of "
+       "hidden_act relu2 (mlp_bias), RMSNorms, untied by default")},
       // MiniCPM (PEFT lists neither type: all linears).
       {"minicpm", "", ON_DEMAND(BuildMiniCpm), AllLinear(),
        NOTE("MiniCPM 1 / 2 / 4 remote code: the Llama layout (attention_bias on q/k/v/o), tied embeddings by default; "
