@@ -73,5 +73,20 @@ TEST(DenseFamilies, ArceeMlpHasNoGate) {
   EXPECT_EQ(CountParams(m).total, 8 * (4 * 4096 + 2 * 8192 + 2 * 64) + 2 * 100 * 64 + 64);
 }
 
+// VaultGemmaDecoderLayer deletes post_attention_layernorm and post_feedforward_layernorm; without
+// layer_types Gemma2Config's default makes the even layers slide.
+TEST(DenseFamilies, VaultGemmaKeepsTwoNormsPerLayer) {
+  json cfg = Small("vaultgemma");
+  cfg["sliding_window"] = 16;
+  const ModelSpec m = Read(cfg);
+  const LayerKind& k = m.kinds[m.layer_kind[0]];
+  ASSERT_EQ(k.norms.size(), 2u);
+  EXPECT_EQ(k.norms[0].name, "input_layernorm");
+  EXPECT_EQ(k.norms[1].name, "pre_feedforward_layernorm");
+  EXPECT_EQ(m.kinds[m.layer_kind[0]].attention.sliding_window, 16);
+  EXPECT_EQ(m.kinds[m.layer_kind[1]].attention.sliding_window, 0);
+  EXPECT_TRUE(m.tied_embeddings);
+}
+
 }  // namespace
 }  // namespace vramplan

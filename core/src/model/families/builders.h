@@ -24,6 +24,7 @@ Expected<ModelSpec> BuildQwen3(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGemma(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGemma2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGemma3Text(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildVaultGemma(ConfigReader& c, ModelSpec spec);
 // olmo.cpp
 Expected<ModelSpec> BuildOlmo(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildOlmo2(ConfigReader& c, ModelSpec spec);

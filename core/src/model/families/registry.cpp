@@ -248,6 +248,9 @@ std::vector<ModelFamily> MakeFamilies() {
       {"arcee", "", ON_DEMAND(BuildArcee), AllLinear(),
        NOTE("Arcee AFM: Llama attention (attention_bias on q/k/v/o, head_dim) with a non-gated up_proj / down_proj MLP of "
        "hidden_act relu2 (mlp_bias), RMSNorms, untied by default")},
+      {"vaultgemma", "", ON_DEMAND(BuildVaultGemma), AllLinear(),
+       NOTE("VaultGemma: Gemma 2 attention, tanh-GELU MLP and tied embeddings with only input_layernorm and "
+       "pre_feedforward_layernorm per layer (no post-norms); sliding layers from layer_types, else the even layers")},
       // MiniCPM (PEFT lists neither type: all linears).
       {"minicpm", "", ON_DEMAND(BuildMiniCpm), AllLinear(),
        NOTE("MiniCPM 1 / 2 / 4 remote code: the Llama layout (attention_bias on q/k/v/o), tied embeddings by default; "
