@@ -88,5 +88,16 @@ TEST(DenseFamilies, VaultGemmaKeepsTwoNormsPerLayer) {
   EXPECT_TRUE(m.tied_embeddings);
 }
 
+// CwmConfig without layer_types: layer i is full attention when i % 4 == 0, else sliding.
+TEST(DenseFamilies, CwmDefaultWindowRule) {
+  json cfg = Small("cwm");
+  cfg["sliding_window"] = 32;
+  const ModelSpec m = Read(cfg);
+  for (size_t i = 0; i < 8; ++i) {
+    EXPECT_EQ(m.kinds[m.layer_kind[i]].attention.sliding_window, i % 4 == 0 ? 0 : 32) << i;
+  }
+  EXPECT_FALSE(Linear(m, "q_proj")->bias);
+}
+
 }  // namespace
 }  // namespace vramplan

@@ -147,6 +147,7 @@ Expected<ModelSpec> BuildInternLm2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildBaichuan(ConfigReader& c, ModelSpec spec);
 // llama_derived.cpp (Llama's modules with a changed bias or layer rule)
 Expected<ModelSpec> BuildHelium(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildCwm(ConfigReader& c, ModelSpec spec);
 // chatglm.cpp (ChatGLM2 / 3, GLM-4-9B remote code)
 Expected<ModelSpec> BuildChatGlm(ConfigReader& c, ModelSpec spec);
 

@@ -251,6 +251,9 @@ std::vector<ModelFamily> MakeFamilies() {
       {"vaultgemma", "", ON_DEMAND(BuildVaultGemma), AllLinear(),
        NOTE("VaultGemma: Gemma 2 attention, tanh-GELU MLP and tied embeddings with only input_layernorm and "
        "pre_feedforward_layernorm per layer (no post-norms); sliding layers from layer_types, else the even layers")},
+      {"cwm", "", ON_DEMAND(BuildCwm), AllLinear(),
+       NOTE("CWM (Code World Model): the Llama layer without attention bias, mlp_bias on the SwiGLU MLP, untied; sliding layers "
+       "from layer_types, else all but every fourth layer slide over sliding_window")},
       // MiniCPM (PEFT lists neither type: all linears).
       {"minicpm", "", ON_DEMAND(BuildMiniCpm), AllLinear(),
        NOTE("MiniCPM 1 / 2 / 4 remote code: the Llama layout (attention_bias on q/k/v/o), tied embeddings by default; "
