@@ -99,5 +99,15 @@ TEST(DenseFamilies, CwmDefaultWindowRule) {
   EXPECT_FALSE(Linear(m, "q_proj")->bias);
 }
 
+// StableLMEpochConfig names the rotary fraction rope_pct; model_type stablelm reads only
+// partial_rotary_factor (default 0.25).
+TEST(DenseFamilies, StableLmEpochReadsRopePct) {
+  json cfg = Small("stablelm_epoch");
+  cfg["rope_pct"] = 0.5;
+  EXPECT_EQ(Read(cfg).rope_fraction, 0.5);
+  cfg["model_type"] = "stablelm";
+  EXPECT_EQ(Read(cfg).rope_fraction, 0.25);
+}
+
 }  // namespace
 }  // namespace vramplan

@@ -270,6 +270,9 @@ std::vector<ModelFamily> MakeFamilies() {
       // Other spellings of the same layouts.
       {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, NOTE("Falcon's remote-code model_type")},
       {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, NOTE("Falcon's remote-code model_type")},
+      {"stablelm_epoch", "stablelm", ON_DEMAND(BuildStableLm), Qv(),
+       NOTE("StableLM remote code before conversion (StableLMEpochForCausalLM: stablelm-3b-4e1t, stable-code-3b): StableLM's "
+       "parameters; rotary fraction rope_pct unless partial_rotary_factor, norm epsilon norm_eps")},
       {"ministral", "mistral", BuildMistral, Qv(),
        NOTE("Ministral-8B-Instruct-2410 as transformers converts it (MinistralForCausalLM, modular_ministral.py): Mistral's "
        "weights (q/k/v/o without bias, SwiGLU, RMSNorm, untied); sliding layers from layer_types, else sliding_window on every layer")},
