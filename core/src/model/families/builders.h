@@ -24,6 +24,7 @@ Expected<ModelSpec> BuildQwen3(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGemma(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGemma2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGemma3Text(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildVaultGemma(ConfigReader& c, ModelSpec spec);
 // olmo.cpp
 Expected<ModelSpec> BuildOlmo(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildOlmo2(ConfigReader& c, ModelSpec spec);
@@ -101,6 +102,7 @@ Expected<ModelSpec> BuildGraniteMoe(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildApertus(ConfigReader& c, ModelSpec spec);
 // nemotron.cpp
 Expected<ModelSpec> BuildNemotron(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildArcee(ConfigReader& c, ModelSpec spec);
 // bitnet.cpp
 Expected<ModelSpec> BuildBitNet(ConfigReader& c, ModelSpec spec);
 // bailing.cpp
@@ -142,6 +144,10 @@ Expected<ModelSpec> BuildMiniCpm3(ConfigReader& c, ModelSpec spec);
 
 // internlm2_baichuan.cpp (fused-projection remote-code decoders)
 Expected<ModelSpec> BuildInternLm2(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildBaichuan(ConfigReader& c, ModelSpec spec);
+// llama_derived.cpp (Llama's modules with a changed bias or layer rule)
+Expected<ModelSpec> BuildHelium(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildCwm(ConfigReader& c, ModelSpec spec);
 // chatglm.cpp (ChatGLM2 / 3, GLM-4-9B remote code)
 Expected<ModelSpec> BuildChatGlm(ConfigReader& c, ModelSpec spec);
 

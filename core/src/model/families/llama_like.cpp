@@ -11,7 +11,10 @@ LayerKind LlamaLikeLayer(const Dims& m, const LlamaLikeOptions& o, ActivationFn 
   LayerKind k;
   AddQkvo(&k, m, o.qkv_bias, o.o_bias);
   AddGatedMlp(&k, m.h, m.inter, o.mlp_bias, GatedMlpOwner::kDense);
-  if (o.post_norms_only) {
+  if (o.pre_norms_gemma) {
+    AddNorm(&k, "input_layernorm", NormSlot::kPreAttention, m.h, false);
+    AddNorm(&k, "pre_feedforward_layernorm", NormSlot::kPreMlp, m.h, false);
+  } else if (o.post_norms_only) {
     AddNorm(&k, "post_attention_layernorm", NormSlot::kPostAttention, m.h, false);
     AddNorm(&k, "post_feedforward_layernorm", NormSlot::kPostMlp, m.h, false);
   } else {

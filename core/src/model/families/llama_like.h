@@ -19,6 +19,7 @@ struct LlamaLikeOptions {
   bool full_qk_norm = false;     // olmo2: RMSNorm(heads*head_dim) on q, RMSNorm(kv*head_dim) on k
   bool sandwich_norms = false;   // gemma2/3: pre- and post-norms around attention and MLP
   bool post_norms_only = false;  // olmo2: norms on the block outputs only
+  bool pre_norms_gemma = false;  // vaultgemma: Gemma 2's input_layernorm and pre_feedforward_layernorm only
 };
 
 LayerKind LlamaLikeLayer(const Dims& m, const LlamaLikeOptions& o, ActivationFn act, int64_t window);

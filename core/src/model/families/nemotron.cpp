@@ -37,4 +37,30 @@ Expected<ModelSpec> BuildNemotron(ConfigReader& c, ModelSpec spec) {
   return spec;
 }
 
+// Arcee AFM (transformers models/arcee/modular_arcee.py, ArceeForCausalLM = LlamaForCausalLM): the
+// Llama decoder (LlamaAttention with attention_bias on q/k/v/o, RMSNorm input_layernorm /
+// post_attention_layernorm / norm) whose MLP is NemotronMLP: up_proj -> hidden_act (ArceeConfig:
+// "relu2") -> down_proj, no gate, bias with mlp_bias. Untied unless tie_word_embeddings
+// (ArceeConfig: false); head_dim, else hidden_size / num_attention_heads.
+Expected<ModelSpec> BuildArcee(ConfigReader& c, ModelSpec spec) {
+  Dims m = ReadDims(c);
+  CheckDims(c, m, true);
+  const bool attention_bias = c.Bool("attention_bias", false);
+  const bool mlp_bias = c.Bool("mlp_bias", false);
+  const ActivationFn act = ParseActivation(c.String("hidden_act", "relu2"));
+  spec.attention_dropout = c.Fraction("attention_dropout", 0.0, true);
+  if (!c.errors()->empty()) return *c.errors();
+  FinishCommon(&spec, m, c.Bool("tie_word_embeddings", false), NormKind::kRmsNorm, false);
+  BuildLayers(&spec, m.layers, [&](int64_t) {
+    LayerKind k;
+    AddQkvo(&k, m, attention_bias, attention_bias);
+    AddPlainMlp(&k, m.h, m.inter, act, mlp_bias);
+    AddNorm(&k, "input_layernorm", NormSlot::kPreAttention, m.h, false);
+    AddNorm(&k, "post_attention_layernorm", NormSlot::kPreMlp, m.h, false);
+    SetAttention(&k, m, 0);
+    return k;
+  });
+  return spec;
+}
+
 }  // namespace vramplan::families

@@ -235,6 +235,25 @@ std::vector<ModelFamily> MakeFamilies() {
        NOTE("InternLM2 / 2.5 remote code: fused attention.wqkv (q heads of each kv group, then its k and v) and wo with "
        "bias (config.bias, default true), feed_forward.w1 / w3 / w2 SwiGLU without bias, attention_norm / ffn_norm "
        "RMSNorms, tok_embeddings, untied output")},
+      // PEFT's current mapping has no baichuan entry; W_pack (q, k and v fused) is the module Baichuan LoRA
+      // recipes target, the counterpart of Llama's q_proj / v_proj default.
+      {"baichuan", "", ON_DEMAND(BuildBaichuan), LoraDefaults{{"W_pack"}, false},
+       NOTE("Baichuan 1 / 2 remote code: fused self_attn.W_pack (h -> 3h, no bias) and o_proj, SwiGLU gate_proj / up_proj / "
+       "down_proj, RMSNorms, untied lm_head (Baichuan 2's NormHead: one vocab x hidden weight); RoPE at hidden_size 4096 "
+       "(7B), ALiBi otherwise (13B), as vLLM decides")},
+      // Llama-derived decoders of transformers whose differences the generic reader misses (PEFT lists none: all linears).
+      {"helium", "", ON_DEMAND(BuildHelium), AllLinear(),
+       NOTE("Helium (kyutai): the Llama layer with q/k/v bias from attention_bias and o_proj always without, mlp_bias on the "
+       "SwiGLU MLP, RMSNorms, untied unless tie_word_embeddings")},
+      {"arcee", "", ON_DEMAND(BuildArcee), AllLinear(),
+       NOTE("Arcee AFM: Llama attention (attention_bias on q/k/v/o, head_dim) with a non-gated up_proj / down_proj MLP of "
+       "hidden_act relu2 (mlp_bias), RMSNorms, untied by default")},
+      {"vaultgemma", "", ON_DEMAND(BuildVaultGemma), AllLinear(),
+       NOTE("VaultGemma: Gemma 2 attention, tanh-GELU MLP and tied embeddings with only input_layernorm and "
+       "pre_feedforward_layernorm per layer (no post-norms); sliding layers from layer_types, else the even layers")},
+      {"cwm", "", ON_DEMAND(BuildCwm), AllLinear(),
+       NOTE("CWM (Code World Model): the Llama layer without attention bias, mlp_bias on the SwiGLU MLP, untied; sliding layers "
+       "from layer_types, else all but every fourth layer slide over sliding_window")},
       // MiniCPM (PEFT lists neither type: all linears).
       {"minicpm", "", ON_DEMAND(BuildMiniCpm), AllLinear(),
        NOTE("MiniCPM 1 / 2 / 4 remote code: the Llama layout (attention_bias on q/k/v/o), tied embeddings by default; "
@@ -251,6 +270,9 @@ std::vector<ModelFamily> MakeFamilies() {
       // Other spellings of the same layouts.
       {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, NOTE("Falcon's remote-code model_type")},
       {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, NOTE("Falcon's remote-code model_type")},
+      {"stablelm_epoch", "stablelm", ON_DEMAND(BuildStableLm), Qv(),
+       NOTE("StableLM remote code before conversion (StableLMEpochForCausalLM: stablelm-3b-4e1t, stable-code-3b): StableLM's "
+       "parameters; rotary fraction rope_pct unless partial_rotary_factor, norm epsilon norm_eps")},
       {"ministral", "mistral", BuildMistral, Qv(),
        NOTE("Ministral-8B-Instruct-2410 as transformers converts it (MinistralForCausalLM, modular_ministral.py): Mistral's "
        "weights (q/k/v/o without bias, SwiGLU, RMSNorm, untied); sliding layers from layer_types, else sliding_window on every layer")},

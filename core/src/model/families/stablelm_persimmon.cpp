@@ -27,7 +27,12 @@ Expected<ModelSpec> BuildStableLm(ConfigReader& c, ModelSpec spec) {
   const ActivationFn act = ParseActivation(c.String("hidden_act", "silu"));
   if (!c.errors()->empty()) return *c.errors();
   FinishCommon(&spec, m, c.Bool("tie_word_embeddings", false), NormKind::kLayerNorm, true, "norm");
-  spec.rope_fraction = c.Fraction("partial_rotary_factor", 0.25, false);
+  // The remote-code StableLMEpochConfig (model_type "stablelm_epoch": stablelm-3b-4e1t and
+  // stable-code-3b before their conversion) names the rotary fraction rope_pct (default 0.25) and the
+  // norm epsilon norm_eps; its StableLMEpochForCausalLM has the same parameters under the same names.
+  const bool epoch = spec.model_type == "stablelm_epoch";
+  spec.rope_fraction = epoch && !c.Has("partial_rotary_factor") ? c.Fraction("rope_pct", 0.25, false)
+                                                                 : c.Fraction("partial_rotary_factor", 0.25, false);
   spec.attention_dropout = c.Fraction("attention_dropout", 0.0, true);
   spec.hidden_dropout = c.Fraction("hidden_dropout", 0.0, true);
   if (!c.errors()->empty()) return *c.errors();
