@@ -144,5 +144,7 @@ Expected<ModelSpec> BuildMiniCpm3(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildInternLm2(ConfigReader& c, ModelSpec spec);
 // chatglm.cpp (ChatGLM2 / 3, GLM-4-9B remote code)
 Expected<ModelSpec> BuildChatGlm(ConfigReader& c, ModelSpec spec);
+// jetmoe.cpp (mixture of attention heads and MoE MLP)
+Expected<ModelSpec> BuildJetMoe(ConfigReader& c, ModelSpec spec);
 
 }  // namespace vramplan::families

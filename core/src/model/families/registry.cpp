@@ -248,6 +248,11 @@ std::vector<ModelFamily> MakeFamilies() {
        NOTE("ChatGLM2 / 3, GLM-4-9B remote code: embedding of padded_vocab_size rows, fused query_key_value (kv_channels, "
        "multi_query_group_num kv heads; bias add_qkv_bias), dense, fused dense_h_to_4h SwiGLU and dense_4h_to_h (bias "
        "add_bias_linear), RMSNorms (rmsnorm) or LayerNorms with bias, final_layernorm (post_layer_norm), untied output_layer")},
+      // Mixture-of-experts layouts read from their modeling files (PEFT lists none: all linears).
+      {"jetmoe", "", ON_DEMAND(BuildJetMoe), AllLinear(),
+       NOTE("JetMoE: mixture of attention heads (per-expert query experts.input_linear and output experts.output_linear, "
+       "router, bias; one shared kv_proj, kv_heads x top_k query heads) and a MoE MLP (router, fused gated experts "
+       "input_linear / output_linear, bias) in every block; expert tensors are not nn.Linear (no LoRA target), tied embeddings")},
       // Other spellings of the same layouts.
       {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, NOTE("Falcon's remote-code model_type")},
       {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, NOTE("Falcon's remote-code model_type")},

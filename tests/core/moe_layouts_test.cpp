@@ -1,0 +1,51 @@
+// The rules of the JetMoE, GraniteMoeShared and AFMoE readers that the published totals of
+// tests/fixtures/param_counts.json do not pin: JetMoE's routed attention in the active count and the
+// remote-code key names, GraniteMoeShared's shared MLP, AFMoE's dense layers and sliding pattern.
+// Expected counts are worked by hand from the transformers modeling files cited in each reader.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "model/hf_config.h"
+#include "vramplan/model_spec.h"
+
+namespace vramplan {
+namespace {
+
+using nlohmann::json;
+
+ModelSpec Read(const json& cfg) {
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  EXPECT_TRUE(spec.ok()) << (spec.ok() ? "" : spec.errors()[0].message);
+  EXPECT_TRUE(warnings.empty()) << (warnings.empty() ? "" : warnings[0].message);
+  return spec.ok() ? spec.value() : ModelSpec{};
+}
+
+// jetmoe-8b (the param_counts.json row) from the remote-code key names. The attention experts
+// are held as one q and one o projection over all experts, so the active count takes all of them:
+// per layer norms 4,096 + q / o 2 x 8 x 2,048 x 2,048 + MoA router 16,384 + bias 2,048 + kv_proj
+// 8,388,608 + MoE 2 of 8 experts 2 x (11,264 + 5,632) x 2,048 + router 16,384 + bias 2,048 =
+// 144,744,448 (a token runs 2 of the 8 attention experts: 50,331,648 fewer); 24 layers + the tied
+// embedding 65,536,000 + norm 2,048.
+TEST(MoeLayouts, JetMoeRemoteCodeKeysAndAttentionExperts) {
+  const json cfg = {{"model_type", "jetmoe"},  {"hidden_size", 2048},       {"ffn_hidden_size", 5632},
+                    {"kv_channels", 128},      {"moe_num_experts", 8},      {"moe_top_k", 2},
+                    {"num_hidden_layers", 24}, {"num_key_value_heads", 16}, {"vocab_size", 32000}};
+  const ModelSpec m = Read(cfg);
+  const ParamCounts c = CountParams(m);
+  EXPECT_EQ(c.total, 8522237952);
+  EXPECT_EQ(c.active_per_token, 24LL * 144744448 + 65536000 + 2048);
+  const LayerKind& k = m.kinds[m.layer_kind[0]];
+  EXPECT_EQ(k.attention.num_heads, 32);  // kv heads x top-k
+  EXPECT_EQ(k.attention.num_kv_heads, 16);
+  EXPECT_EQ(k.attention.head_dim, 128);
+  EXPECT_EQ(k.mlp.num_experts, 8);
+  EXPECT_TRUE(m.tied_embeddings);
+  // kv_proj and the MLP router are LoRA targets; the expert tensors are not nn.Linear.
+  int64_t targetable = 0;
+  for (const LinearSpec& l : k.linears) targetable += l.lora_targetable ? 1 : 0;
+  EXPECT_EQ(targetable, 2);
+}
+
+}  // namespace
+}  // namespace vramplan
