@@ -47,5 +47,22 @@ TEST(MoeLayouts, JetMoeRemoteCodeKeysAndAttentionExperts) {
   EXPECT_EQ(targetable, 2);
 }
 
+// GraniteMoeSharedDecoderLayer: the granitemoe layer plus shared_mlp (input_linear h -> 2 x S,
+// output_linear S -> h); shared_intermediate_size 0 builds none.
+TEST(MoeLayouts, GraniteMoeSharedAddsTheSharedMlp) {
+  json cfg = {{"model_type", "granitemoe"}, {"hidden_size", 64},          {"intermediate_size", 32},
+              {"num_hidden_layers", 3},     {"num_attention_heads", 4},   {"num_key_value_heads", 2},
+              {"vocab_size", 100},          {"num_local_experts", 4},     {"num_experts_per_tok", 2}};
+  const int64_t base = CountParams(Read(cfg)).total;
+  cfg["model_type"] = "granitemoeshared";
+  EXPECT_EQ(CountParams(Read(cfg)).total, base);  // shared_intermediate_size defaults to 0
+  cfg["shared_intermediate_size"] = 48;
+  const ModelSpec m = Read(cfg);
+  const ParamCounts c = CountParams(m);
+  EXPECT_EQ(c.total, base + 3 * (64 * 96 + 48 * 64));
+  EXPECT_EQ(c.shared_experts, 3 * (64 * 96 + 48 * 64));
+  EXPECT_EQ(m.kinds[m.layer_kind[0]].mlp.shared_intermediate, 48);
+}
+
 }  // namespace
 }  // namespace vramplan

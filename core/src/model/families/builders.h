@@ -97,6 +97,7 @@ Expected<ModelSpec> BuildCohere2(ConfigReader& c, ModelSpec spec);
 // granite.cpp (Granite 3.x dense and MoE)
 Expected<ModelSpec> BuildGranite(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGraniteMoe(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildGraniteMoeShared(ConfigReader& c, ModelSpec spec);
 // apertus.cpp
 Expected<ModelSpec> BuildApertus(ConfigReader& c, ModelSpec spec);
 // nemotron.cpp

@@ -147,6 +147,9 @@ std::vector<ModelFamily> MakeFamilies() {
       {"granitemoe", "", ON_DEMAND(BuildGraniteMoe), AllLinear(),
        NOTE("Granite 3.x MoE: Llama attention, router.layer and fused experts input_linear (gate and up) / output_linear "
        "(GraniteMoeParallelExperts, not nn.Linear, not LoRA targets) of intermediate_size in every layer")},
+      {"granitemoeshared", "", ON_DEMAND(BuildGraniteMoeShared), AllLinear(),
+       NOTE("Granite MoE with a shared expert (GraniteMoeShared): the granitemoe layer plus shared_mlp input_linear "
+       "(h -> 2 x shared_intermediate_size, gate and up) / output_linear, nn.Linear, in every layer (none when 0)")},
       {"olmoe", "", ON_DEMAND(BuildOlmoe), AllLinear(),
        NOTE("OLMoE: q/k/v/o (attention_bias), RMSNorm over all q / k heads, router \"gate\" and num_experts experts "
        "gate_proj / up_proj / down_proj of intermediate_size in every layer (norm_topk_prob)")},
