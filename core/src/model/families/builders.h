@@ -88,6 +88,7 @@ Expected<ModelSpec> BuildNemotronH(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGraniteMoeHybrid(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildFalconH1(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildJamba(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildBamba(ConfigReader& c, ModelSpec spec);
 // bigcode.cpp (StarCoder2, StarCoder 1 / SantaCoder)
 Expected<ModelSpec> BuildStarcoder2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGptBigCode(ConfigReader& c, ModelSpec spec);

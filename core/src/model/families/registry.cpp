@@ -102,6 +102,9 @@ std::vector<ModelFamily> MakeFamilies() {
       {"falcon_h1", "", BuildFalconH1, AllLinear(), NOTE("attention and Mamba-2 side by side in every layer, SwiGLU MLP")},
       {"jamba", "", BuildJamba, AllLinear(),
        NOTE("Mamba-1 layers with one attention layer per attn_layer_period, MoE every expert_layer_period-th layer")},
+      {"bamba", "", ON_DEMAND(BuildBamba), AllLinear(),
+       NOTE("Bamba: Mamba-2 mixers (in_proj, conv1d, dt_bias, A_log, D, gated norm, out_proj) with attention on "
+       "attn_layer_indices, a SwiGLU feed_forward and two RMSNorms in every layer, untied")},
       {"lfm2", "", BuildLfm2, AllLinear(),
        NOTE("LFM2: gated short-convolution blocks (in_proj h->3h, depthwise conv1d of conv_L_cache, out_proj) and GQA blocks with "
        "q/k RMSNorm per layer_types / full_attn_idxs, SwiGLU w1/w3/w2 of the adjusted block_ff_dim, embedding_norm, tied embeddings")},
