@@ -64,5 +64,27 @@ TEST(MoeLayouts, GraniteMoeSharedAddsTheSharedMlp) {
   EXPECT_EQ(m.kinds[m.layer_kind[0]].mlp.shared_intermediate, 48);
 }
 
+// AFMoE: the first num_dense_layers layers are dense; the MoE layers store an fp32 expert_bias;
+// without layer_types every global_attn_every_n_layers-th layer is global, the rest slide.
+TEST(MoeLayouts, AfmoeDenseLayersAndSlidingPattern) {
+  const json cfg = {{"model_type", "afmoe"},       {"hidden_size", 64},        {"intermediate_size", 96},
+                    {"moe_intermediate_size", 16}, {"num_hidden_layers", 8},   {"num_dense_layers", 2},
+                    {"num_attention_heads", 4},    {"num_key_value_heads", 2}, {"head_dim", 16},
+                    {"num_experts", 8},            {"num_experts_per_tok", 2}, {"num_shared_experts", 1},
+                    {"sliding_window", 32},        {"vocab_size", 100}};
+  const ModelSpec m = Read(cfg);
+  const LayerKind& dense = m.kinds[m.layer_kind[0]];
+  const LayerKind& moe = m.kinds[m.layer_kind[4]];
+  EXPECT_EQ(dense.mlp.num_experts, 0);
+  EXPECT_EQ(moe.mlp.num_experts, 8);
+  EXPECT_EQ(moe.extra_router_params, 8);
+  EXPECT_EQ(m.kinds[m.layer_kind[2]].attention.sliding_window, 32);
+  EXPECT_EQ(m.kinds[m.layer_kind[3]].attention.sliding_window, 0);  // (3 + 1) % 4 == 0: global
+  // Attention: q / gate / o 3 x 64 x 64, k / v 2 x 64 x 32, q_norm / k_norm 2 x 16, four norms 4 x 64.
+  const int64_t attn = 3 * 64 * 64 + 2 * 64 * 32 + 32 + 256;
+  const int64_t moe_mlp = 64 * 8 + 8 * 3 * 64 * 16 + 3 * 64 * 16 + 8;
+  EXPECT_EQ(CountParams(m).total, 2 * 100 * 64 + 64 + 8 * attn + 2 * 3 * 64 * 96 + 6 * moe_mlp);
+}
+
 }  // namespace
 }  // namespace vramplan

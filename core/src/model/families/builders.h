@@ -148,5 +148,7 @@ Expected<ModelSpec> BuildInternLm2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildChatGlm(ConfigReader& c, ModelSpec spec);
 // jetmoe.cpp (mixture of attention heads and MoE MLP)
 Expected<ModelSpec> BuildJetMoe(ConfigReader& c, ModelSpec spec);
+// afmoe.cpp (Arcee Trinity)
+Expected<ModelSpec> BuildAfmoe(ConfigReader& c, ModelSpec spec);
 
 }  // namespace vramplan::families

@@ -259,6 +259,10 @@ std::vector<ModelFamily> MakeFamilies() {
        NOTE("JetMoE: mixture of attention heads (per-expert query experts.input_linear and output experts.output_linear, "
        "router, bias; one shared kv_proj, kv_heads x top_k query heads) and a MoE MLP (router, fused gated experts "
        "input_linear / output_linear, bias) in every block; expert tensors are not nn.Linear (no LoRA target), tied embeddings")},
+      {"afmoe", "", ON_DEMAND(BuildAfmoe), AllLinear(),
+       NOTE("Arcee AFMoE (Trinity): q/k/v/o with q_norm / k_norm per head and a sigmoid output gate gate_proj, four RMSNorms "
+       "per layer, num_dense_layers SwiGLU layers, then a sigmoid router \"gate\" with an fp32 expert_bias, experts and "
+       "shared_experts of moe_intermediate_size; sliding layers per layer_types / global_attn_every_n_layers, untied")},
       // Other spellings of the same layouts.
       {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, NOTE("Falcon's remote-code model_type")},
       {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, NOTE("Falcon's remote-code model_type")},
