@@ -92,6 +92,39 @@ TEST(HybridInference, KimiDeltaStateInEachEngine) {
   EXPECT_EQ(l.inference.state_bytes_per_sequence, 20 * (3 * 3 * 32 * 128 + 128 * 128 * 32) * 4);
 }
 
+// Bamba-9B (the config row of param_counts_hybrid.json): 29 BambaMixer layers of 128 heads x 64,
+// one group, state 128, kernel 4; 3 attention layers of 8 KV heads x 128.
+json BambaConfig() {
+  const json table = testing_support::LoadFixture("param_counts_hybrid.json");
+  for (const auto& row : table["models"]) {
+    if (row["id"] == "ibm-ai-platform/Bamba-9B") return row["config"];
+  }
+  return json::object();
+}
+
+TEST(HybridInference, BambaReusesTheMamba2State) {
+  const json cfg = BambaConfig();
+  ASSERT_EQ(cfg["model_type"], "bamba");
+  // vLLM MambaStateShapeCalculator.mamba2_state_shape(tp 1, intermediate 8,192, n_groups 1, heads 128,
+  // head_dim 64, state 128, conv_kernel 4), worked by hand: conv state (4 - 1) x (8,192 + 2 x 1 x 128)
+  // = 3 x 8,448 and temporal state 128 x 64 x 128, both in the model dtype (bf16).
+  const int64_t layer = (3 * 8448 + 128 * 64 * 128) * 2;
+  EXPECT_EQ(layer, 2147840);
+  Result v = RunHybrid("", {{"engine", "vllm"}, {"max_model_len", 32768}}, {{"model", cfg}, {"gpu", "h100-sxm-80gb"}});
+  EXPECT_EQ(v.inference.recurrent_layers, 29);
+  EXPECT_EQ(v.inference.state_bytes_per_sequence, 29 * layer);
+  EXPECT_EQ(v.inference.kv_bytes_per_token, 3 * 2 * 8 * 128 * 2);
+  // tp 2: the single group is replicated to 2 (extra_groups_for_head_shards(1, 2) = 1), so the conv
+  // channels are (8,192 + 2 x 2 x 128) / 2 = 4,352 per rank, the temporal state 64 x 64 x 128.
+  Result v2 = RunHybrid("", {{"engine", "vllm"}, {"max_model_len", 32768}},
+                        {{"model", cfg}, {"gpu", "h100-sxm-80gb"}, {"parallel", {{"gpus", 2}, {"tp", 2}}}});
+  EXPECT_EQ(v2.inference.state_bytes_per_sequence, 29 * (3 * 4352 + 64 * 64 * 128) * 2);
+  // llama.cpp: the same rows in F32 (n_embd_r = (d_conv - 1) x conv channels, n_embd_s = state x inner).
+  Result l = RunHybrid("", {{"engine", "llama_cpp"}, {"weights", "gguf_q4_k_m"}, {"prompt_len", 1000}, {"new_tokens", 24}},
+                       {{"model", cfg}});
+  EXPECT_EQ(l.inference.state_bytes_per_sequence, 29 * (3 * 8448 + 128 * 64 * 128) * 4);
+}
+
 TEST(HybridInference, AttentionOnlyModelsHaveNoState) {
   Result r = RunHybrid("Qwen/Qwen2.5-7B", {{"prompt_len", 1024}});
   EXPECT_EQ(r.inference.recurrent_layers, 0);

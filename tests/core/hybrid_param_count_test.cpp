@@ -64,6 +64,11 @@ TEST(HybridParamCount, LayerMixersFollowTheConfig) {
     } else if (id == "ai21labs/Jamba-v0.1" || id == "ai21labs/AI21-Jamba-1.5-Mini") {
       EXPECT_EQ(attention, 4);
       EXPECT_EQ(recurrent, 28);
+    } else if (id == "ibm-ai-platform/Bamba-9B") {
+      EXPECT_EQ(attention, 3);  // attn_layer_indices 9, 18, 27
+      EXPECT_EQ(recurrent, 29);
+      EXPECT_EQ(spec.value().kinds[spec.value().layer_kind[9]].attention.num_kv_heads, 8);
+      EXPECT_EQ(spec.value().kinds[spec.value().layer_kind[0]].recurrent.kind, MixerKind::kMamba2);
     } else if (id == "moonshotai/Kimi-Linear-48B-A3B-Instruct") {
       EXPECT_EQ(attention, 7);  // full_attn_layers 4, 8, ..., 24, 27 (1-based)
       EXPECT_EQ(recurrent, 20);

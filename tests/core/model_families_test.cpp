@@ -140,6 +140,7 @@ TEST(ModelFamilies, EverySupportedTypeIsExercisedByAKnownModel) {
   for (const auto& [id, m] : KnownModels()) seen.insert(m.model_type);
   for (const std::string& t : SupportedModelTypes()) {
     if (t == "deepseek_v2") continue;  // no sourced DeepSeek-V2 config yet: DeepseekV2WithoutQLora below
+    if (t == "granitemoeshared") continue;  // no public config of a released checkpoint: MoeLayouts.GraniteMoeSharedAddsTheSharedMlp
     EXPECT_TRUE(seen.count(t)) << t;
   }
 }
@@ -150,7 +151,7 @@ TEST(ModelFamilies, RegistryListsEveryModelTypeTheDocsClaim) {
   std::smatch match;
   ASSERT_TRUE(std::regex_search(readme, match, std::regex("(\\d+) `model_type`s"))) << "README.md claims no model_type count";
   EXPECT_EQ(SupportedModelTypes().size(), static_cast<size_t>(std::stoi(match[1].str())));
-  EXPECT_EQ(SupportedModelTypes().size(), 90u);
+  EXPECT_EQ(SupportedModelTypes().size(), 94u);
   const std::string doc = ReadRepoFile("docs/models.md");
   ASSERT_FALSE(doc.empty()) << "docs/models.md missing";
   for (const families::ModelFamily& f : families::ModelFamilies()) {

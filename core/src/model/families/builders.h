@@ -89,6 +89,7 @@ Expected<ModelSpec> BuildNemotronH(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGraniteMoeHybrid(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildFalconH1(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildJamba(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildBamba(ConfigReader& c, ModelSpec spec);
 // bigcode.cpp (StarCoder2, StarCoder 1 / SantaCoder)
 Expected<ModelSpec> BuildStarcoder2(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGptBigCode(ConfigReader& c, ModelSpec spec);
@@ -98,6 +99,7 @@ Expected<ModelSpec> BuildCohere2(ConfigReader& c, ModelSpec spec);
 // granite.cpp (Granite 3.x dense and MoE)
 Expected<ModelSpec> BuildGranite(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildGraniteMoe(ConfigReader& c, ModelSpec spec);
+Expected<ModelSpec> BuildGraniteMoeShared(ConfigReader& c, ModelSpec spec);
 // apertus.cpp
 Expected<ModelSpec> BuildApertus(ConfigReader& c, ModelSpec spec);
 // nemotron.cpp
@@ -150,5 +152,9 @@ Expected<ModelSpec> BuildHelium(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildCwm(ConfigReader& c, ModelSpec spec);
 // chatglm.cpp (ChatGLM2 / 3, GLM-4-9B remote code)
 Expected<ModelSpec> BuildChatGlm(ConfigReader& c, ModelSpec spec);
+// jetmoe.cpp (mixture of attention heads and MoE MLP)
+Expected<ModelSpec> BuildJetMoe(ConfigReader& c, ModelSpec spec);
+// afmoe.cpp (Arcee Trinity)
+Expected<ModelSpec> BuildAfmoe(ConfigReader& c, ModelSpec spec);
 
 }  // namespace vramplan::families

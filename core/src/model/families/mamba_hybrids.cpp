@@ -1,7 +1,9 @@
 // The Mamba hybrids: NVIDIA Nemotron-H (transformers models/nemotron_h/modeling_nemotron_h.py),
 // IBM Granite 4.0 (models/granitemoehybrid/modeling_granitemoehybrid.py), TII Falcon-H1
 // (models/falcon_h1/modeling_falcon_h1.py) and AI21 Jamba (models/jamba/modeling_jamba.py).
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "model/families/builders.h"
 #include "model/families/mixer_kit.h"
@@ -186,6 +188,53 @@ Expected<ModelSpec> BuildFalconH1(ConfigReader& c, ModelSpec spec) {
     AddPlainAttention(&k, m, attn_bias);
     AddMamba2(&k, m.h, mm);
     AddGatedMlp(&k, m.h, m.inter, mlp_bias, GatedMlpOwner::kDense);
+    AddNorm(&k, "input_layernorm", NormSlot::kPreAttention, m.h, false);
+    AddNorm(&k, "pre_ff_layernorm", NormSlot::kPreMlp, m.h, false);
+    SetDenseMlp(&k, MlpKind::kGated, act, m.inter);
+    return k;
+  });
+  return spec;
+}
+
+// BambaForCausalLM (models/bamba/modeling_bamba.py; BambaConfig in configuration_bamba.py):
+// attention on the layers of attn_layer_indices (newer configs: "full_attention" in layer_types),
+// BambaMixer elsewhere (the Mamba-2 mixer with its gated RMSNorm; mamba_d_head "auto" = mamba_expand
+// x hidden / mamba_n_heads); every layer a SwiGLU feed_forward (gate_proj / up_proj / down_proj,
+// no bias), input_layernorm and pre_ff_layernorm; final_layernorm; untied by default. Attention and
+// MLP carry no bias (BambaConfig fixes attention_bias and mlp_bias to False).
+Expected<ModelSpec> BuildBamba(ConfigReader& c, ModelSpec spec) {
+  Dims m = ReadDims(c);
+  CheckDims(c, m, true);
+  Mamba2Dims mm;
+  const int64_t expand = c.Int({"mamba_expand"}, 1, 64).value_or(2);
+  mm.heads = c.Int({"mamba_n_heads"}, 1, kMaxHeadsOrExperts).value_or(128);
+  mm.head_dim = c.IsString("mamba_d_head") ? 0 : c.Int({"mamba_d_head"}, 1, kMaxHeadsOrExperts).value_or(0);
+  if (mm.head_dim == 0 && mm.heads > 0) mm.head_dim = expand * m.h / mm.heads;
+  mm.groups = c.Int({"mamba_n_groups"}, 1, kMaxHeadsOrExperts).value_or(1);
+  mm.state = c.Int({"mamba_d_state"}, 1, kMaxHeadsOrExperts).value_or(256);
+  mm.conv_kernel = c.Int({"mamba_d_conv"}, 1, 1024).value_or(4);
+  mm.proj_bias = mm.out_bias = c.Bool("mamba_proj_bias", false);
+  mm.conv_bias = c.Bool("mamba_conv_bias", true);
+  std::vector<bool> attention(static_cast<size_t>(std::max<int64_t>(m.layers, 0)), false);
+  if (c.Has("attn_layer_indices") && m.layers > 0) {
+    for (int64_t i : c.LayerList("attn_layer_indices", m.layers)) attention[static_cast<size_t>(i)] = true;
+  } else if (c.Has("layer_types") && m.layers > 0) {
+    if (auto types = c.StringList("layer_types", m.layers)) {
+      for (size_t i = 0; i < types->size(); ++i) attention[i] = (*types)[i] == "full_attention" || (*types)[i] == "attention";
+    }
+  }
+  const ActivationFn act = ParseActivation(c.String("hidden_act", "silu"));
+  if (c.errors()->empty() && mm.heads * mm.head_dim != expand * m.h) {
+    io::AddError(c.errors(), "invalid_value", io::JoinPath(c.path(), "mamba_d_head"),
+                 "mamba_n_heads x mamba_d_head must equal mamba_expand x hidden_size (" + std::to_string(expand * m.h) + ")");
+  }
+  if (!c.errors()->empty()) return *c.errors();
+  FinishCommon(&spec, m, c.Bool("tie_word_embeddings", false), NormKind::kRmsNorm, false, "final_layernorm");
+  BuildLayers(&spec, m.layers, [&](int64_t i) {
+    LayerKind k;
+    if (attention[static_cast<size_t>(i)]) AddPlainAttention(&k, m, false);
+    else AddMamba2(&k, m.h, mm);
+    AddGatedMlp(&k, m.h, m.inter, false, GatedMlpOwner::kDense);
     AddNorm(&k, "input_layernorm", NormSlot::kPreAttention, m.h, false);
     AddNorm(&k, "pre_ff_layernorm", NormSlot::kPreMlp, m.h, false);
     SetDenseMlp(&k, MlpKind::kGated, act, m.inter);

@@ -102,6 +102,9 @@ std::vector<ModelFamily> MakeFamilies() {
       {"falcon_h1", "", BuildFalconH1, AllLinear(), NOTE("attention and Mamba-2 side by side in every layer, SwiGLU MLP")},
       {"jamba", "", BuildJamba, AllLinear(),
        NOTE("Mamba-1 layers with one attention layer per attn_layer_period, MoE every expert_layer_period-th layer")},
+      {"bamba", "", ON_DEMAND(BuildBamba), AllLinear(),
+       NOTE("Bamba: Mamba-2 mixers (in_proj, conv1d, dt_bias, A_log, D, gated norm, out_proj) with attention on "
+       "attn_layer_indices, a SwiGLU feed_forward and two RMSNorms in every layer, untied")},
       {"lfm2", "", BuildLfm2, AllLinear(),
        NOTE("LFM2: gated short-convolution blocks (in_proj h->3h, depthwise conv1d of conv_L_cache, out_proj) and GQA blocks with "
        "q/k RMSNorm per layer_types / full_attn_idxs, SwiGLU w1/w3/w2 of the adjusted block_ff_dim, embedding_norm, tied embeddings")},
@@ -147,6 +150,9 @@ std::vector<ModelFamily> MakeFamilies() {
       {"granitemoe", "", ON_DEMAND(BuildGraniteMoe), AllLinear(),
        NOTE("Granite 3.x MoE: Llama attention, router.layer and fused experts input_linear (gate and up) / output_linear "
        "(GraniteMoeParallelExperts, not nn.Linear, not LoRA targets) of intermediate_size in every layer")},
+      {"granitemoeshared", "", ON_DEMAND(BuildGraniteMoeShared), AllLinear(),
+       NOTE("Granite MoE with a shared expert (GraniteMoeShared): the granitemoe layer plus shared_mlp input_linear "
+       "(h -> 2 x shared_intermediate_size, gate and up) / output_linear, nn.Linear, in every layer (none when 0)")},
       {"olmoe", "", ON_DEMAND(BuildOlmoe), AllLinear(),
        NOTE("OLMoE: q/k/v/o (attention_bias), RMSNorm over all q / k heads, router \"gate\" and num_experts experts "
        "gate_proj / up_proj / down_proj of intermediate_size in every layer (norm_topk_prob)")},
@@ -267,6 +273,15 @@ std::vector<ModelFamily> MakeFamilies() {
        NOTE("ChatGLM2 / 3, GLM-4-9B remote code: embedding of padded_vocab_size rows, fused query_key_value (kv_channels, "
        "multi_query_group_num kv heads; bias add_qkv_bias), dense, fused dense_h_to_4h SwiGLU and dense_4h_to_h (bias "
        "add_bias_linear), RMSNorms (rmsnorm) or LayerNorms with bias, final_layernorm (post_layer_norm), untied output_layer")},
+      // Mixture-of-experts layouts read from their modeling files (PEFT lists none: all linears).
+      {"jetmoe", "", ON_DEMAND(BuildJetMoe), AllLinear(),
+       NOTE("JetMoE: mixture of attention heads (per-expert query experts.input_linear and output experts.output_linear, "
+       "router, bias; one shared kv_proj, kv_heads x top_k query heads) and a MoE MLP (router, fused gated experts "
+       "input_linear / output_linear, bias) in every block; expert tensors are not nn.Linear (no LoRA target), tied embeddings")},
+      {"afmoe", "", ON_DEMAND(BuildAfmoe), AllLinear(),
+       NOTE("Arcee AFMoE (Trinity): q/k/v/o with q_norm / k_norm per head and a sigmoid output gate gate_proj, four RMSNorms "
+       "per layer, num_dense_layers SwiGLU layers, then a sigmoid router \"gate\" with an fp32 expert_bias, experts and "
+       "shared_experts of moe_intermediate_size; sliding layers per layer_types / global_attn_every_n_layers, untied")},
       // Other spellings of the same layouts.
       {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, NOTE("Falcon's remote-code model_type")},
       {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, NOTE("Falcon's remote-code model_type")},
