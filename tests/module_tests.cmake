@@ -29,6 +29,7 @@ set(tested_elsewhere
   io/result_json=golden
   io/scenario_json=scenario
   model/catalog=presets
+  model/gemma3n_towers=vision_tower
   model/gemma4_towers=vision_tower
   model/glm4v_tower=vision_tower
   model/internvl_tower=vision_tower

@@ -433,6 +433,52 @@ TEST(VisionTower, Glm4vTowerAndMerger) {
   EXPECT_EQ(CountParams(biased.value()).vision, c.vision + 24 * 4608);
 }
 
+// Gemma 3n (model/gemma3n_towers.cpp) with a small text decoder: MobileNetV5-300M is fixed by the
+// architecture name (294,126,912: the numel sum of timm.create_model("mobilenetv5_300m_enc")'s
+// parameters, timm commit aa4b5850); the audio tower and the embedders follow the sub-configs.
+TEST(VisionTower, Gemma3nMobileNetAudioAndEmbedders) {
+  json text = {{"model_type", "gemma3n_text"}, {"hidden_size", 64}, {"intermediate_size", 128}, {"num_hidden_layers", 2},
+               {"num_attention_heads", 4}, {"num_key_value_heads", 2}, {"head_dim", 16}, {"vocab_size", 100},
+               {"vocab_size_per_layer_input", 50}, {"hidden_size_per_layer_input", 8}, {"num_kv_shared_layers", 0}};
+  json audio = {{"model_type", "gemma3n_audio"}, {"hidden_size", 32}, {"conf_num_attention_heads", 4},
+                {"conf_num_hidden_layers", 2}, {"conf_conv_kernel_size", 3}, {"input_feat_size", 16},
+                {"sscp_conv_channel_size", {8, 4}}, {"vocab_size", 10}};
+  json cfg = {{"model_type", "gemma3n"},
+              {"text_config", text},
+              {"vision_config", {{"model_type", "gemma3n_vision"}, {"architecture", "mobilenetv5_300m_enc"}, {"vocab_size", 10}}},
+              {"audio_config", audio}};
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok()) << spec.errors()[0].message;
+  EXPECT_TRUE(warnings.empty()) << warnings[0].message;
+  const ParamCounts c = CountParams(spec.value());
+  EXPECT_EQ(c.vision, 294126912);
+  // SSCP: conv_0 1 x 8 x 3 x 3 + norm 8, conv_1 8 x 4 x 9 + norm 4; mel bins 16 -> 8 -> 4, so
+  // input_proj_linear 4 x 4 x 32 = 512. A block: feed-forwards 2 x (2 x 32 x 128 + 2 x 32) = 16,512,
+  // attention q/k/v/pos_proj 4 x 32 x 32 + post 32 x 32 + per_dim_scale 8 + 2 norms 64 = 5,192,
+  // light conv 2 norms 64 + 32 x 64 + depthwise 32 x 3 + 32 x 32 = 3,232, norm 32: 24,968.
+  EXPECT_EQ(c.audio, 72 + 8 + 288 + 4 + 512 + 2 * 24968);
+  // embed_vision 10 x 2048 + 2 x 2048 + 2048 x 64; embed_audio 10 x 32 + 2 x 32 + 32 x 64.
+  EXPECT_EQ(c.projector, (20480 + 4096 + 131072) + (320 + 64 + 2048));
+  EXPECT_EQ(c.checkpoint_total, c.total + c.vision + c.audio + c.projector);
+  EXPECT_EQ(spec.value().vision.kind, VisionKind::kGemma3n);
+  EXPECT_EQ(spec.value().vision.tokens_per_image, 256);
+  // Another MobileNetV5 (or extra timm model_args): the shapes are unknown, so the text_model_only reading.
+  cfg["vision_config"]["architecture"] = "mobilenetv5_base";
+  warnings.clear();
+  auto other = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(other.ok());
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].code, "text_model_only");
+  EXPECT_EQ(CountParams(other.value()).checkpoint_total, CountParams(other.value()).total);
+  // Malformed SSCP shapes are errors naming the key.
+  cfg["vision_config"]["architecture"] = "mobilenetv5_300m_enc";
+  cfg["audio_config"]["sscp_conv_kernel_size"] = {3, 3};
+  auto bad = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.errors()[0].field_path, "model.audio_config.sscp_conv_kernel_size");
+}
+
 TEST(VisionTower, OtherWrappersKeepTheTextOnlyWarning) {
   json cfg = {{"model_type", "llava_onevision"},
               {"text_config", {{"model_type", "llama"}, {"hidden_size", 64}, {"intermediate_size", 128},

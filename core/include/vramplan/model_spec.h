@@ -273,7 +273,7 @@ struct CheckpointLayout {
   // A multimodal checkpoint's vision tower and projector (read from vision_config).
   int64_t vision_params = 0;
   int64_t projector_params = 0;
-  // A multimodal checkpoint's audio tower (audio_config; Gemma 4 E2B / E4B); its projector counts
+  // A multimodal checkpoint's audio tower (audio_config; Gemma 4 E2B / E4B, Gemma 3n); its projector counts
   // in projector_params.
   int64_t audio_params = 0;
   // Weights the checkpoint stores but the framework skips when loading: Gemma 4's KV-shared layers
@@ -286,7 +286,7 @@ struct CheckpointLayout {
 // defaults, for the memory terms of image inputs (model/image_tokens.h, train/vision_memory.h,
 // inference/vllm_multimodal.h). kind kNone: no tower is modelled (text-only models, and wrappers
 // whose tower is not counted).
-enum class VisionKind : uint8_t { kNone, kQwen2Vl, kQwen25Vl, kQwen3Vl, kGemma3, kLlava, kLlavaNext, kPixtral, kLlama4, kMllama, kGemma4, kSiglip, kIdefics3, kInternVl, kGlm4v };
+enum class VisionKind : uint8_t { kNone, kQwen2Vl, kQwen25Vl, kQwen3Vl, kGemma3, kLlava, kLlavaNext, kPixtral, kLlama4, kMllama, kGemma4, kSiglip, kIdefics3, kInternVl, kGlm4v, kGemma3n };
 
 struct VisionShape {
   VisionKind kind = VisionKind::kNone;
@@ -301,7 +301,7 @@ struct VisionShape {
   int64_t merge = 1;         // spatial_merge_size (Qwen, Pixtral): m x m patches make one LLM token
   int64_t image_size = 0;    // fixed-resolution towers: the side each image (tile) is resized to
   int64_t max_tiles = 1;     // mllama max_num_tiles; Llama 4 / InternVL max_patches; LLaVA-NeXT's largest grid
-  int64_t tokens_per_image = 0;  // fixed token count (Gemma 3 mm_tokens_per_image; Gemma 4 soft tokens)
+  int64_t tokens_per_image = 0;  // fixed token count (Gemma 3 mm_tokens_per_image; Gemma 4 / 3n soft tokens)
   int64_t window_size = 0;       // Qwen2.5-VL window attention (pixels); 0: every layer global
   int64_t full_attention_layers = 0;  // of `layers`, how many attend over the whole image (Qwen2.5-VL)
   int64_t output_hidden = 0;     // what the projector hands the decoder per LLM token (text hidden)

@@ -232,6 +232,12 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
                            "estimate holds them beside the decoder and models images from train.images_per_sample / "
                            "inference.images_per_request" +
                            (tower->audio > 0 ? std::string(" (the audio tower's weights are held, audio inputs are not modelled)") : std::string()));
+      if (wrapper == "gemma3n") {
+        // MobileNetV5 is a CNN: the ViT walk of a trained tower (train/vision_memory.cpp) does not apply.
+        text.approximations.training +=
+            "; with a trained vision tower, MobileNetV5's activations (a CNN over the 768 x 768 image) are not walked: an "
+            "image keeps its pixel input and the embedder's tensors only";
+      }
     }
     return text;
   }

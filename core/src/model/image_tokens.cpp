@@ -342,7 +342,8 @@ ImageTokens Glm4v(const VisionShape& s, int64_t h, int64_t w) {
 }
 
 // Towers with one fixed-size input: LLaVA (CLIP side^2 + CLS; the default `vision_feature_select_strategy`
-// drops the CLS), Gemma 3 (SigLIP side^2 patches pooled to mm_tokens_per_image), Gemma 4, the plain
+// drops the CLS), Gemma 3 (SigLIP side^2 patches pooled to mm_tokens_per_image), Gemma 4, Gemma 3n
+// (MobileNetV5's 16 x 16 output grid of a 768 x 768 image, vision_soft_tokens_per_image), the plain
 // SigLIP towers (kSiglip: tokens_per_image of side^2 patches; PaliGemma: all, PaliGemmaConfig
 // num_image_tokens, processing_paligemma.py build_string_from_input puts image_seq_length <image>
 // tokens before the BOS and the prompt, no markup; LLaVA with SigLIP: per vision_feature_select_strategy).
@@ -363,12 +364,14 @@ ImageTokens Fixed(const VisionShape& s) {
   const bool cls = s.kind == VisionKind::kLlava;
   t.patches = Mul(side, side) + (cls ? 1 : 0);
   t.sequence_len = t.patches;
-  t.llm_tokens = s.kind == VisionKind::kGemma3 || s.kind == VisionKind::kSiglip ? s.tokens_per_image : Mul(side, side);
+  const bool gemma = s.kind == VisionKind::kGemma3 || s.kind == VisionKind::kGemma3n;
+  t.llm_tokens = gemma || s.kind == VisionKind::kSiglip ? s.tokens_per_image : Mul(side, side);
   t.pixel_values = Mul(3, s.image_size, s.image_size);
   // transformers models/gemma3/processing_gemma3.py Gemma3Processor.__init__ full_image_sequence:
   // "\n\n" + boi_token + mm_tokens_per_image x image_token + eoi_token + "\n\n", and "\n\n" is
   // one token of Gemma's vocabulary. LLaVA's "<image>" expands to the features alone.
-  if (s.kind == VisionKind::kGemma3) t.markup_tokens = 4;
+  // Gemma3nProcessor (processing_gemma3n.py) builds the same full_image_sequence.
+  if (gemma) t.markup_tokens = 4;
   return t;
 }
 

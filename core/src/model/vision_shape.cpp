@@ -225,6 +225,18 @@ VisionShape ReadVisionShape(const std::string& wrapper, const nlohmann::json& co
     s.tokens_per_image = IntOr(config, "vision_soft_tokens_per_image", 280);
     s.merge = 3;
     s.full_attention_layers = s.layers;
+  } else if (wrapper == "gemma3n") {
+    // MobileNetV5 (model/gemma3n_towers.h) is a CNN: none of the ViT fields describe it. What the
+    // image terms need: the processor's fixed 768 x 768 input (convert_gemma3n_weights.py main():
+    // SiglipImageProcessorFast size 768 x 768; timm's mobilenetv5_300m_enc input_size), the 16 x 16 grid of 2048-wide
+    // features the fusion adapter emits (one per 48 x 48 pixels), vision_soft_tokens_per_image of
+    // them in the prompt (Gemma3nConfig default 256).
+    s.kind = VisionKind::kGemma3n;
+    s.hidden = IntOr(vc, "hidden_size", 2048);
+    s.image_size = 768;
+    s.patch = 48;
+    s.tokens_per_image = IntOr(config, "vision_soft_tokens_per_image", 256);
+    s.rms_norm = true;
   }
   // Divisors stay positive whatever a pasted config says (0 is accepted by some counting reads).
   s.patch = std::max<int64_t>(1, s.patch);

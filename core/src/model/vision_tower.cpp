@@ -1,6 +1,8 @@
 #include "model/vision_tower.h"
 
 #include "model/families/config_reader.h"
+#include "model/families/registry.h"
+#include "model/gemma3n_towers.h"
 #include "model/gemma4_towers.h"
 #include "model/glm4v_tower.h"
 #include "model/internvl_tower.h"
@@ -249,6 +251,8 @@ bool VisionTowerCounted(const std::string& wrapper_type, const nlohmann::json& c
                         "paligemma", "internvl", "glm4v", "glm4v_moe"}) {
     if (wrapper_type == t) return true;
   }
+  // Gemma 3n: when vision_config names the MobileNetV5 the count knows (model/gemma3n_towers.h).
+  if (wrapper_type == "gemma3n") return Gemma3nVisionTowerKnown(config);
   if (wrapper_type != "llava" && wrapper_type != "llava_next") return false;
   auto vc = config.find("vision_config");
   if (vc == config.end() || !vc->is_object()) return false;
@@ -280,6 +284,10 @@ std::optional<VisionTowerParams> CountVisionTower(const std::string& wrapper_typ
   };
   if (wrapper_type == "qwen2_vl") return params(Qwen2Vl(v, *vc, vc_path, errors));
   if (wrapper_type == "qwen2_5_vl") return params(Qwen25Vl(v));
+  if (wrapper_type == "gemma3n") {
+    const families::TowerCount count = families::Gemma3nTowerCount();
+    return count != nullptr ? count(config, path, text_hidden, errors) : VisionTowerParams{};
+  }
   if (wrapper_type == "gemma4") return CountGemma4Towers(config, path, text_hidden, errors);
   if (wrapper_type == "gemma4_unified") return CountGemma4UnifiedEmbedders(config, path, text_hidden, errors);
   if (wrapper_type == "internvl") return CountInternVlTower(config, path, text_hidden, errors);

@@ -17,7 +17,7 @@ namespace vramplan {
 struct VisionTowerParams {
   int64_t vision = 0;     // patch embedding, encoder blocks, final norm
   int64_t projector = 0;  // the module that maps vision features to the text hidden size
-  int64_t audio = 0;      // an audio tower (Gemma 4 E2B / E4B); its projector counts in `projector`
+  int64_t audio = 0;      // an audio tower (Gemma 4 E2B / E4B, Gemma 3n); its projector counts in `projector`
 };
 
 // `wrapper_type`: the top-level model_type (VisionTowerCounted's list); `config`: the whole
@@ -27,7 +27,7 @@ std::optional<VisionTowerParams> CountVisionTower(const std::string& wrapper_typ
                                                   const std::string& path, int64_t text_hidden, Issues* errors);
 
 // Whether CountVisionTower counts this wrapper's tower: Qwen2.5-VL, Gemma 3, Mistral 3, Llama 4,
-// Qwen3-VL and Qwen3.5 (dense and MoE), Gemma 4 (with its audio tower), Llama 3.2 Vision, Qwen2-VL,
+// Qwen3-VL and Qwen3.5 (dense and MoE), Gemma 4 and Gemma 3n (with their audio towers), Llama 3.2 Vision, Qwen2-VL,
 // Idefics3 / SmolVLM, PaliGemma, InternVL (-hf), GLM-4.1V / GLM-4.5V; LLaVA / LLaVA-NeXT when their vision_config is a CLIP vision model
 // (the default), LLaVA also with a SigLIP one (other towers keep the text_model_only reading).
 bool VisionTowerCounted(const std::string& wrapper_type, const nlohmann::json& config);

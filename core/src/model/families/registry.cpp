@@ -1,5 +1,7 @@
 #include "model/families/registry.h"
 
+#include "model/gemma3n_towers.h"
+
 // The page's module links only the readers it needs at once (VRAMPLAN_ALL_READERS=0, WASM only:
 // core/CMakeLists.txt compiles this file once per module): the families of the presets, whose
 // scenarios must estimate without a second download, and the builders they share. The other
@@ -309,6 +311,8 @@ const std::vector<ModelFamily>& ModelFamilies() {
   static const std::vector<ModelFamily> kFamilies = MakeFamilies();
   return kFamilies;
 }
+
+TowerCount Gemma3nTowerCount() { return ON_DEMAND(&CountGemma3nTowers); }
 
 const ModelFamily* FindModelFamily(std::string_view model_type) {
   for (const ModelFamily& f : ModelFamilies()) {

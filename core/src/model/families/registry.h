@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/families/builders.h"
+#include "model/vision_tower.h"
 
 namespace vramplan::families {
 
@@ -31,5 +32,11 @@ const std::vector<ModelFamily>& ModelFamilies();
 const ModelFamily* FindModelFamily(std::string_view model_type);
 // What an unknown model_type is read as: a Llama-style decoder (with a warning).
 const ModelFamily& GenericFamily();
+
+// Gemma 3n's tower count (model/gemma3n_towers.h), on demand like its text reader: nullptr in the
+// page's WASM module, which never needs it (reading a gemma3n config answers reader_on_demand
+// first), so that module does not link it.
+using TowerCount = VisionTowerParams (*)(const nlohmann::json& config, const std::string& path, int64_t text_hidden, Issues* errors);
+TowerCount Gemma3nTowerCount();
 
 }  // namespace vramplan::families
