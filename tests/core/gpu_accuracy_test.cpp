@@ -153,9 +153,10 @@ namespace {
 // (median 5%, no framework above 10%), which the unsloth rows miss for reasons the doc gives:
 // every row runs and stays within 35% (45% before accelerate's fp32 copy of the returned logits was
 // counted for the SFT loss: the pre-2024.12 unsloth rows, whose loss returns its 16-bit logits, were
-// one fp32 logits buffer short), the transformers rows' median within 10%, unsloth's within 15% (was
-// 20%), the three pre-2024.12 Llama-70B rows (old loss) within 10%, and unsloth's Llama-3.1-8B
-// max-context column, where the kernels' saved set decides the slope, within 15% on every card.
+// one fp32 logits buffer short), the transformers rows' median within 10%, unsloth's within 10% (was
+// 15% before unsloth <= 2025.2's out-of-place LoRA terms, framework.unsloth_lora_out_of_place), the three
+// pre-2024.12 Llama-70B rows (old loss) within 10%, and unsloth's Llama-3.1-8B max-context column, where
+// the kernels' tensors decide the slope, within 10% on every card (was 15%).
 // fms-acceleration's Liger runs of Meta-Llama-3-8B (a100_80gb_liger.csv, foak's unsloth RMSNorm / RoPE,
 // Liger's fused linear cross-entropy; peak allocated) are within 1.1%: each within 3%.
 TEST(GpuAccuracy, PublishedFrameworkRows) {
@@ -172,7 +173,7 @@ TEST(GpuAccuracy, PublishedFrameworkRows) {
     const double measured = MeasuredBytes(row);
     const double err = std::abs(predicted - measured) / measured;
     EXPECT_LE(err, 0.35) << id << " predicted " << predicted << " measured " << measured;
-    if (id.rfind("unsloth-bench-llama3.1-8b", 0) == 0) EXPECT_LE(err, 0.15) << id;
+    if (id.rfind("unsloth-bench-llama3.1-8b", 0) == 0) EXPECT_LE(err, 0.10) << id;
     if (id.find("-old-maxctx-") != std::string::npos || id == "unsloth-blog-llama3.1-70b-qlora-r32-bs5-s8192") EXPECT_LE(err, 0.10) << id;
     if (id.rfind("fms-acceleration-liger-", 0) == 0) EXPECT_LE(err, 0.03) << id;
     per_framework[row["framework"].get<std::string>()].push_back(err);
@@ -184,7 +185,7 @@ TEST(GpuAccuracy, PublishedFrameworkRows) {
     const double median = errors.size() % 2 ? errors[errors.size() / 2]
                                             : (errors[errors.size() / 2 - 1] + errors[errors.size() / 2]) / 2;
     std::printf("# framework rows, %s: %zu, median |error| %.1f%%\n", framework.c_str(), errors.size(), median * 100);
-    EXPECT_LE(median, framework == "unsloth" ? 0.15 : 0.10) << framework;
+    EXPECT_LE(median, 0.10) << framework;
   }
 }
 

@@ -333,6 +333,10 @@ struct FrameworkConfig {
   // preference / RL head receives are fp32 copies of the lm_head's 16-bit ones (train/preference.h).
   // Applies only under autocast; false when the loss calls the model directly (no accelerate).
   bool amp_outputs_fp32 = true;
+  // unsloth <= 2025.2 (c3d6def 2023-11-30 .. 6485cbb 2025-03-01): matmul_lora adds the LoRA term out of
+  // place (`out += (X @ A) @ (s * B)`), and LoRA_MLP / LoRA_QKV / LoRA_W.backward add their input-gradient
+  // terms out of place (`dX += de @ gateW.t()`): one output-shaped temporary per term (train.kernels "unsloth").
+  bool unsloth_lora_out_of_place = false;
 };
 
 struct Scenario {

@@ -176,6 +176,12 @@ std::vector<Field> BuildTable() {
        "an SFT model that returns 16-bit logits (unsloth's loss, ForCausalLMLoss) gets the copy after its loss, "
        "beside what the loss saved; false when a script calls the model directly"));
 
+  Bool(&t, "framework.unsloth_lora_out_of_place", AT(framework.unsloth_lora_out_of_place), "false",
+       DOC("`train.kernels` `unsloth` as released up to 2025.2 (unslothai/unsloth c3d6def to 6485cbb): "
+       "`matmul_lora` adds the LoRA term out of place (`out += (X @ A) @ (s * B)`) and the LoRA Functions' backward "
+       "adds each input-gradient term out of place: one more output-shaped tensor at each projection, T·I B at "
+       "LoRA_MLP's backward (`DW = matmul_lora(dY, downW.t(), ...)`); 2025.3 on adds in place (`addmm_`)"));
+
   // ------------------------------------------------------------------ train
   Enum(&t, "train.method", AT(train.method), io::kMethodNames, "\"lora\"",
        DOC("`full`, `freeze` (the last N layers train), `lora`, `qlora`"));

@@ -921,6 +921,9 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
         // e, g, h = f * g, out = h @ W^T and XA = h @ A^T beside the residual and X (measured: UK07 in
         // measured_cpu_kernels.json).
         mlp.temporary_bytes += prec.matmul * T * (h + train.lora.rank);
+        // unsloth <= 2025.2 adds the LoRA term out of place (`out += (X @ A) @ (s * B)`): the term
+        // (T·h) and s·B (r·h) beside XA (measured: UO rows of measured_cpu_kernels.json).
+        if (fw.unsloth_lora_out_of_place) mlp.temporary_bytes += prec.matmul * (T * h + train.lora.rank * h);
       }
       if (li.saved.liger_swiglu && LigerLoraAt(last_plan, last_kind, train.lora, LinearSlot::kUp)) {
         // Liger's SiLUMul has not run yet at up_proj's peft `lora_B(lora_A(x)) * scaling`: gate_proj's
@@ -1377,7 +1380,10 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
           if (li.saved.unsloth_mlp) {
             // unsloth's LoRA_MLP.forward at the down projection (matmul_lora(h, downW, ...)): h = f * g
             // (T·I) and its output beside the saved X, e, g and the frame's residual.
-            locals = std::max(locals, prec.matmul * TI + prec.matmul * T * h + prec.residual * T * h);
+            // unsloth <= 2025.2 (framework.unsloth_lora_out_of_place): matmul_lora's out-of-place LoRA term
+            // (h @ A) @ (s * B): XA (T·r), s·B (r·h) and the term (T·h) beside its output.
+            const int64_t term = fw.unsloth_lora_out_of_place ? prec.matmul * (T * train.lora.rank + train.lora.rank * h + T * h) : 0;
+            locals = std::max(locals, prec.matmul * TI + prec.matmul * T * h + prec.residual * T * h + term);
           }
           Moment rc = step(Phase::kBackward, At::kRecompute, i);
           rc.gradient_bytes = grads_live;
@@ -1409,7 +1415,15 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
         // (measured: LG07, full fine-tuning, bwd MmBackward0 > aten::mm).
         if (li.saved.liger_swiglu && !liger_down_adapter) mlp.activation_bytes += down_released;
         const int64_t mlp_buffers = li.saved.unsloth_mlp ? 1 : li.saved.liger_swiglu ? (liger_down_adapter ? 3 : 1) : li.gated ? 3 : 2;
-        mlp.temporary_bytes = carry + mlp_buffers * MlpActBytes(li.saved, prec) * mlp_rows * mlp_width + layer_extra + li.saved.max_dequant_bytes +
+        // unsloth <= 2025.2 (framework.unsloth_lora_out_of_place; unslothai/unsloth 6dd9d4e
+        // kernels/utils.py matmul_lora): DW = matmul_lora(dY, downW.t(), ..., downB, downA, downS) frees
+        // the dequantized weight, then adds `(dY @ downB^T) @ (downS * downA)` out of place: the term
+        // (T·I), dY·B (T·r) and s·A (r·I) beside X, e, g and DW (measured: UO rows of measured_cpu_kernels.json).
+        const int64_t dequant_or_term = li.saved.unsloth_mlp && fw.unsloth_lora_out_of_place
+                                            ? std::max(li.saved.max_dequant_bytes,
+                                                       prec.matmul * (mlp_rows * mlp_width + mlp_rows * train.lora.rank + train.lora.rank * mlp_width))
+                                            : li.saved.max_dequant_bytes;
+        mlp.temporary_bytes = carry + mlp_buffers * MlpActBytes(li.saved, prec) * mlp_rows * mlp_width + layer_extra + dequant_or_term +
                               (moe ? li.saved.routing_grad_bytes : 0);
         push(mlp);
         if (moe && li.saved.shared_width > 0) {
