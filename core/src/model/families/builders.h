@@ -144,5 +144,7 @@ Expected<ModelSpec> BuildMiniCpm3(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildInternLm2(ConfigReader& c, ModelSpec spec);
 // chatglm.cpp (ChatGLM2 / 3, GLM-4-9B remote code)
 Expected<ModelSpec> BuildChatGlm(ConfigReader& c, ModelSpec spec);
+// longcat.cpp (LongCat-Flash: two MLA sublayers per layer and a shortcut MoE with zero experts)
+Expected<ModelSpec> BuildLongcatFlash(ConfigReader& c, ModelSpec spec);
 
 }  // namespace vramplan::families

@@ -248,6 +248,11 @@ std::vector<ModelFamily> MakeFamilies() {
        NOTE("ChatGLM2 / 3, GLM-4-9B remote code: embedding of padded_vocab_size rows, fused query_key_value (kv_channels, "
        "multi_query_group_num kv heads; bias add_qkv_bias), dense, fused dense_h_to_4h SwiGLU and dense_4h_to_h (bias "
        "add_bias_linear), RMSNorms (rmsnorm) or LayerNorms with bias, final_layernorm (post_layer_norm), untied output_layer")},
+      {"longcat_flash", "", ON_DEMAND(BuildLongcatFlash), AllLinear(),  // PEFT lists none: all linears
+       NOTE("LongCat-Flash: num_layers layers of two MLA sublayers (self_attn.0 / .1) and two dense SwiGLU mlps.0 / .1 of "
+       "ffn_hidden_size, four RMSNorms, and one shortcut MoE: router.classifier over n_routed_experts + zero_expert_num "
+       "slots with e_score_correction_bias, n_routed_experts experts of expert_ffn_hidden_size, identity zero experts "
+       "without weights, moe_topk slots per token; the MTP layer (own embed_tokens, no head) counts in checkpoint_total")},
       // Other spellings of the same layouts.
       {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, NOTE("Falcon's remote-code model_type")},
       {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, NOTE("Falcon's remote-code model_type")},
