@@ -210,6 +210,10 @@ struct MlpGeometry {
   int64_t num_experts = 0;
   int64_t experts_per_token = 0;
   int64_t shared_intermediate = 0;  // total width of the shared expert(s), 0 if none
+  // Router slots beyond the routed experts that hold no weights (LongCat-Flash's zero_expert_num
+  // identity experts): the router scores num_experts + zero_experts slots.
+  int64_t zero_experts = 0;
+  int64_t RouterSlots() const { return num_experts + zero_experts; }
   // The top-k routing weights are renormalised to sum to 1 (`routing_weights /= sum`): always in
   // Mixtral; Qwen2-MoE / Qwen3-MoE only with config.norm_topk_prob (default False).
   bool norm_topk_prob = true;

@@ -81,7 +81,7 @@ LayerPeak PrefillLayerPeak(const ModelSpec& m, const InferenceConfig& inf, int64
     if (k.mlp.num_experts > 0) {
       int64_t inter = rank.Columns(k.mlp.intermediate), shared = rank.Columns(k.mlp.shared_intermediate);
       int64_t routed_rows = CeilDiv(Mul(T, std::max<int64_t>(k.mlp.experts_per_token, 1)), k.mlp.num_experts);
-      mlp = Add(base, Mul(T, h, dt), Mul(T, k.mlp.num_experts, 4), Mul(std::max(Mul(3, inter, routed_rows), Mul(3, shared, T)), dt));
+      mlp = Add(base, Mul(T, h, dt), Mul(T, k.mlp.RouterSlots(), 4), Mul(std::max(Mul(3, inter, routed_rows), Mul(3, shared, T)), dt));
     } else {
       int64_t inter = rank.Columns(k.mlp.intermediate);
       mlp = Add(base, Mul(k.mlp.kind == MlpKind::kGated ? 3 : 2, T, inter, dt));

@@ -131,7 +131,7 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
     int64_t mlp;
     if (k.mlp.num_experts > 0) {
       int64_t inter = rank.Columns(k.mlp.intermediate);
-      mlp = Add(Mul(mnbt, Add(4 * h, Mul(k.mlp.experts_per_token, 3 * inter + h)), dt), Mul(mnbt, k.mlp.num_experts, 4));
+      mlp = Add(Mul(mnbt, Add(4 * h, Mul(k.mlp.experts_per_token, 3 * inter + h)), dt), Mul(mnbt, k.mlp.RouterSlots(), 4));
     } else {
       mlp = Mul(mnbt, 4 * h + 3 * rank.Columns(k.mlp.intermediate), dt);
     }

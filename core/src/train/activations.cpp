@@ -585,7 +585,7 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
     const int64_t routed = T * kind.mlp.experts_per_token;
     const bool weights_req = w.Linears(router, n2_req, p.residual) && !router.empty();
     w.out.moe_input_saved = w.last_input_saved;
-    if (weights_req) w.Save(4 * T * kind.mlp.num_experts + 8 * routed + (kind.mlp.norm_topk_prob ? 4 * T + 4 * routed : 0));
+    if (weights_req) w.Save(4 * T * kind.mlp.RouterSlots() + 8 * routed + (kind.mlp.norm_topk_prob ? 4 * T + 4 * routed : 0));
     // Per expert: torch.where(expert_mask[e]) -> (idx, top_x), views of one int64 (rows, 2) nonzero
     // result kept by the gather `hidden_states[None, top_x]`, `routing_weights[top_x, idx, None]` and
     // index_add_; the gathered rows feed w1 / w3 like a dense MLP's input.

@@ -156,5 +156,7 @@ Expected<ModelSpec> BuildChatGlm(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildJetMoe(ConfigReader& c, ModelSpec spec);
 // afmoe.cpp (Arcee Trinity)
 Expected<ModelSpec> BuildAfmoe(ConfigReader& c, ModelSpec spec);
+// longcat.cpp (LongCat-Flash: two MLA sublayers per layer and a shortcut MoE with zero experts)
+Expected<ModelSpec> BuildLongcatFlash(ConfigReader& c, ModelSpec spec);
 
 }  // namespace vramplan::families

@@ -284,6 +284,11 @@ std::vector<ModelFamily> MakeFamilies() {
        NOTE("Arcee AFMoE (Trinity): q/k/v/o with q_norm / k_norm per head and a sigmoid output gate gate_proj, four RMSNorms "
        "per layer, num_dense_layers SwiGLU layers, then a sigmoid router \"gate\" with an fp32 expert_bias, experts and "
        "shared_experts of moe_intermediate_size; sliding layers per layer_types / global_attn_every_n_layers, untied")},
+      {"longcat_flash", "", ON_DEMAND(BuildLongcatFlash), AllLinear(),  // PEFT lists none: all linears
+       NOTE("LongCat-Flash: num_layers layers of two MLA sublayers (self_attn.0 / .1) and two dense SwiGLU mlps.0 / .1 of "
+       "ffn_hidden_size, four RMSNorms, and one shortcut MoE: router.classifier over n_routed_experts + zero_expert_num "
+       "slots with e_score_correction_bias, n_routed_experts experts of expert_ffn_hidden_size, identity zero experts "
+       "without weights, moe_topk slots per token; the MTP layer (own embed_tokens, no head) counts in checkpoint_total")},
       // Other spellings of the same layouts.
       {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, NOTE("Falcon's remote-code model_type")},
       {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, NOTE("Falcon's remote-code model_type")},
