@@ -20,6 +20,7 @@
 #include "parallel/fsdp_nf4_shard.h"
 #include "parallel/fsdp_stream_pools.h"
 #include "parallel/shard.h"
+#include "parallel/zero2_accumulation.h"
 #include "parallel/zero3_gather.h"
 #include "parallel/zero3_sub_groups.h"
 #include "planner/prepared.h"
@@ -604,12 +605,20 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   const int64_t input_leaf = offload && !torchtune && ckpt == Checkpointing::kFull && ckpt_layers > 0 && plan.lora_params > 0 &&
                                      !plan.embedding_trainable ? prec.residual * T * h : 0;
   int64_t hook_now = 0;  // FSDP1 frozen-unit hooks: what they hold at the backward moments pushed now (explain)
-  auto push = [&moments, &view, stride, L, explain, &vision, &fsdp_root_grad_whole, input_leaf, &hook_now](Moment m) {
+  // DeepSpeed ZeRO-2 under gradient accumulation: a second gradient partition in the backward of
+  // every micro-batch after the first (parallel/zero2_accumulation.h). `zero2_produced`: the
+  // gradient bytes (as one device holds them) this micro-batch's backward has produced so far.
+  const Zero2AccumulationPartition zero2_second =
+      Zero2AccumulationPartitionFor(dp, train.grad_accum_steps, in_bwd, plan.trainable_params + vision.trainable_params, bucket_dtype);
+  int64_t zero2_produced = 0;
+  auto push = [&moments, &view, stride, L, explain, &vision, &fsdp_root_grad_whole, input_leaf, &hook_now, &zero2_second, &zero2_produced,
+               grads_total](Moment m) {
     if (m.phase == Phase::kBackward) m.frozen_unit_hook_bytes = hook_now;
     if (m.phase == Phase::kBackward) m.unreduced_gradient_bytes = std::max(m.unreduced_gradient_bytes, fsdp_root_grad_whole);
     if (m.phase == Phase::kForward || m.phase == Phase::kBackward) m.activation_bytes += vision.activation_bytes;
     if ((m.phase == Phase::kForward && m.at != At::kStepStart) || m.phase == Phase::kBackward) m.temporary_bytes += input_leaf;
     view.Apply(&m);
+    if (m.phase == Phase::kBackward && zero2_second.partition_bytes > 0) m.gradient_bytes += zero2_second.BytesAfter(zero2_produced, grads_total);
     moments.Add(m, explain && (m.layer < 0 || m.layer % stride == 0 || m.layer == L - 1));
   };
   // A moment of the step: weights, optimizer states (steady state: they exist from the first
@@ -1245,6 +1254,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   {
     int64_t kept_below = cos_sin + ckpt_shared + layers_kept;  // saved by the layers below layer i (and shared)
     int64_t grads_so_far = head_grads;
+    zero2_produced = grads_so_far;
     const int64_t carry = prec.residual * T * h;  // gradient of the residual stream
     // A tied lm_head's weight gradient waits in the autograd engine's input buffer for the
     // embedding's (summed at the embedding backward): alive through every layer's backward.
@@ -1285,7 +1295,8 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
         // growth (the released input stays), plus the retained input gradients: the run's last
         // layer holds the highest when that first step already rises; otherwise all are simulated.
         const int64_t hook_step = frozen_unit_hooks && plan.layers[static_cast<size_t>(i)].input_requires_grad ? li.kept_forward_bytes : 0;
-        if (run_first == run_last) run_keeps = RunKeeps::kAll;
+        // ZeRO-2 under accumulation: the second partition appears within a run (zero2_accumulation.h).
+        if (run_first == run_last || zero2_second.partition_bytes > 0) run_keeps = RunKeeps::kAll;
         else if (hook_step > 0) run_keeps = view.LeastGradientGrowth(grows) + hook_step > li.kept_forward_bytes + li.rng_state_bytes ? RunKeeps::kLast : RunKeeps::kAll;
         else if (grows <= li.kept_forward_bytes + li.rng_state_bytes) run_keeps = RunKeeps::kFirst;
         else if (view.LeastGradientGrowth(grows) > li.kept_forward_bytes + li.rng_state_bytes) run_keeps = RunKeeps::kLast;
@@ -1572,6 +1583,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
         push(flat);
       }
       if (!in_bwd) grads_so_far += li.grad_bytes;
+      zero2_produced = grads_so_far;
       rng_live -= li.rng_state_bytes;
       if (frozen_unit_hooks && plan.layers[static_cast<size_t>(i)].input_requires_grad && li.kept_forward_bytes > 0) {
         hook_retained += li.kept_forward_bytes + hook_pending_grad;  // this layer's input; the gradient of the one above
@@ -1582,6 +1594,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     hook_now = hook_retained;
   }
   // -- backward end: the embedding gradient (tied: lm_head's grad waits for the embedding's, then both are summed).
+  zero2_produced = grads_total;
   if (plan.embedding_trainable) {
     Moment m = step(Phase::kBackward, At::kEmbeddingBackward);
     m.gradient_bytes = in_bwd ? prec.grad * V * h : grads_total;
@@ -1699,7 +1712,11 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
                     (plan.lora_params > 0 ? ": adapters " + WithCommas(plan.lora_params) + " x " + std::to_string(plan.adapter_bytes_per_param) + " B" +
                                                 (plan.trainable_params > plan.lora_params ? ", others x " + std::to_string(prec.grad) + " B" : "")
                                           : " x " + std::to_string(prec.grad) + " B") +
-                    " = " + Gib(grads_total) + "; live at the peak: " + Gib(peak->gradient_bytes);
+                    " = " + Gib(grads_total) + "; live at the peak: " + Gib(peak->gradient_bytes) +
+                    (peak->phase == Phase::kBackward && zero2_second.partition_bytes > 0 && zero2_second.BytesAfter(grads_total, grads_total) > 0
+                         ? "; DeepSpeed ZeRO-2 with accumulation: from the second micro-batch on the backward holds a second partition (up to " +
+                               Gib(zero2_second.partition_bytes) + ") beside the accumulated one (stage_1_and_2.py averaged_gradients; docs/parallel.md)"
+                         : "");
     bd[2].explain = opt.explain_states + " = " + Gib(opt.state_bytes) +
                     (opt.paged_bytes > 0 ? " (+ " + Gib(opt.paged_bytes) + " paged in unified memory)" : "") +
                     (dp.offload_states ? "; offloaded to host RAM" : dp.shard_states ? "; sharded: / " + std::to_string(dp.dp) + " ranks = " + Gib(states_dev) : "") +
