@@ -272,6 +272,35 @@ TEST(ImageTokens, Glm4vSmartResize) {
   }
 }
 
+// LLaVA-OneVision (processing_llava_onevision.py _get_number_of_features / _get_unpadded_features,
+// worked by hand): SigLIP 384 px / 14 = 27 x 27 = 729 features a tile, pinpoints 1..6 x 1..6 tiles.
+TEST(ImageTokens, LlavaOnevisionAnyresMax9) {
+  VisionShape s;
+  s.kind = VisionKind::kLlavaOnevision;
+  s.patch = 14;
+  s.image_size = 384;
+  s.max_tiles = 6;
+  // 1024 x 1024: the smallest pinpoint holding it is 1152 x 1152 (3 x 3); 81 x 81 features, no padding
+  // (equal aspect: new_width int(1024 x 81 / 1024) = 81), ratio sqrt(6561 / (9 x 729)) = 1 <= 1.1:
+  // 6561 + 81 newlines + 729 base = 7,371; the tower runs 9 + 1 tiles of 729.
+  ImageTokens t = TokensForImage(s, 1024, 1024);
+  EXPECT_EQ(t.llm_tokens, 7371);
+  EXPECT_EQ(t.sequences, 10);
+  EXPECT_EQ(t.patches, 10 * 729);
+  EXPECT_EQ(t.pixel_values, 10 * 3 * 384 * 384);
+  // 500 high x 1000 wide: 768 x 1152 (2 x 3 tiles) holds it with the least waste; 54 x 81 features, the
+  // aspect 2 > 1.5 so new_height int(500 x 81 / 1000) = 40, padding (54 - 40) / 2 = 7 -> 40 rows:
+  // 40 x 81 + 40 + 729 = 4,009; 7 tiles.
+  t = TokensForImage(s, 500, 1000);
+  EXPECT_EQ(t.llm_tokens, 4009);
+  EXPECT_EQ(t.sequences, 7);
+  // The largest: 2304 x 2304 (6 x 6): 162 x 162 features, ratio sqrt(26,244 / 6,561) = 2 > 1.1, so
+  // floor(162 / 2) = 81 a side: 6561 + 81 + 729 = 7,371 (the paper's 729 x (9 + 1) at most), 37 tiles.
+  t = LargestImage(s);
+  EXPECT_EQ(t.llm_tokens, 7371);
+  EXPECT_EQ(t.sequences, 37);
+}
+
 TEST(ImageTokens, PresetsReadTheirTowerShape) {
   struct Row {
     const char* id;

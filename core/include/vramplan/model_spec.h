@@ -286,7 +286,7 @@ struct CheckpointLayout {
 // defaults, for the memory terms of image inputs (model/image_tokens.h, train/vision_memory.h,
 // inference/vllm_multimodal.h). kind kNone: no tower is modelled (text-only models, and wrappers
 // whose tower is not counted).
-enum class VisionKind : uint8_t { kNone, kQwen2Vl, kQwen25Vl, kQwen3Vl, kGemma3, kLlava, kLlavaNext, kPixtral, kLlama4, kMllama, kGemma4, kSiglip, kIdefics3, kInternVl, kGlm4v };
+enum class VisionKind : uint8_t { kNone, kQwen2Vl, kQwen25Vl, kQwen3Vl, kGemma3, kLlava, kLlavaNext, kPixtral, kLlama4, kMllama, kGemma4, kSiglip, kIdefics3, kInternVl, kGlm4v, kLlavaOnevision };
 
 struct VisionShape {
   VisionKind kind = VisionKind::kNone;

@@ -124,6 +124,48 @@ ImageTokens LlavaNext(const VisionShape& s, int64_t h, int64_t w) {
   return t;
 }
 
+// LLaVA-OneVision (transformers models/llava_onevision/processing_llava_onevision.py,
+// LlavaOnevisionProcessor._get_number_of_features / _get_unpadded_features): the grid pinpoint
+// select_best_resolution picks among the r x c tiles of image_size (the Hub configs' and
+// LlavaOnevisionConfig's image_grid_pinpoints: every r, c in 1..6, here max_tiles a side), side^2
+// features per tile with the padding rows or columns removed, one image_newline per remaining row;
+// above 1.1 x the area of 9 tiles (anyres_max_9) both sides are divided by that ratio (floor) as
+// LlavaOnevisionModel.pack_image_features interpolates them; plus the side^2 of the base image
+// (SigLIP: no CLS, vision_feature_select_strategy "full"). The tower runs every tile and the base.
+ImageTokens LlavaOnevision(const VisionShape& s, int64_t h, int64_t w) {
+  const int64_t tile = s.image_size, side = s.image_size / s.patch;
+  std::vector<std::pair<int64_t, int64_t>> options;
+  for (int64_t r = 1; r <= s.max_tiles; ++r) {
+    for (int64_t c = 1; c <= s.max_tiles; ++c) options.emplace_back(r * tile, c * tile);
+  }
+  const auto [bh, bw] = BestResolution(h, w, options);
+  int64_t cur_h = side * (bh / tile), cur_w = side * (bw / tile);
+  const double hd = static_cast<double>(h), wd = static_cast<double>(w);
+  if (wd / hd > static_cast<double>(cur_w) / static_cast<double>(cur_h)) {
+    const int64_t new_h = static_cast<int64_t>(hd * (static_cast<double>(cur_w) / wd));
+    cur_h -= ((cur_h - new_h) / 2) * 2;
+  } else {
+    const int64_t new_w = static_cast<int64_t>(wd * (static_cast<double>(cur_h) / hd));
+    cur_w -= ((cur_w - new_w) / 2) * 2;
+  }
+  int64_t unpadded = Mul(cur_h, cur_w), newlines = cur_h;
+  const double ratio = std::sqrt(static_cast<double>(cur_h) * static_cast<double>(cur_w) / (9.0 * static_cast<double>(side * side)));
+  if (ratio > 1.1) {
+    const int64_t rh = static_cast<int64_t>(std::floor(static_cast<double>(cur_h) / ratio));
+    const int64_t rw = static_cast<int64_t>(std::floor(static_cast<double>(cur_w) / ratio));
+    unpadded = Mul(rh, rw);
+    newlines = rh;
+  }
+  ImageTokens t;
+  const int64_t tiles = (bh / tile) * (bw / tile) + 1;
+  t.llm_tokens = unpadded + newlines + Mul(side, side);
+  t.sequences = tiles;
+  t.sequence_len = Mul(side, side);
+  t.patches = Mul(tiles, t.sequence_len);
+  t.pixel_values = Mul(tiles, 3, tile, tile);
+  return t;
+}
+
 // Llama 4 (image_processing_llama4_fast.py get_best_fit) and mllama (image_processing_mllama.py
 // get_optimal_tiled_canvas): among the canvases of r x c tiles (r c <= max tiles), the smallest
 // upscale if any canvas holds the whole image, else the largest downscale; ties to the smaller area.
@@ -381,6 +423,7 @@ ImageTokens TokensForImage(const VisionShape& shape, int64_t height, int64_t wid
   PreResize(max_pixels, &height, &width);
   switch (shape.kind) {
     case VisionKind::kLlavaNext: return LlavaNext(shape, height, width);
+    case VisionKind::kLlavaOnevision: return LlavaOnevision(shape, height, width);
     case VisionKind::kLlama4:
     case VisionKind::kMllama: return Tiled(shape, height, width);
     case VisionKind::kPixtral: return Pixtral(shape, height, width);
@@ -410,6 +453,11 @@ ImageTokens LargestImage(const VisionShape& shape, int64_t max_pixels) {
         if (x.llm_tokens > best.llm_tokens) best = x;
       }
       return best;
+    }
+    case VisionKind::kLlavaOnevision: {
+      // The largest grid (max_tiles x max_tiles tiles) runs the most tiles through the tower.
+      const int64_t side = shape.image_size * shape.max_tiles;
+      return TokensForImage(shape, side, side);
     }
     case VisionKind::kLlama4: {
       const int64_t side = shape.image_size * 4;  // a 4 x 4 canvas: max_patches 16

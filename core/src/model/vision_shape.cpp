@@ -111,6 +111,29 @@ VisionShape ReadVisionShape(const std::string& wrapper, const nlohmann::json& co
     s.image_size = IntOr(vc, "image_size", 224);
     s.merge = IntOr(config, "scale_factor", 2);
     s.full_attention_layers = s.layers;
+  } else if (wrapper == "llava_onevision") {
+    // SiglipVisionConfig keys (the Hub's so400m: 1152 wide, 26 layers, 384 px, patch 14); the
+    // processor tiles the image on image_grid_pinpoints (the Hub's: 1..6 x 1..6 tiles of image_size).
+    s.kind = VisionKind::kLlavaOnevision;
+    s.hidden = IntOr(vc, "hidden_size", 768);
+    s.layers = IntOr(vc, "num_hidden_layers", 12);
+    s.intermediate = IntOr(vc, "intermediate_size", 3072);
+    s.heads = IntOr(vc, "num_attention_heads", 12);
+    s.patch = std::max<int64_t>(1, IntOr(vc, "patch_size", 16));
+    s.image_size = IntOr(vc, "image_size", 224);
+    s.max_tiles = 6;
+    auto pins = config.find("image_grid_pinpoints");
+    if (pins != config.end() && pins->is_array() && s.image_size > 0) {
+      int64_t most = 1;
+      for (const auto& pin : *pins) {
+        if (!pin.is_array()) continue;
+        for (const auto& side : pin) {
+          if (side.is_number_integer() && side.get<int64_t>() > 0) most = std::max(most, side.get<int64_t>() / s.image_size);
+        }
+      }
+      s.max_tiles = std::min<int64_t>(most, 16);
+    }
+    s.full_attention_layers = s.layers;
   } else if (wrapper == "llava" && LlavaSiglipTower(config)) {
     // LLaVA with a SigLIP tower (LLaVA-Interleave): no CLS, so vision_feature_select_strategy
     // "default" (LlavaModel.get_image_features: selected_image_feature[:, 1:]) drops a real patch
