@@ -476,6 +476,32 @@ TEST(VisionTower, LlavaOnevisionSiglipMlpAndNewline) {
   EXPECT_EQ(warnings[0].code, "text_model_only");
 }
 
+// LFM2-VL: the tower keeps vision_feature_layer + 1 layers (the Hub's Lfm2VlModel slices encoder.layers);
+// projector_use_layernorm false (LFM2.5-VL) drops the projector's LayerNorm; "lfm2_vl" reads as "lfm2-vl".
+TEST(VisionTower, Lfm2VlLayersAndProjector) {
+  nlohmann::json table = testing_support::LoadFixture("param_counts.json");
+  json cfg;
+  for (const auto& row : table["models"]) {
+    if (row["id"] == "LiquidAI/LFM2-VL-1.6B") cfg = row["config"];
+  }
+  ASSERT_TRUE(cfg.is_object());
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok()) << spec.errors()[0].message;
+  const ParamCounts c = CountParams(spec.value());
+  const int64_t layer = 15239504;  // so400m: 2 LayerNorms, q/k/v/out and fc1/fc2 with biases
+  EXPECT_EQ(c.vision, (768 * 1152 + 1152) + 256 * 1152 + 26 * layer + 2 * 1152);
+  EXPECT_EQ(spec.value().vision.layers, 26);
+  cfg["vision_feature_layer"] = -1;  // every layer kept
+  cfg["model_type"] = "lfm2_vl";
+  cfg["projector_use_layernorm"] = false;
+  auto all = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(CountParams(all.value()).vision, c.vision + layer);
+  EXPECT_EQ(CountParams(all.value()).projector, c.projector - 2 * 4608);
+  EXPECT_TRUE(warnings.empty());
+}
+
 TEST(VisionTower, OtherWrappersKeepTheTextOnlyWarning) {
   json cfg = {{"model_type", "molmo"},
               {"text_config", {{"model_type", "llama"}, {"hidden_size", 64}, {"intermediate_size", 128},

@@ -4,6 +4,7 @@
 #include "model/gemma4_towers.h"
 #include "model/glm4v_tower.h"
 #include "model/internvl_tower.h"
+#include "model/lfm2_vl_tower.h"
 #include "model/tower_count.h"
 
 namespace vramplan {
@@ -250,6 +251,7 @@ bool VisionTowerCounted(const std::string& wrapper_type, const nlohmann::json& c
     if (wrapper_type == t) return true;
   }
   if (wrapper_type == "llava_onevision") return LlavaOnevisionSiglipTower(config);
+  if (wrapper_type == "lfm2-vl" || wrapper_type == "lfm2_vl") return true;
   if (wrapper_type != "llava" && wrapper_type != "llava_next") return false;
   auto vc = config.find("vision_config");
   if (vc == config.end() || !vc->is_object()) return false;
@@ -292,6 +294,7 @@ std::optional<VisionTowerParams> CountVisionTower(const std::string& wrapper_typ
   if (wrapper_type == "qwen2_5_vl") return params(Qwen25Vl(v));
   if (wrapper_type == "gemma4") return CountGemma4Towers(config, path, text_hidden, errors);
   if (wrapper_type == "gemma4_unified") return CountGemma4UnifiedEmbedders(config, path, text_hidden, errors);
+  if (wrapper_type == "lfm2-vl" || wrapper_type == "lfm2_vl") return CountLfm2VlTower(config, path, text_hidden, errors);
   if (wrapper_type == "internvl") return CountInternVlTower(config, path, text_hidden, errors);
   if (wrapper_type == "glm4v" || wrapper_type == "glm4v_moe") return CountGlm4vTower(config, path, errors);
   if (wrapper_type == "mllama") {
