@@ -272,6 +272,79 @@ TEST(ImageTokens, Glm4vSmartResize) {
   }
 }
 
+// LLaVA-OneVision (processing_llava_onevision.py _get_number_of_features / _get_unpadded_features,
+// worked by hand): SigLIP 384 px / 14 = 27 x 27 = 729 features a tile, pinpoints 1..6 x 1..6 tiles.
+TEST(ImageTokens, LlavaOnevisionAnyresMax9) {
+  VisionShape s;
+  s.kind = VisionKind::kLlavaOnevision;
+  s.patch = 14;
+  s.image_size = 384;
+  s.max_tiles = 6;
+  // 1024 x 1024: the smallest pinpoint holding it is 1152 x 1152 (3 x 3); 81 x 81 features, no padding
+  // (equal aspect: new_width int(1024 x 81 / 1024) = 81), ratio sqrt(6561 / (9 x 729)) = 1 <= 1.1:
+  // 6561 + 81 newlines + 729 base = 7,371; the tower runs 9 + 1 tiles of 729.
+  ImageTokens t = TokensForImage(s, 1024, 1024);
+  EXPECT_EQ(t.llm_tokens, 7371);
+  EXPECT_EQ(t.sequences, 10);
+  EXPECT_EQ(t.patches, 10 * 729);
+  EXPECT_EQ(t.pixel_values, 10 * 3 * 384 * 384);
+  // 500 high x 1000 wide: 768 x 1152 (2 x 3 tiles) holds it with the least waste; 54 x 81 features, the
+  // aspect 2 > 1.5 so new_height int(500 x 81 / 1000) = 40, padding (54 - 40) / 2 = 7 -> 40 rows:
+  // 40 x 81 + 40 + 729 = 4,009; 7 tiles.
+  t = TokensForImage(s, 500, 1000);
+  EXPECT_EQ(t.llm_tokens, 4009);
+  EXPECT_EQ(t.sequences, 7);
+  // The largest: 2304 x 2304 (6 x 6): 162 x 162 features, ratio sqrt(26,244 / 6,561) = 2 > 1.1, so
+  // floor(162 / 2) = 81 a side: 6561 + 81 + 729 = 7,371 (the paper's 729 x (9 + 1) at most), 37 tiles.
+  t = LargestImage(s);
+  EXPECT_EQ(t.llm_tokens, 7371);
+  EXPECT_EQ(t.sequences, 37);
+}
+
+// LFM2-VL (image_processing_lfm2_vl_fast.py smart_resize / _is_image_too_large / crop_image_to_patches,
+// processing_lfm2_vl.py expand_text_with_placeholders; worked by hand) with LFM2-VL-450M's config.json:
+// encoder_patch_size 16 x downsample_factor 2 = 32-pixel units, 64..256 tokens, tiles of 512, 2..10 tiles,
+// max_pixels_tolerance 2, use_thumbnail false.
+TEST(ImageTokens, Lfm2VlSmartResizeAndTiles) {
+  nlohmann::json table = testing_support::LoadFixture("param_counts.json");
+  VisionShape s;
+  for (const auto& row : table["models"]) {
+    if (row["id"] != "LiquidAI/LFM2-VL-450M") continue;
+    Issues warnings;
+    auto spec = ModelSpecFromHfConfig(row["config"], "model", &warnings);
+    ASSERT_TRUE(spec.ok());
+    s = spec.value().vision;
+  }
+  ASSERT_EQ(s.kind, VisionKind::kLfm2Vl);
+  // 500 high x 300 wide: round(15.625) = 16 and round(9.375) = 9 units -> 512 x 288 = 147,456 pixels, within
+  // [64, 256] x 32^2 and below the split bound 256 x 32^2 x 2 = 524,288: one image of 16 x 9 = 144 tokens
+  // + <|image_start|> / <|image_end|>.
+  ImageTokens t = TokensForImage(s, 500, 300);
+  EXPECT_EQ(t.llm_tokens, 144);
+  EXPECT_EQ(t.markup_tokens, 2);
+  EXPECT_EQ(t.sequences, 1);
+  EXPECT_EQ(t.sequence_len, 1024);  // padded to max_num_patches = max(256 x 2^2, (512 / 16)^2)
+  // 1024 x 1024: 1,048,576 > 524,288, so split: aspect 1 -> the 2 x 2 grid (3 x 3 ties, but 1024^2 is not
+  // above half of 9 x 512^2); 4 tiles x (512 / 32)^2 = 1,024 tokens, no thumbnail; markup start + 4 tile
+  // tokens + end.
+  t = TokensForImage(s, 1024, 1024);
+  EXPECT_EQ(t.llm_tokens, 1024);
+  EXPECT_EQ(t.markup_tokens, 6);
+  EXPECT_EQ(t.sequences, 4);
+  EXPECT_EQ(t.patches, 4 * 1024);
+  // The most tiles: a 10 x 1 grid, 2,560 tokens and 10 tile tokens.
+  t = LargestImage(s);
+  EXPECT_EQ(t.llm_tokens, 2560);
+  EXPECT_EQ(t.markup_tokens, 12);
+  // use_thumbnail (Lfm2VlImageProcessor's default): the smart-resized image follows the tiles: 1024 x 1024
+  // scaled by sqrt(1024^2 / 262,144) = 2 to 512 x 512, 256 more tokens and <|img_thumbnail|>.
+  s.thumbnail = true;
+  t = TokensForImage(s, 1024, 1024);
+  EXPECT_EQ(t.llm_tokens, 1024 + 256);
+  EXPECT_EQ(t.markup_tokens, 7);
+  EXPECT_EQ(t.sequences, 5);
+}
+
 TEST(ImageTokens, PresetsReadTheirTowerShape) {
   struct Row {
     const char* id;

@@ -480,7 +480,77 @@ TEST(VisionTower, Gemma3nMobileNetAudioAndEmbedders) {
 }
 
 TEST(VisionTower, OtherWrappersKeepTheTextOnlyWarning) {
+// LLaVA-OneVision (llava_onevision): SiglipVisionModel + LlavaOnevisionMultiModalProjector + image_newline
+// over a Qwen2 text_config, worked by hand (modeling_llava_onevision.py). The SigLIP so400m tower
+// (26 layers, no head) is 397,747,744, the figure the LLaVA-Interleave-Qwen-0.5B row's measured total
+// fixes; Qwen2-0.5B's decoder with the onevision vocabulary (152,000, tied) is Qwen2-0.5B's published
+// 494,032,768 + 64 x 896 more embedding rows.
+TEST(VisionTower, LlavaOnevisionSiglipMlpAndNewline) {
   json cfg = {{"model_type", "llava_onevision"},
+              {"vision_feature_layer", -1},
+              {"vision_feature_select_strategy", "full"},
+              {"text_config", {{"model_type", "qwen2"}, {"hidden_size", 896}, {"intermediate_size", 4864},
+                               {"num_hidden_layers", 24}, {"num_attention_heads", 14}, {"num_key_value_heads", 2},
+                               {"tie_word_embeddings", true}, {"vocab_size", 152000}}},
+              {"vision_config", {{"model_type", "siglip_vision_model"}, {"hidden_size", 1152}, {"image_size", 384},
+                                 {"intermediate_size", 4304}, {"num_attention_heads", 16}, {"num_hidden_layers", 26},
+                                 {"patch_size", 14}, {"vision_use_head", false}}}};
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok()) << spec.errors()[0].message;
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_EQ(spec.value().model_type, "qwen2");
+  const ParamCounts c = CountParams(spec.value());
+  EXPECT_EQ(c.vision, 397747744);
+  // linear_1 1152 -> 896 and linear_2 896 -> 896 with biases, image_newline [896].
+  EXPECT_EQ(c.projector, (1152 * 896 + 896) + (896 * 896 + 896) + 896);
+  EXPECT_EQ(c.total, 494032768 + 64 * 896);
+  EXPECT_EQ(c.checkpoint_total, 494032768 + 64 * 896 + 397747744 + 1837696);
+  EXPECT_EQ(spec.value().vision.kind, VisionKind::kLlavaOnevision);
+  EXPECT_EQ(spec.value().vision.max_tiles, 6);  // LlavaOnevisionConfig's default grid: 1..6 tiles a side
+  // No text_config model_type: LlavaOnevisionConfig's default Qwen2; multimodal_projector_bias false drops 2 x 896.
+  cfg["text_config"].erase("model_type");
+  cfg["multimodal_projector_bias"] = false;
+  auto plain = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(plain.ok()) << plain.errors()[0].message;
+  EXPECT_EQ(CountParams(plain.value()).projector, c.projector - 2 * 896);
+  // A CLIP tower is not counted: the text_model_only reading.
+  cfg["vision_config"]["model_type"] = "clip_vision_model";
+  warnings.clear();
+  auto clip = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(clip.ok());
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].code, "text_model_only");
+}
+
+// LFM2-VL: the tower keeps vision_feature_layer + 1 layers (the Hub's Lfm2VlModel slices encoder.layers);
+// projector_use_layernorm false (LFM2.5-VL) drops the projector's LayerNorm; "lfm2_vl" reads as "lfm2-vl".
+TEST(VisionTower, Lfm2VlLayersAndProjector) {
+  nlohmann::json table = testing_support::LoadFixture("param_counts.json");
+  json cfg;
+  for (const auto& row : table["models"]) {
+    if (row["id"] == "LiquidAI/LFM2-VL-1.6B") cfg = row["config"];
+  }
+  ASSERT_TRUE(cfg.is_object());
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok()) << spec.errors()[0].message;
+  const ParamCounts c = CountParams(spec.value());
+  const int64_t layer = 15239504;  // so400m: 2 LayerNorms, q/k/v/out and fc1/fc2 with biases
+  EXPECT_EQ(c.vision, (768 * 1152 + 1152) + 256 * 1152 + 26 * layer + 2 * 1152);
+  EXPECT_EQ(spec.value().vision.layers, 26);
+  cfg["vision_feature_layer"] = -1;  // every layer kept
+  cfg["model_type"] = "lfm2_vl";
+  cfg["projector_use_layernorm"] = false;
+  auto all = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(CountParams(all.value()).vision, c.vision + layer);
+  EXPECT_EQ(CountParams(all.value()).projector, c.projector - 2 * 4608);
+  EXPECT_TRUE(warnings.empty());
+}
+
+TEST(VisionTower, OtherWrappersKeepTheTextOnlyWarning) {
+  json cfg = {{"model_type", "molmo"},
               {"text_config", {{"model_type", "llama"}, {"hidden_size", 64}, {"intermediate_size", 128},
                                {"num_hidden_layers", 2}, {"num_attention_heads", 4}, {"vocab_size", 100}}},
               {"vision_config", {{"model_type", "siglip_vision_model"}, {"hidden_size", 1024}}}};

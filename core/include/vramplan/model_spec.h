@@ -290,7 +290,7 @@ struct CheckpointLayout {
 // defaults, for the memory terms of image inputs (model/image_tokens.h, train/vision_memory.h,
 // inference/vllm_multimodal.h). kind kNone: no tower is modelled (text-only models, and wrappers
 // whose tower is not counted).
-enum class VisionKind : uint8_t { kNone, kQwen2Vl, kQwen25Vl, kQwen3Vl, kGemma3, kLlava, kLlavaNext, kPixtral, kLlama4, kMllama, kGemma4, kSiglip, kIdefics3, kInternVl, kGlm4v, kGemma3n };
+enum class VisionKind : uint8_t { kNone, kQwen2Vl, kQwen25Vl, kQwen3Vl, kGemma3, kLlava, kLlavaNext, kPixtral, kLlama4, kMllama, kGemma4, kSiglip, kIdefics3, kInternVl, kGlm4v, kGemma3n, kLlavaOnevision, kLfm2Vl };
 
 struct VisionShape {
   VisionKind kind = VisionKind::kNone;
@@ -310,6 +310,12 @@ struct VisionShape {
   int64_t full_attention_layers = 0;  // of `layers`, how many attend over the whole image (Qwen2.5-VL)
   int64_t output_hidden = 0;     // what the projector hands the decoder per LLM token (text hidden)
   int64_t output_dim = 0;        // the tower's output per token before the projector (mllama 7680)
+  // LFM2-VL's processor settings (config.json, Lfm2VlImageProcessor): min_tiles, min_image_tokens
+  // (max_image_tokens is tokens_per_image), use_thumbnail and max_pixels_tolerance (0: no splitting).
+  int64_t min_tiles = 1;
+  int64_t min_tokens = 0;
+  bool thumbnail = false;
+  double split_tolerance = 0;
 };
 
 // Terms an estimate counts approximately for this architecture; each non-empty text becomes an

@@ -131,6 +131,10 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
       if (outer == "paligemma" && type.empty()) type = "gemma";
       // Idefics3Config / SmolVLMConfig build text_config as model_type "llama" when it names none.
       if ((outer == "idefics3" || outer == "smolvlm") && type.empty()) type = "llama";
+      // LlavaOnevisionConfig builds text_config as model_type "qwen2" when it names none.
+      if (outer == "llava_onevision" && type.empty()) type = "qwen2";
+      // Lfm2VlConfig builds text_config as model_type "lfm2" when it names none.
+      if ((outer == "lfm2-vl" || outer == "lfm2_vl") && type.empty()) type = "lfm2";
       // InternVLConfig builds text_config as model_type "qwen2" when it names none (configuration_internvl.py).
       if (outer == "internvl" && type.empty()) type = "qwen2";
       // transformers Glm4vTextModel (modeling_glm4v.py) is the GLM-4-0414 decoder (four RMSNorms a layer, fused

@@ -124,6 +124,115 @@ ImageTokens LlavaNext(const VisionShape& s, int64_t h, int64_t w) {
   return t;
 }
 
+// LLaVA-OneVision (transformers models/llava_onevision/processing_llava_onevision.py,
+// LlavaOnevisionProcessor._get_number_of_features / _get_unpadded_features): the grid pinpoint
+// select_best_resolution picks among the r x c tiles of image_size (the Hub configs' and
+// LlavaOnevisionConfig's image_grid_pinpoints: every r, c in 1..6, here max_tiles a side), side^2
+// features per tile with the padding rows or columns removed, one image_newline per remaining row;
+// above 1.1 x the area of 9 tiles (anyres_max_9) both sides are divided by that ratio (floor) as
+// LlavaOnevisionModel.pack_image_features interpolates them; plus the side^2 of the base image
+// (SigLIP: no CLS, vision_feature_select_strategy "full"). The tower runs every tile and the base.
+ImageTokens LlavaOnevision(const VisionShape& s, int64_t h, int64_t w) {
+  const int64_t tile = s.image_size, side = s.image_size / s.patch;
+  std::vector<std::pair<int64_t, int64_t>> options;
+  for (int64_t r = 1; r <= s.max_tiles; ++r) {
+    for (int64_t c = 1; c <= s.max_tiles; ++c) options.emplace_back(r * tile, c * tile);
+  }
+  const auto [bh, bw] = BestResolution(h, w, options);
+  int64_t cur_h = side * (bh / tile), cur_w = side * (bw / tile);
+  const double hd = static_cast<double>(h), wd = static_cast<double>(w);
+  if (wd / hd > static_cast<double>(cur_w) / static_cast<double>(cur_h)) {
+    const int64_t new_h = static_cast<int64_t>(hd * (static_cast<double>(cur_w) / wd));
+    cur_h -= ((cur_h - new_h) / 2) * 2;
+  } else {
+    const int64_t new_w = static_cast<int64_t>(wd * (static_cast<double>(cur_h) / hd));
+    cur_w -= ((cur_w - new_w) / 2) * 2;
+  }
+  int64_t unpadded = Mul(cur_h, cur_w), newlines = cur_h;
+  const double ratio = std::sqrt(static_cast<double>(cur_h) * static_cast<double>(cur_w) / (9.0 * static_cast<double>(side * side)));
+  if (ratio > 1.1) {
+    const int64_t rh = static_cast<int64_t>(std::floor(static_cast<double>(cur_h) / ratio));
+    const int64_t rw = static_cast<int64_t>(std::floor(static_cast<double>(cur_w) / ratio));
+    unpadded = Mul(rh, rw);
+    newlines = rh;
+  }
+  ImageTokens t;
+  const int64_t tiles = (bh / tile) * (bw / tile) + 1;
+  t.llm_tokens = unpadded + newlines + Mul(side, side);
+  t.sequences = tiles;
+  t.sequence_len = Mul(side, side);
+  t.patches = Mul(tiles, t.sequence_len);
+  t.pixel_values = Mul(tiles, 3, tile, tile);
+  return t;
+}
+
+// LFM2-VL (transformers models/lfm2_vl/image_processing_lfm2_vl_fast.py Lfm2VlImageProcessorFast,
+// processing_lfm2_vl.py expand_text_with_placeholders), f = patch x downsample_factor (32):
+// smart_resize rounds both sides to f (Python's round) and scales them into [min, max]_image_tokens
+// x f^2 pixels (Qwen's rule). An image whose rounded area exceeds max_image_tokens x f^2 x
+// max_pixels_tolerance is split instead: find_closest_aspect_ratio picks the c x r grid (min_tiles
+// <= c r <= max_tiles, by area, the closest width / height; on a tie a later grid wins while the
+// image's area exceeds half the grid's) of tile_size tiles, each (tile / f)^2 tokens, plus the
+// smart-resized thumbnail with use_thumbnail. Markup (use_image_special_tokens): <|image_start|>,
+// one <|img_row_r_col_c|> per tile, <|img_thumbnail|>, <|image_end|>. Every tile (and the thumbnail)
+// runs the tower padded to max_num_patches = max(max_image_tokens x downsample^2, (tile / patch)^2).
+ImageTokens Lfm2Vl(const VisionShape& s, int64_t h, int64_t w) {
+  const int64_t f = s.patch * s.merge;
+  const int64_t max_px = Mul(s.tokens_per_image, f, f), min_px = Mul(s.min_tokens, f, f);
+  const double hd = static_cast<double>(h), wd = static_cast<double>(w), fd = static_cast<double>(f);
+  int64_t hb = std::max<int64_t>(f, RoundHalfEven(hd / fd) * f), wb = std::max<int64_t>(f, RoundHalfEven(wd / fd) * f);
+  const bool large = s.split_tolerance > 0 && !(s.min_tiles == 1 && s.max_tiles == 1) &&
+                     static_cast<double>(hb) * static_cast<double>(wb) > static_cast<double>(max_px) * s.split_tolerance;
+  if (hb * wb > max_px) {
+    const double beta = std::sqrt(hd * wd / static_cast<double>(max_px));
+    hb = std::max<int64_t>(f, static_cast<int64_t>(std::floor(hd / beta / fd)) * f);
+    wb = std::max<int64_t>(f, static_cast<int64_t>(std::floor(wd / beta / fd)) * f);
+  } else if (hb * wb < min_px) {
+    const double beta = std::sqrt(static_cast<double>(min_px) / (hd * wd));
+    hb = static_cast<int64_t>(std::ceil(hd * beta / fd)) * f;
+    wb = static_cast<int64_t>(std::ceil(wd * beta / fd)) * f;
+  }
+  const int64_t resized_tokens = Mul(CeilDiv(hb, f), CeilDiv(wb, f));
+  const int64_t tile_side = s.image_size / s.patch;
+  const int64_t padded = std::max(Mul(s.tokens_per_image, s.merge, s.merge), large || s.split_tolerance > 0 ? Mul(tile_side, tile_side) : 0);
+  ImageTokens t;
+  t.markup_tokens = 2;
+  if (!large) {
+    t.llm_tokens = resized_tokens;
+    t.sequences = 1;
+  } else {
+    // _target_ratios: every (c, r) with min_tiles <= c r <= max_tiles, sorted by area.
+    std::vector<std::pair<int64_t, int64_t>> ratios;
+    for (int64_t area = s.min_tiles; area <= s.max_tiles; ++area) {
+      for (int64_t c = 1; c <= area; ++c) {
+        if (area % c == 0) ratios.emplace_back(c, area / c);
+      }
+    }
+    const double aspect = wd / hd;
+    double best_diff = 1e300;
+    std::pair<int64_t, int64_t> best{1, 1};
+    for (const auto& [c, r] : ratios) {
+      const double diff = std::abs(aspect - static_cast<double>(c) / static_cast<double>(r));
+      if (diff < best_diff) {
+        best_diff = diff;
+        best = {c, r};
+      } else if (diff == best_diff && hd * wd > 0.5 * static_cast<double>(Mul(s.image_size, s.image_size, c * r))) {
+        best = {c, r};
+      }
+    }
+    const int64_t tiles = best.first * best.second;
+    const bool thumb = s.thumbnail && tiles != 1;
+    const int64_t per_tile = Mul(CeilDiv(tile_side, s.merge), CeilDiv(tile_side, s.merge));
+    t.llm_tokens = Mul(tiles, per_tile) + (thumb ? resized_tokens : 0);
+    t.markup_tokens += tiles + (thumb ? 1 : 0);
+    t.sequences = tiles + (thumb ? 1 : 0);
+  }
+  t.sequence_len = padded;
+  t.patches = Mul(t.sequences, padded);
+  t.pixel_values = Mul(t.patches, 3, s.patch, s.patch);
+  return t;
+}
+
 // Llama 4 (image_processing_llama4_fast.py get_best_fit) and mllama (image_processing_mllama.py
 // get_optimal_tiled_canvas): among the canvases of r x c tiles (r c <= max tiles), the smallest
 // upscale if any canvas holds the whole image, else the largest downscale; ties to the smaller area.
@@ -384,6 +493,8 @@ ImageTokens TokensForImage(const VisionShape& shape, int64_t height, int64_t wid
   PreResize(max_pixels, &height, &width);
   switch (shape.kind) {
     case VisionKind::kLlavaNext: return LlavaNext(shape, height, width);
+    case VisionKind::kLlavaOnevision: return LlavaOnevision(shape, height, width);
+    case VisionKind::kLfm2Vl: return Lfm2Vl(shape, height, width);
     case VisionKind::kLlama4:
     case VisionKind::kMllama: return Tiled(shape, height, width);
     case VisionKind::kPixtral: return Pixtral(shape, height, width);
@@ -414,6 +525,14 @@ ImageTokens LargestImage(const VisionShape& shape, int64_t max_pixels) {
       }
       return best;
     }
+    case VisionKind::kLlavaOnevision: {
+      // The largest grid (max_tiles x max_tiles tiles) runs the most tiles through the tower.
+      const int64_t side = shape.image_size * shape.max_tiles;
+      return TokensForImage(shape, side, side);
+    }
+    case VisionKind::kLfm2Vl:
+      // The most tiles: max_tiles of them in a row (a c x 1 grid of the image's own aspect).
+      return TokensForImage(shape, shape.image_size, shape.image_size * shape.max_tiles);
     case VisionKind::kLlama4: {
       const int64_t side = shape.image_size * 4;  // a 4 x 4 canvas: max_patches 16
       return TokensForImage(shape, side, side);

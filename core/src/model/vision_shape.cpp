@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "model/internvl_tower.h"
+#include "model/lfm2_vl_tower.h"
 #include "model/vision_tower.h"
 
 namespace vramplan {
@@ -110,6 +111,55 @@ VisionShape ReadVisionShape(const std::string& wrapper, const nlohmann::json& co
     s.patch = IntOr(vc, "patch_size", 32);
     s.image_size = IntOr(vc, "image_size", 224);
     s.merge = IntOr(config, "scale_factor", 2);
+    s.full_attention_layers = s.layers;
+  } else if (wrapper == "llava_onevision") {
+    // SiglipVisionConfig keys (the Hub's so400m: 1152 wide, 26 layers, 384 px, patch 14); the
+    // processor tiles the image on image_grid_pinpoints (the Hub's: 1..6 x 1..6 tiles of image_size).
+    s.kind = VisionKind::kLlavaOnevision;
+    s.hidden = IntOr(vc, "hidden_size", 768);
+    s.layers = IntOr(vc, "num_hidden_layers", 12);
+    s.intermediate = IntOr(vc, "intermediate_size", 3072);
+    s.heads = IntOr(vc, "num_attention_heads", 12);
+    s.patch = std::max<int64_t>(1, IntOr(vc, "patch_size", 16));
+    s.image_size = IntOr(vc, "image_size", 224);
+    s.max_tiles = 6;
+    auto pins = config.find("image_grid_pinpoints");
+    if (pins != config.end() && pins->is_array() && s.image_size > 0) {
+      int64_t most = 1;
+      for (const auto& pin : *pins) {
+        if (!pin.is_array()) continue;
+        for (const auto& side : pin) {
+          if (side.is_number_integer() && side.get<int64_t>() > 0) most = std::max(most, side.get<int64_t>() / s.image_size);
+        }
+      }
+      s.max_tiles = std::min<int64_t>(most, 16);
+    }
+    s.full_attention_layers = s.layers;
+  } else if (wrapper == "lfm2-vl" || wrapper == "lfm2_vl") {
+    // Siglip2VisionConfig keys (the layers LFM2-VL keeps); the processor settings are config.json's
+    // top-level keys (Lfm2VlImageProcessor's defaults: tile_size 512, encoder_patch_size 16,
+    // downsample_factor 2, min / max_image_tokens 64 / 256, min / max_tiles 2 / 10,
+    // max_pixels_tolerance 2.0, use_thumbnail true, do_image_splitting true).
+    s.kind = VisionKind::kLfm2Vl;
+    s.hidden = IntOr(vc, "hidden_size", 768);
+    s.layers = Lfm2VlTowerLayers(config);
+    s.intermediate = IntOr(vc, "intermediate_size", 3072);
+    s.heads = IntOr(vc, "num_attention_heads", 12);
+    s.patch = std::max<int64_t>(1, IntOr(config, "encoder_patch_size", IntOr(vc, "patch_size", 16)));
+    s.merge = IntOr(config, "downsample_factor", 2);
+    s.image_size = IntOr(config, "tile_size", 512);
+    s.tokens_per_image = std::max<int64_t>(1, IntOr(config, "max_image_tokens", 256));
+    s.min_tokens = IntOr(config, "min_image_tokens", 64);
+    s.min_tiles = std::max<int64_t>(1, IntOr(config, "min_tiles", 2));
+    s.max_tiles = std::max<int64_t>(s.min_tiles, std::min<int64_t>(IntOr(config, "max_tiles", 10), 64));
+    auto flag = [&](const char* key, bool fallback) {
+      auto it = config.find(key);
+      return it != config.end() && it->is_boolean() ? it->get<bool>() : fallback;
+    };
+    s.thumbnail = flag("use_thumbnail", true);
+    auto tol = config.find("max_pixels_tolerance");
+    s.split_tolerance = tol != config.end() && tol->is_number() && tol->get<double>() > 0 ? tol->get<double>() : 2.0;
+    if (!flag("do_image_splitting", true)) s.split_tolerance = 0;
     s.full_attention_layers = s.layers;
   } else if (wrapper == "llava" && LlavaSiglipTower(config)) {
     // LLaVA with a SigLIP tower (LLaVA-Interleave): no CLS, so vision_feature_select_strategy

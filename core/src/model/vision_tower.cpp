@@ -6,6 +6,7 @@
 #include "model/gemma4_towers.h"
 #include "model/glm4v_tower.h"
 #include "model/internvl_tower.h"
+#include "model/lfm2_vl_tower.h"
 #include "model/tower_count.h"
 
 namespace vramplan {
@@ -253,6 +254,8 @@ bool VisionTowerCounted(const std::string& wrapper_type, const nlohmann::json& c
   }
   // Gemma 3n: when vision_config names the MobileNetV5 the count knows (model/gemma3n_towers.h).
   if (wrapper_type == "gemma3n") return Gemma3nVisionTowerKnown(config);
+  if (wrapper_type == "llava_onevision") return LlavaOnevisionSiglipTower(config);
+  if (wrapper_type == "lfm2-vl" || wrapper_type == "lfm2_vl") return true;
   if (wrapper_type != "llava" && wrapper_type != "llava_next") return false;
   auto vc = config.find("vision_config");
   if (vc == config.end() || !vc->is_object()) return false;
@@ -267,6 +270,15 @@ bool LlavaSiglipTower(const nlohmann::json& config) {
   if (vc == config.end() || !vc->is_object()) return false;
   auto mt = vc->find("model_type");
   return mt != vc->end() && mt->is_string() && mt->get<std::string>() == "siglip_vision_model";
+}
+
+bool LlavaOnevisionSiglipTower(const nlohmann::json& config) {
+  // LlavaOnevisionConfig (configuration_llava_onevision.py) builds vision_config as a
+  // siglip_vision_model when it names no model_type; other towers keep the text_model_only reading.
+  auto vc = config.find("vision_config");
+  if (vc == config.end() || !vc->is_object()) return false;
+  auto mt = vc->find("model_type");
+  return mt == vc->end() || (mt->is_string() && mt->get<std::string>() == "siglip_vision_model");
 }
 
 std::optional<VisionTowerParams> CountVisionTower(const std::string& wrapper_type, const nlohmann::json& config,
@@ -290,6 +302,7 @@ std::optional<VisionTowerParams> CountVisionTower(const std::string& wrapper_typ
   }
   if (wrapper_type == "gemma4") return CountGemma4Towers(config, path, text_hidden, errors);
   if (wrapper_type == "gemma4_unified") return CountGemma4UnifiedEmbedders(config, path, text_hidden, errors);
+  if (wrapper_type == "lfm2-vl" || wrapper_type == "lfm2_vl") return CountLfm2VlTower(config, path, text_hidden, errors);
   if (wrapper_type == "internvl") return CountInternVlTower(config, path, text_hidden, errors);
   if (wrapper_type == "glm4v" || wrapper_type == "glm4v_moe") return CountGlm4vTower(config, path, errors);
   if (wrapper_type == "mllama") {
@@ -367,6 +380,23 @@ std::optional<VisionTowerParams> CountVisionTower(const std::string& wrapper_typ
     const Count feature_layers = fl != config.end() && fl->is_array() ? static_cast<int64_t>(fl->size()) : 1;
     p.projector = checked(Linear(vh * feature_layers, text_hidden, bias) + Linear(text_hidden, text_hidden, bias));
     if (wrapper_type == "llava_next") p.projector = checked(Count(p.projector) + text_hidden);
+    return p;
+  }
+  if (wrapper_type == "llava_onevision") {
+    // transformers models/llava_onevision/modeling_llava_onevision.py, LlavaOnevisionModel:
+    // vision_tower SiglipVisionModel (the Hub configs: so400m, 26 layers, vision_use_head false),
+    // multi_modal_projector LlavaOnevisionMultiModalProjector = linear_1 Linear(vision h x feature
+    // layers, text h) + GELU + linear_2 Linear(text h, text h), biases unless
+    // multimodal_projector_bias is false (default true), and image_newline, a parameter [text h]
+    // (the projector here: it is the vision side's only other weight).
+    VisionTowerParams p;
+    p.vision = checked(Siglip(v));
+    families::ConfigReader top(config, path, errors);
+    const Count vh = v.Int({"hidden_size"}).value_or(768);
+    const bool bias = top.Bool("multimodal_projector_bias", true);
+    auto fl = config.find("vision_feature_layer");
+    const Count feature_layers = fl != config.end() && fl->is_array() ? static_cast<int64_t>(fl->size()) : 1;
+    p.projector = checked(Linear(vh * feature_layers, text_hidden, bias) + Linear(text_hidden, text_hidden, bias) + text_hidden);
     return p;
   }
   if (wrapper_type == "llama4") {
