@@ -59,6 +59,12 @@ Expected<ModelSpec> BuildJetMoe(ConfigReader& c, ModelSpec spec) {
     SetMoeMlp(&k, m.inter, experts, top_k);
     return k;
   });
+  // The mixture of attention heads is held as all its experts (above): the per-token active count
+  // and the attention's saved tensors in training count every attention expert, not the
+  // num_experts_per_tok a token runs (JetMoeMoA.map / reduce in modeling_jetmoe.py).
+  spec.approximations.training =
+      "JetMoE's mixture of attention heads: every attention expert's query and output projection counts as active "
+      "per token (a token runs num_experts_per_tok of them), so the attention's training activations are an upper bound";
   return spec;
 }
 
