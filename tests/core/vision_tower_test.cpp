@@ -479,7 +479,6 @@ TEST(VisionTower, Gemma3nMobileNetAudioAndEmbedders) {
   EXPECT_EQ(bad.errors()[0].field_path, "model.audio_config.sscp_conv_kernel_size");
 }
 
-TEST(VisionTower, OtherWrappersKeepTheTextOnlyWarning) {
 // LLaVA-OneVision (llava_onevision): SiglipVisionModel + LlavaOnevisionMultiModalProjector + image_newline
 // over a Qwen2 text_config, worked by hand (modeling_llava_onevision.py). The SigLIP so400m tower
 // (26 layers, no head) is 397,747,744, the figure the LLaVA-Interleave-Qwen-0.5B row's measured total
