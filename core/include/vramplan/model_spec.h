@@ -237,6 +237,22 @@ struct LayerKind {
   bool parallel_residual = false;  // attention and MLP read the same input (Phi-2, GPT-NeoX, Falcon)
 };
 
+// Decoder linears stored packed into int32 words with per-group scales (model/packed_linears.h):
+// GPTQ (auto_gptq / optimum / gptqmodel QuantLinear), AutoAWQ's GEMM layout, compressed-tensors
+// pack-quantized. kNone: the linears are stored as their weights.
+enum class PackedLinearLayout : uint8_t { kNone, kGptq, kAwq, kCompressedTensors };
+
+struct PackedLinears {
+  PackedLinearLayout layout = PackedLinearLayout::kNone;
+  int64_t bits = 0;
+  int64_t group_size = 0;    // <= 0: one group over all input features (group_size -1, channel strategy)
+  bool zero_point = false;   // compressed-tensors asymmetric: a packed weight_zero_point
+  bool g_idx = false;        // compressed-tensors actorder "group": weight_g_idx
+  // A 16-bit bias stored for every packed linear, zeros where the model has none (an exporter's
+  // QuantLinear built with bias=True; a checkpoint fact, config.json does not say it).
+  bool bias_stored = false;
+};
+
 // What the Hub checkpoint stores that the framework does not hold as the model's parameters:
 // multi-token-prediction layers (transformers skips them when loading), quantization scale
 // tensors, and a separate lm_head copy of tied embeddings. It makes ParamCounts::checkpoint_total
@@ -272,6 +288,8 @@ struct CheckpointLayout {
   // integrations/bitnet.py BitLinear / AutoBitLinear): every decoder linear stores its ternary weight
   // four values per uint8 element ([out / 4, in]) and one weight_scale element.
   bool ternary_packed_linears = false;
+  // GPTQ / AWQ / compressed-tensors pack-quantized decoder linears (quantization_config).
+  PackedLinears packed_linears;
   // Tied embeddings stored twice: the checkpoint also has lm_head.weight (Qwen3-0.6B / 1.7B).
   bool tied_lm_head_stored = false;
   // A multimodal checkpoint's vision tower and projector (read from vision_config).
@@ -396,9 +414,10 @@ struct ParamCounts {
   int64_t projector = 0;            // multimodal projector(s)
   int64_t audio = 0;                // audio tower
   int64_t unloaded = 0;             // stored weights the framework skips when loading
-  int64_t quantization_scales = 0;  // FP8 block scales, MXFP4 scales
+  int64_t quantization_scales = 0;  // FP8 block scales, MXFP4 scales, GPTQ / AWQ qzeros, scales, g_idx
   int64_t fp4_packing_saved = 0;    // expert elements two-per-element FP4 packing leaves out of the checkpoint
   int64_t ternary_packing_saved = 0;  // linear elements BitNet's four-per-element packing leaves out of the checkpoint
+  int64_t int32_packing_saved = 0;  // linear elements GPTQ / AWQ / pack-quantized int32 packing leaves out of the checkpoint
   int64_t tied_lm_head_copy = 0;    // lm_head stored although tied
   // Every stored element, as the Hub's safetensors metadata counts it.
   int64_t checkpoint_total = 0;

@@ -155,10 +155,12 @@ void WriteParams(JsonWriter& w, const ParamCounts& c, const int64_t* trainable) 
       .Field("norms", c.norms).Field("lm_head", c.lm_head).Field("mtp", c.mtp).Field("vision", c.vision)
       .Field("projector", c.projector).Field("quantization_scales", c.quantization_scales)
       .Field("tied_lm_head_copy", c.tied_lm_head_copy).Field("audio", c.audio).Field("unloaded", c.unloaded).EndObject();
-  // FP4 experts stored two values per element (DeepSeek-V4): checkpoint_total is the by_module sum
-  // less these elements. Written only when present.
+  // FP4 experts stored two values per element (DeepSeek-V4), BitNet's four ternary values per
+  // element, GPTQ / AWQ / pack-quantized linears' 32 / bits values per int32: checkpoint_total is
+  // the by_module sum less these elements. Written only when present.
   if (c.fp4_packing_saved != 0) w.Field("fp4_packing_saved", c.fp4_packing_saved);
   if (c.ternary_packing_saved != 0) w.Field("ternary_packing_saved", c.ternary_packing_saved);
+  if (c.int32_packing_saved != 0) w.Field("int32_packing_saved", c.int32_packing_saved);
   w.EndObject();
 }
 

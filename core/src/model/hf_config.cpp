@@ -7,6 +7,7 @@
 #include "model/context_limit.h"
 #include "model/unquantized_modules.h"
 #include "model/families/config_reader.h"
+#include "model/packed_linears.h"
 #include "model/families/registry.h"
 #include "model/structural_keys.h"
 #include "model/vision_tower.h"
@@ -20,11 +21,17 @@ using io::Json;
 // The decoder config (the top level, or text_config of a multimodal wrapper), dispatched to its
 // family's builder through the registry.
 // The quantization layout of the stored tensors (CheckpointLayout) from quantization_config:
-// FP8 with weight_block_size (DeepSeek-V3's "fp8" checkpoints), MXFP4 experts (gpt-oss).
+// FP8 with weight_block_size (DeepSeek-V3's "fp8" checkpoints), MXFP4 experts (gpt-oss), GPTQ /
+// AWQ / compressed-tensors pack-quantized linears (model/packed_linears.h).
 void ReadCheckpointQuantization(const Json& config, ModelSpec* spec) {
   auto qc = config.find("quantization_config");
   if (qc == config.end() || !qc->is_object()) return;
   if (spec->quantization_method == "mxfp4") spec->checkpoint.mxfp4_experts = true;
+  {
+    PackedLinearsReading packed = PackedLinearsFromConfig(*qc);
+    spec->checkpoint.packed_linears = packed.packed;
+    if (!packed.note.empty()) spec->notes.push_back(std::move(packed.note));
+  }
   if (spec->quantization_method == "bitnet") {
     // transformers BitNetQuantConfig (utils/quantization_config.py): linear_class "bitlinear" (packed
     // only) or "autobitlinear"; quantization_mode "offline" (packed weights, the default) or
@@ -275,6 +282,10 @@ void ApplyCheckpointFacts(const nlohmann::json& facts, ModelSpec* spec) {
   // inv_freq as a non-persistent buffer. The engines skip it when loading (vLLM deepseek_v2.py
   // DeepseekV2Model.load_weights at 002d6073: `if "rotary_emb.inv_freq" in name: continue`; ROCm ATOM
   // d6e6cffd "inv_freq is not needed from checkpoint"), so it counts as unloaded.
+  // A GPTQ exporter that builds every QuantLinear with bias=True stores a 16-bit zero bias for
+  // each packed linear (RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w4a16: 43,008 F16 elements a
+  // layer, the seven linears' output features, beside its qweight).
+  flag("packed_linears_store_bias", &spec->checkpoint.packed_linears.bias_stored);
   auto inv_freq = facts.find("rope_inv_freq_per_layer");
   if (inv_freq != facts.end() && inv_freq->is_number_integer()) {
     const int64_t per_layer = inv_freq->get<int64_t>();

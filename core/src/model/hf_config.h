@@ -26,7 +26,8 @@ Expected<ModelSpec> ModelSpecFromHfConfig(const nlohmann::json& config, const st
 // What a preset or table row says about its checkpoint that config.json does not
 // (CheckpointLayout): {"tied_lm_head_stored": true} (Qwen3-0.6B / 1.7B), {"mtp_stores_embeddings":
 // false} (GLM-4.6), {"rope_inv_freq_per_layer": 56} (Kimi K2: a stored rotary buffer per decoder
-// layer, counted in by_module.unloaded). Unknown keys are ignored.
+// layer, counted in by_module.unloaded), {"packed_linears_store_bias": true} (a GPTQ export that
+// stores a zero bias for every packed linear). Unknown keys are ignored.
 void ApplyCheckpointFacts(const nlohmann::json& facts, ModelSpec* spec);
 
 // The model_type values with a dedicated builder (the registry's, without other spellings).

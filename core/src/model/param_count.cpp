@@ -1,6 +1,8 @@
 // Exact parameter counts: every nn.Parameter the transformers model instantiates, tied tensors once.
 // Products and sums are checked (util/checked_math.h): an inline config can multiply its widths,
 // layers and expert counts past int64; the pre-flight size check refuses such models first.
+#include "model/packed_linears.h"
+#include "model/unquantized_modules.h"
 #include "util/checked_math.h"
 #include "vramplan/model_spec.h"
 
@@ -50,6 +52,31 @@ int64_t LayerTernarySaved(const LayerKind& kind, const CheckpointLayout& ck) {
   return n;
 }
 
+// GPTQ / AWQ / pack-quantized linears (model/packed_linears.h): the weight elements the int32
+// packing leaves out go to int32_packing_saved, the zero points, scales and g_idx to
+// quantization_scales. Walked layer by layer: quantization_config's list of modules kept in 16-bit
+// (modules_to_not_convert, compressed-tensors `ignore`) names layers by index.
+void AddPackedLinears(const ModelSpec& spec, ParamCounts* c) {
+  const PackedLinears& p = spec.checkpoint.packed_linears;
+  if (p.layout == PackedLinearLayout::kNone) return;
+  auto add = [&](const LinearSpec& l, int64_t layer) {
+    if (!StoredPacked(l, p)) return;
+    if (layer >= 0 && !spec.unquantized_modules.empty() && KeptUnquantized(spec.unquantized_modules, LinearModulePath(layer, l))) return;
+    const PackedElements e = PackedLinearElements(l, p);
+    c->int32_packing_saved = Add(c->int32_packing_saved, Mul(l.copies, Mul(l.in_features, l.out_features) - e.weight));
+    c->quantization_scales = Add(c->quantization_scales, Mul(l.copies, e.metadata));
+  };
+  for (size_t layer = 0; layer < spec.layer_kind.size(); ++layer) {
+    for (const auto& l : spec.kinds[spec.layer_kind[layer]].linears) add(l, static_cast<int64_t>(layer));
+  }
+  const CheckpointLayout& ck = spec.checkpoint;
+  if (ck.mtp_layers > 0 && ck.mtp_kind < spec.kinds.size()) {
+    for (int64_t i = 0; i < ck.mtp_layers; ++i) {
+      for (const auto& l : spec.kinds[ck.mtp_kind].linears) add(l, -1);
+    }
+  }
+}
+
 // What the checkpoint stores beyond `c.total` (CheckpointLayout), and the checkpoint total.
 void AddCheckpointTerms(const ModelSpec& spec, const int64_t* uses, ParamCounts* c) {
   const CheckpointLayout& ck = spec.checkpoint;
@@ -74,13 +101,14 @@ void AddCheckpointTerms(const ModelSpec& spec, const int64_t* uses, ParamCounts*
       c->quantization_scales = Add(c->quantization_scales, Mul(ck.mtp_layers, Mul(2, eh)));
     }
   }
+  AddPackedLinears(spec, c);
   c->vision = ck.vision_params;
   c->projector = ck.projector_params;
   c->audio = ck.audio_params;
   c->unloaded = ck.unloaded_params;
   c->tied_lm_head_copy = spec.tied_embeddings && ck.tied_lm_head_stored ? embedding : 0;
   c->checkpoint_total = Add(c->total, c->mtp, c->vision, c->projector, c->quantization_scales, c->tied_lm_head_copy, c->audio,
-                            c->unloaded) - c->fp4_packing_saved - c->ternary_packing_saved;
+                            c->unloaded) - c->fp4_packing_saved - c->ternary_packing_saved - c->int32_packing_saved;
 }
 
 }  // namespace

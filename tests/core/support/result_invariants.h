@@ -177,8 +177,11 @@ inline std::optional<std::string> ParamBucketsSumToTotal(const json& r) {
     sum = *Add(sum, *v);  // at most `all`
   }
   if (sum != *total) return "sum of by_module's in-memory buckets " + std::to_string(sum) + " != total " + std::to_string(*total);
-  // FP4 experts packed two values per stored element (params.fp4_packing_saved, DeepSeek-V4).
-  if (auto packed = AsInt(At(r, {"params", "fp4_packing_saved"}))) all -= *packed;
+  // Packed weights: FP4 experts two values per stored element (params.fp4_packing_saved,
+  // DeepSeek-V4), BitNet four (ternary_packing_saved), GPTQ / AWQ 32 / bits (int32_packing_saved).
+  for (const char* saved : {"fp4_packing_saved", "ternary_packing_saved", "int32_packing_saved"}) {
+    if (auto packed = AsInt(At(r, {"params", saved}))) all -= *packed;
+  }
   if (all != *checkpoint_total) return "sum of by_module " + std::to_string(all) + " != checkpoint_total " + std::to_string(*checkpoint_total);
   return std::nullopt;
 }
