@@ -204,7 +204,7 @@ TEST(PackedLinears, ResultJsonBucketsAddUp) {
   EXPECT_GT(r["params"]["int32_packing_saved"].get<int64_t>(), 0);
   EXPECT_EQ(r["params"]["total"].get<int64_t>(), row["params"].get<int64_t>());
   const auto problem = fuzzing::invariant_detail::ParamBucketsSumToTotal(r);
-  EXPECT_FALSE(problem.has_value()) << problem.value_or("");
+  EXPECT_FALSE(problem.has_value()) << problem.value_or("") << r["params"].dump();
 }
 
 }  // namespace
