@@ -125,6 +125,14 @@ struct AttentionGeometry {
   int64_t head_dim = 0;        // q/k head dim (for MLA: qk_nope + qk_rope)
   int64_t v_head_dim = 0;      // value head dim (== head_dim except MLA)
   int64_t sliding_window = 0;  // 0 = full attention on this layer
+  // Chunked local attention (Llama 4's RoPE layers: create_chunked_causal_mask): the query sees only
+  // its own chunk of `sliding_window` (= attention_chunk_size) tokens. transformers' caches and
+  // llama.cpp (LLAMA_SWA_TYPE_CHUNKED) hold it like a window; vLLM pages it as
+  // ChunkedLocalAttentionSpec (inference/vllm_kv_groups.h).
+  bool chunked = false;
+  // No rotary embedding on this layer (Llama 4's and SmolLM3's NoPE layers): q and k go from their
+  // projections to the attention unrotated (train/activations.cpp).
+  bool no_rope = false;
   // Multi-head latent attention (DeepSeek-V2/V3): the KV cache holds kv_lora_rank + qk_rope_head_dim.
   bool mla = false;
   int64_t kv_lora_rank = 0;

@@ -6,7 +6,8 @@
 //    the device of layer n_layer).
 //  * "CUDA0 KV buffer size": per layer n_ctx cells x ggml_row_size(type_k, n_embd_k_gqa) +
 //    ggml_row_size(type_v, n_embd_v_gqa) on the layer's device (src/llama-kv-cache.cpp); sliding
-//    layers get min(n_ctx, pad(n_swa x n_seq + n_ubatch, 256)) cells (src/llama-kv-cache-iswa.cpp);
+//    and chunked (Llama 4) layers get min(n_ctx, pad(n_swa x n_seq + n_ubatch, 256)) cells
+//    (src/llama-kv-cache-iswa.cpp; swa_full, off by default, would give them n_ctx);
 //    DeepSeek MLA caches kv_lora_rank + rope per cell. n_ctx is padded to 256.
 //  * "CUDA0 compute buffer size": the ggml graph allocator's peak for one n_ubatch micro-batch at
 //    full context. Without flash attention the f32 KQ scores n_head x n_ctx x n_ubatch dominate
@@ -83,7 +84,11 @@ void EstimateLlamaCppEngine(const Scenario& s, const RankShard& rank, const Prep
     }
     int64_t cells = n_ctx;
     if (a.sliding_window > 0) {
-      cells = std::min(n_ctx, Pad(Add(Mul(a.sliding_window, n_seq), n_ubatch), 256));
+      // Llama 4's chunked layers are the SWA cache too (is_swa with LLAMA_SWA_TYPE_CHUNKED,
+      // set_swa_pattern(4): three chunked, one full), with n_swa = 8192 set in load_hparams for
+      // LLM_ARCH_LLAMA4 whatever the config's attention_chunk_size (src/llama-model.cpp).
+      const int64_t n_swa = a.chunked ? 8192 : a.sliding_window;
+      cells = std::min(n_ctx, Pad(Add(Mul(n_swa, n_seq), n_ubatch), 256));
       swa_cells = cells;
     }
     // No K/V without attention, on a layer that reuses another layer's K/V (Gemma 4's KV-shared

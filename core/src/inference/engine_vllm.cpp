@@ -8,7 +8,9 @@
 //  4. the KV pool is cut into blocks of block_size tokens, every layer the same number:
 //     num_blocks = available // (page_size_bytes x num_layers), page = 2 x block x kv_heads x head
 //     x dtype (MLA: block x (kv_lora_rank + rope) x dtype) (vllm/v1/core/kv_cache_utils.py
-//     get_num_blocks, vllm/v1/kv_cache_interface.py AttentionSpec.page_size_bytes);
+//     get_num_blocks, vllm/v1/kv_cache_interface.py AttentionSpec.page_size_bytes); models with
+//     sliding-window or chunked local layers besides full ones are grouped by the hybrid KV-cache
+//     manager (inference/vllm_kv_groups.h);
 //  5. it refuses to start if one max_model_len request does not fit
 //     (kv_cache_utils.py check_enough_kv_cache_memory) and logs
 //     "GPU KV cache size: N tokens" (= num_blocks x block_size) and
@@ -24,6 +26,7 @@
 #include "inference/engines.h"
 #include "inference/kv_cache.h"
 #include "inference/recurrent_state.h"
+#include "inference/vllm_kv_groups.h"
 #include "inference/vllm_multimodal.h"
 #include "model/cross_attention_kv.h"
 #include "inference/vllm_overheads.h"
@@ -182,11 +185,12 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
          "vLLM ran Llama 3.2 Vision only on its V0 encoder-decoder runner (0.8-0.10 fell back to it; removed in 0.11, PR #24907): its "
          "cross-attention cache is counted the V0 way");
   }
-  // Page bytes per block over all layers (sliding layers are paged the same way by the hybrid allocator).
+  // Page bytes per block over all layers (the V0 engine's one block table for every layer).
   int64_t page_all_layers = 0;
   int64_t num_blocks = 0, kv_pool = 0, kv_tokens = 0, need_one = 0, per_request_blocks = 0, blocks_per_seq = 0;
   int64_t block = block_size;
   HybridPaging hybrid;
+  VllmKvPaging paging;
   if (state.layers > 0) {
     hybrid = PageHybrid(groups, e, state, block_size, available);
     block = hybrid.block;
@@ -196,6 +200,28 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
     per_request_blocks = hybrid.BlocksPerRequest(max_model_len);
     need_one = Mul(per_request_blocks, hybrid.page, hybrid.group_size);
     blocks_per_seq = hybrid.BlocksPerRequest(engine_util::PromptPlusNew(s));
+  } else if (cross.layers == 0 && inf.vllm_version != VllmVersion::kV0Engine) {
+    // V1: full, sliding-window and chunked-local layers as kv_cache_utils.py groups them
+    // (inference/vllm_kv_groups.h).
+    bool has_chunked = false;
+    for (const auto& g : groups) has_chunked = has_chunked || g.chunked;
+    const bool hybrid_allocator = !has_chunked || VllmHybridAllocatorForChunked(inf.vllm_version);
+    paging = PageVllmAttention(groups, e, block_size, mnbt, available, hybrid_allocator);
+    num_blocks = paging.num_blocks;
+    kv_pool = paging.pool_bytes;
+    kv_tokens = paging.token_capacity;
+    per_request_blocks = paging.RequestBlocks(max_model_len);
+    need_one = paging.RequestBytes(max_model_len);
+    blocks_per_seq = paging.RequestBlocks(engine_util::PromptPlusNew(s));
+    if (has_chunked && !hybrid_allocator && explain) {
+      Warn(r, true, WarningCode::kApproximate, "inference.vllm_version",
+           "vLLM 0.10.1 until PR #29627 disables the hybrid KV-cache manager for chunked local attention by default "
+           "(VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=0): every layer holds every token, as counted; 0.8-0.9.1 had no hybrid "
+           "manager either, but 0.9.2-0.10.0 and the releases after #29627 page the chunked layers apart (vllm_version 0.21+ counts that)");
+    }
+    if (paging.page_mismatch && explain) {
+      Warn(r, true, WarningCode::kWouldNotStart, "model", "the layers' KV page sizes do not divide the largest: vLLM's unify_kv_cache_spec_page_size raises NotImplementedError");
+    }
   } else {
     for (const auto& g : groups) page_all_layers = Add(page_all_layers, Mul(g.layers, KvLayerBytes(g, e, block)));
     // Llama 3.2 Vision on the V0 encoder-decoder runner (the only one vLLM ran it on: V1 fell back
@@ -215,7 +241,8 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
     // One request of max_model_len: full layers need cdiv(len, block) blocks; sliding layers
     // cdiv(min(window - 1 + max_num_batched_tokens, len), block) + 1 (SlidingWindowSpec.max_memory_usage_bytes).
     for (const auto& g : groups) {
-      int64_t blocks = g.window_tokens > 0 ? CeilDiv(std::min(g.window_tokens - 1 + mnbt, max_model_len), block) + 1 : CeilDiv(max_model_len, block);
+      // (V0 pages chunked local attention like full attention.)
+      int64_t blocks = g.window_tokens > 0 && !g.chunked ? CeilDiv(std::min(g.window_tokens - 1 + mnbt, max_model_len), block) + 1 : CeilDiv(max_model_len, block);
       need_one = Add(need_one, Mul(g.layers, KvLayerBytes(g, e, block), blocks));
     }
     const int64_t cross_blocks = CeilDiv(CrossAttentionStates(m, inf.images_per_request), block);
@@ -246,6 +273,10 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
               ? "available = " + Gib(std::max<int64_t>(available, 0)) + "; " + WithCommas(num_blocks) + " blocks x " + WithCommas(hybrid.group_size) +
                     " layers x " + WithCommas(hybrid.page) + " B pages (attention: " + WithCommas(block) + " tokens; recurrent layers: one sequence's state, " +
                     RecurrentStateExplain(state) + ") = " + BytesExplained(kv_pool)
+          : explain && paging.layout == VllmKvPaging::Layout::kHybrid
+              ? "available = " + Gib(std::max<int64_t>(available, 0)) + "; hybrid KV-cache manager (" + paging.Explain() + "): " + WithCommas(num_blocks) +
+                    " blocks x " + WithCommas(paging.group_size) + " tensors x " + WithCommas(paging.page) + " B pages = " + BytesExplained(kv_pool) +
+                    "; per token " + KvExplainPerToken(groups, e)
           : explain ? "available = " + Gib(requested) + " (" + std::to_string(inf.gpu_memory_utilization) + " x " + Gib(capacity) + ") - weights - activation peak - non-torch = " +
                         Gib(std::max<int64_t>(available, 0)) + "; " + WithCommas(num_blocks) + " blocks x " + WithCommas(block) + " tokens x " +
                         KvExplainPerToken(groups, e) + " = " + BytesExplained(kv_pool)

@@ -44,6 +44,7 @@ std::vector<KvGroup> KvGroups(const ModelSpec& spec, Engine engine, int64_t tp) 
     KvGroup g;
     g.layers = count[i];
     g.window_tokens = a.sliding_window;
+    g.chunked = a.chunked && a.sliding_window > 0;
     if (a.mla && engine != Engine::kTransformers) {
       g.k_elems = a.kv_lora_rank + a.qk_rope_head_dim;
       g.v_elems = 0;
@@ -57,7 +58,7 @@ std::vector<KvGroup> KvGroups(const ModelSpec& spec, Engine engine, int64_t tp) 
     // Merge with an identical group (kinds that differ only in their MLP).
     bool merged = false;
     for (auto& o : out) {
-      if (o.k_elems == g.k_elems && o.v_elems == g.v_elems && o.window_tokens == g.window_tokens) {
+      if (o.k_elems == g.k_elems && o.v_elems == g.v_elems && o.window_tokens == g.window_tokens && o.chunked == g.chunked) {
         o.layers += g.layers;
         merged = true;
         break;
@@ -101,7 +102,7 @@ std::string KvExplainPerToken(const std::vector<KvGroup>& groups, const KvElemen
     else if (g.k_elems == g.v_elems) s += "2 x " + std::to_string(g.k_elems);
     else s += "(" + std::to_string(g.k_elems) + " + " + std::to_string(g.v_elems) + ")";
     s += " x " + bytes;
-    if (g.window_tokens > 0) s += " (sliding " + std::to_string(g.window_tokens) + ")";
+    if (g.window_tokens > 0) s += (g.chunked ? " (chunks of " : " (sliding ") + std::to_string(g.window_tokens) + ")";
   }
   return s + " = " + WithCommas(KvBytesPerToken(groups, e)) + " B/token";
 }

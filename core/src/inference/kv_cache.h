@@ -40,6 +40,7 @@ struct KvGroup {
   int64_t k_elems = 0;          // K elements per token per layer on one GPU
   int64_t v_elems = 0;          // V elements per token per layer on one GPU (0: MLA latent, V is a view of K)
   int64_t window_tokens = 0;    // sliding window (0 = full attention)
+  bool chunked = false;         // chunked local attention: window_tokens is the chunk (Llama 4)
 };
 
 // Per-GPU KV geometry grouped by identical layers; layers without softmax attention (hybrid

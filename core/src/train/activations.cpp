@@ -457,7 +457,7 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
         const bool mqa_views = g.num_kv_heads == 1 && b == 1 && !p.autocast;
         const bool mqa_v_view = g.num_kv_heads == 1 && b == 1;
         const int64_t core_start = w.out.total_bytes;
-        w.out.core_input_bytes = p.q_after_rope * T * (a * d + g.num_kv_heads * d) + mm * T * g.num_kv_heads * dv;
+        w.out.core_input_bytes = QkBytes(p, g.no_rope) * T * (a * d + g.num_kv_heads * d) + mm * T * g.num_kv_heads * dv;
         const int64_t operands_start = w.out.total_bytes;
         if (k_req) w.Save(mm * T * a * d);                           // q' (for k's gradient)
         if (q_req) w.Save(mqa_views ? mm * T * d : mm * T * a * d);  // k' (for q's gradient)

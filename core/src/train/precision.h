@@ -32,4 +32,10 @@ struct PrecisionModel {
 
 PrecisionModel PrecisionFor(Precision p, bool autocast16 = false);
 
+// Bytes per element of the q and k that reach the attention core: after RoPE (fp32 under amp), or,
+// on a NoPE layer (Llama 4's and SmolLM3's no_rope layers: apply_rotary_pos_emb runs only
+// `if self.use_rope`, modeling_llama4.py / modeling_smollm3.py), the projections' outputs as they
+// are (the matmul dtype).
+inline int64_t QkBytes(const PrecisionModel& p, bool no_rope) { return no_rope ? p.matmul : p.q_after_rope; }
+
 }  // namespace vramplan

@@ -431,7 +431,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
       const bool same_tensor = (g.num_kv_heads == g.num_heads || g.num_kv_heads == 1) && (b == 1 || g.num_heads == 1);
       const bool k_shared = eager_saves && same_tensor && !prec.autocast;
       const bool v_shared = eager_saves && same_tensor;
-      layers[static_cast<size_t>(i)].kv_bytes = T * g.num_kv_heads * ((k_shared ? 0 : g.head_dim * prec.q_after_rope) + (v_shared ? 0 : g.v_head_dim * prec.matmul));
+      layers[static_cast<size_t>(i)].kv_bytes = T * g.num_kv_heads * ((k_shared ? 0 : g.head_dim * QkBytes(prec, g.no_rope)) + (v_shared ? 0 : g.v_head_dim * prec.matmul));
       kv_cache += layers[static_cast<size_t>(i)].kv_bytes;
     }
   }
@@ -866,7 +866,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     Moment m = step(Phase::kForward, At::kCheckpointedScores, L - 1);
     m.gradient_bytes = grads_resident;
     m.activation_bytes = cos_sin + ckpt_shared + layers_kept;
-    m.temporary_bytes = prec.residual * T * h + prec.q_after_rope * T * (a + kv_width) * g.head_dim + prec.matmul * T * kv_width * g.v_head_dim +
+    m.temporary_bytes = prec.residual * T * h + QkBytes(prec, g.no_rope) * T * (a + kv_width) * g.head_dim + prec.matmul * T * kv_width * g.v_head_dim +
                   checked::Mul(score_factor, b, a, s, s) + rng_states + autocast_cache - later_casts;
     // fp32 on the CPU the peak is at `/ math.sqrt(head_dim)`: the Python scalar is a float64 0-dim
     // CPU tensor (8 B) and its fp32 cast (4 B), which only a saved DivBackward0 would keep (measured:
@@ -911,7 +911,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     m.activation_bytes = cos_sin + ckpt_shared + layers_kept;
     m.temporary_bytes = -1;
     Moment highest = m;
-    if (rot_dim == d && !g.mla && !learned_positions) {
+    if (rot_dim == d && !g.mla && !learned_positions && !g.no_rope) {  // a NoPE layer has no RoPE statement
       const int64_t promote = on_cpu && prec.matmul < prec.q_after_rope ? prec.q_after_rope : 0;
       const int64_t factors = 2 * prec.q_after_rope + prec.matmul + promote;  // x * cos, the product; rotate_half(x), its copy
       const int64_t projected = prec.matmul * T * (a * d + kv * (d + g.v_head_dim));
@@ -1522,8 +1522,8 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
             // The checkpoint still holds the core's arguments while the re-run core's backward runs:
             // k_embed and v beside their repeat_kv copies (GQA), q_embed beside its autocast cast
             // (measured: the *.selective rows of measured_cpu_ext.json, b = 1).
-            if (g.num_kv_heads < a) att.temporary_bytes += T * g.num_kv_heads * (prec.q_after_rope * g.head_dim + prec.matmul * g.v_head_dim);
-            if (prec.autocast) att.temporary_bytes += prec.q_after_rope * T * a * g.head_dim;
+            if (g.num_kv_heads < a) att.temporary_bytes += T * g.num_kv_heads * (QkBytes(prec, g.no_rope) * g.head_dim + prec.matmul * g.v_head_dim);
+            if (prec.autocast && !g.no_rope) att.temporary_bytes += prec.q_after_rope * T * a * g.head_dim;
           }
           if (eager) {
             att.temporary_bytes += checked::Mul(8, b, a, s, s);  // grad of the probabilities and softmax backward output
@@ -1889,6 +1889,20 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
                                       "Kimi Delta Attention layers: their saved activations follow fla's chunk_kda as the remote "
                                       "modeling_kimi.py calls it (ChunkKDAFunction.forward with recomputation on, the fused gate, the "
                                       "three short convolutions, FusedRMSNormGated; docs/training.md), worked from the code, not measured"));
+  }
+  // Chunked local attention (Llama 4): below attention_chunk_size tokens the chunked mask is the
+  // causal one and SDPA gets none (transformers masking_utils _ignore_causal_mask_sdpa: kv_length <
+  // local_attention_size); eager materializes the s x s scores either way. From the chunk size on,
+  // SDPA / flex get an explicit chunk mask (create_chunked_causal_mask) the walk does not count.
+  int64_t chunk = 0;
+  for (const LayerKind& k : model.kinds) {
+    if (k.attention.chunked) chunk = k.attention.sliding_window;
+  }
+  if (chunk > 0 && s >= chunk && !eager) {
+    r->warnings.push_back(MakeWarning(WarningCode::kApproximate, "train.seq_len",
+                                      "seq_len " + std::to_string(s) + " reaches attention_chunk_size " + std::to_string(chunk) +
+                                          ": transformers passes the chunked layers an explicit chunk mask (create_chunked_causal_mask), "
+                                          "which the activation walk does not count (it counts those layers as causal attention)"));
   }
   if (!model.approximations.training.empty()) {
     r->warnings.push_back(MakeWarning(WarningCode::kApproximate, "model", model.approximations.training));

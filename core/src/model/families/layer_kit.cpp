@@ -31,6 +31,7 @@ bool SameKind(const LayerKind& x, const LayerKind& y) {
   return x.extra_attention_params == y.extra_attention_params && x.extra_router_params == y.extra_router_params &&
          x.parallel_residual == y.parallel_residual && p.num_heads == q.num_heads && p.num_kv_heads == q.num_kv_heads &&
          p.head_dim == q.head_dim && p.v_head_dim == q.v_head_dim && p.sliding_window == q.sliding_window &&
+         p.chunked == q.chunked && p.no_rope == q.no_rope &&
          p.mla == q.mla && p.kv_lora_rank == q.kv_lora_rank && p.qk_rope_head_dim == q.qk_rope_head_dim &&
          p.q_lora_rank == q.q_lora_rank && p.kv_shared == q.kv_shared &&
          p.cross_attention == q.cross_attention && u.kind == v.kind && u.activation == v.activation &&
@@ -190,6 +191,19 @@ void BuildLayers(ModelSpec* spec, int64_t num_layers, const std::function<LayerK
     if (idx == spec->kinds.size()) spec->kinds.push_back(std::move(kind));
     spec->layer_kind[static_cast<size_t>(i)] = static_cast<uint8_t>(idx);
   }
+}
+
+void EditLayerAttention(ModelSpec* spec, const std::function<void(int64_t, AttentionGeometry*)>& edit) {
+  std::vector<LayerKind> kinds;
+  for (size_t i = 0; i < spec->layer_kind.size(); ++i) {
+    LayerKind kind = spec->kinds[spec->layer_kind[i]];
+    edit(static_cast<int64_t>(i), &kind.attention);
+    size_t idx = 0;
+    while (idx < kinds.size() && !SameKind(kinds[idx], kind)) ++idx;
+    if (idx == kinds.size()) kinds.push_back(std::move(kind));
+    spec->layer_kind[i] = static_cast<uint8_t>(idx);
+  }
+  spec->kinds = std::move(kinds);
 }
 
 Dims ReadDims(ConfigReader& c) {

@@ -83,6 +83,9 @@ void SetMoeMlp(LayerKind* k, int64_t expert_inter, int64_t experts, int64_t top_
 
 // Builds the layer list from a per-layer builder, storing each distinct kind once.
 void BuildLayers(ModelSpec* spec, int64_t num_layers, const std::function<LayerKind(int64_t)>& build);
+// Re-kinds every layer after `edit` changed its attention geometry (SmolLM3's NoPE layers, read
+// after the shared Llama builder ran).
+void EditLayerAttention(ModelSpec* spec, const std::function<void(int64_t, AttentionGeometry*)>& edit);
 
 void FinishCommon(ModelSpec* spec, const Dims& m, bool tied, NormKind norm, bool norm_bias, std::string_view final_norm = "norm");
 

@@ -7,9 +7,12 @@
 // [E, I, h]: not nn.Linear, so not LoRA targets) and a shared_expert Llama4TextMLP of
 // intermediate_size; the other layers a Llama4TextMLP of intermediate_size_mlp. Layers with RoPE
 // (no_rope_layers[i] = 1; by default all but every no_rope_layer_interval-th) use chunked local
-// attention of attention_chunk_size tokens (create_chunked_causal_mask), which the cache holds
-// like a window of that size (HybridChunkedCache; vLLM ChunkedLocalAttentionSpec); the NoPE layers
-// attend globally.
+// attention of attention_chunk_size tokens (create_chunked_causal_mask); the NoPE layers attend
+// globally and skip the rotary embedding (Llama4TextAttention.forward: `if self.use_rope`). The
+// cache of a chunked layer: transformers holds it like a window of attention_chunk_size (the cache
+// classes map "chunked_attention" to the sliding layer with sliding_window = attention_chunk_size),
+// llama.cpp as its SWA cache (LLAMA_SWA_TYPE_CHUNKED), vLLM as ChunkedLocalAttentionSpec
+// (inference/vllm_kv_groups.h).
 #include <algorithm>
 
 #include "model/families/builders.h"
@@ -52,6 +55,8 @@ Expected<ModelSpec> BuildLlama4Text(ConfigReader& c, ModelSpec spec) {
     AddNorm(&k, "input_layernorm", NormSlot::kPreAttention, m.h, false);
     AddNorm(&k, "post_attention_layernorm", NormSlot::kPreMlp, m.h, false);
     SetAttention(&k, m, rope[static_cast<size_t>(i)] ? chunk : 0);
+    k.attention.chunked = rope[static_cast<size_t>(i)] && chunk > 0;
+    k.attention.no_rope = !rope[static_cast<size_t>(i)];
     if (std::find(moe_layers.begin(), moe_layers.end(), i) == moe_layers.end()) {
       AddGatedMlp(&k, m.h, dense_inter, false, GatedMlpOwner::kDense);
       SetDenseMlp(&k, MlpKind::kGated, act, dense_inter);
@@ -67,7 +72,7 @@ Expected<ModelSpec> BuildLlama4Text(ConfigReader& c, ModelSpec spec) {
   });
   if (chunk > 0) {
     spec.notes.push_back("Llama 4's RoPE layers attend within chunks of attention_chunk_size (" + std::to_string(chunk) +
-                         ") tokens: their KV cache is held like a sliding window of that size");
+                         ") tokens: transformers and llama.cpp hold their KV cache like a window of that size, vLLM pages it as chunked local attention");
   }
   return spec;
 }
