@@ -215,6 +215,7 @@ TEST(Fields, EnumsAreTheEnumSpellings) {
   ExpectEnum("inference.engine", io::kEngineNames);
   ExpectEnum("inference.vllm_version", io::kVllmVersionNames);
   ExpectEnum("inference.logits", io::kLogitsNames);
+  ExpectEnum("inference.speculative.method", io::kSpeculativeMethodNames);
   ExpectEnum("parallel.offload_optimizer", io::kOffloadNames);
   ExpectEnum("parallel.offload_params", io::kOffloadNames);
   ExpectEnum("framework.preset", io::kFrameworkPresetNames);
@@ -232,7 +233,7 @@ TEST(Fields, EnumsAreTheEnumSpellings) {
   ExpectEnum("inference.mmproj", io::kMmprojNames);
   size_t enums = 0;
   for (const auto& f : fields::Fields()) enums += f.type == fields::Type::kEnum || f.type == fields::Type::kBoolOrEnum;
-  EXPECT_EQ(enums, 31u) << "a new enum field: add it above";
+  EXPECT_EQ(enums, 32u) << "a new enum field: add it above";
 }
 
 // Every leaf of the generated JSON Schema, walked with its path.

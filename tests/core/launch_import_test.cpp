@@ -486,6 +486,25 @@ TEST(LaunchImport, DeepNestingAndHugeInputAreRefused) {
   EXPECT_EQ(FirstError("# vramplan: {not json\nfinetuning_type: lora\n").field_path.rfind("vramplan", 0), 0u);
 }
 
+// --speculative-config (vllm/config/speculative.py): MTP is read into inference.speculative and
+// written back; other methods are noted as unsupported.
+TEST(LaunchImport, VllmSpeculativeConfigMtp) {
+  const auto out = Import("vllm serve deepseek-ai/DeepSeek-V3 -tp 8 --speculative-config '{\"method\": \"deepseek_mtp\", \"num_speculative_tokens\": 2}'");
+  EXPECT_EQ(out.scenario["inference"]["speculative"]["method"], "mtp");
+  EXPECT_EQ(out.scenario["inference"]["speculative"]["num_speculative_tokens"], 2);
+  ExpectEstimable(out);
+  auto s = ParseScenario(out.scenario.dump());
+  ASSERT_TRUE(s.ok());
+  const std::string text = ExportLaunchConfig(s.value(), "vllm").text;
+  EXPECT_NE(text.find("--speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 2}'"), std::string::npos) << text;
+  const auto back = Import(text);
+  EXPECT_EQ(back.scenario["inference"]["speculative"], out.scenario["inference"]["speculative"]);
+  const auto eagle = Import("vllm serve Qwen/Qwen2.5-7B --speculative-config '{\"method\": \"eagle3\", \"model\": \"x\", \"num_speculative_tokens\": 3}'");
+  ASSERT_NE(FindNote(eagle, "--speculative-config"), nullptr);
+  EXPECT_EQ(FindNote(eagle, "--speculative-config")->status, "unsupported");
+  EXPECT_FALSE(eagle.scenario["inference"].contains("speculative"));
+}
+
 // Every example above, mutated a few thousand times (bytes replaced, deleted, duplicated, cut),
 // imports as a value: a scenario or errors.
 TEST(LaunchImport, MutatedConfigsNeverCrash) {

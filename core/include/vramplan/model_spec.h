@@ -279,6 +279,10 @@ struct CheckpointLayout {
   // The MTP layer's e_proj and h_proj (h x h each) store FP8 block scales (DeepSeek-V4), unlike
   // DeepSeek-V3's bf16 eh_proj.
   bool mtp_eh_scaled = false;
+  // vLLM builds the MTP layer's 2h -> h projection as a ColumnParallelLinear under the model's
+  // quantization (Qwen3-Next / Qwen3.5 `mtp.fc`, qwen3_next_mtp.py), not as DeepSeek-V3's and
+  // GLM-4.5's plain nn.Linear `eh_proj` (16-bit, whole on every rank).
+  bool mtp_fc_column_parallel = false;
   // FP8 block-quantized checkpoints (quantization_config.weight_block_size, DeepSeek-V3 layout):
   // every decoder linear except the router and eh_proj stores an fp32 weight_scale_inv of
   // ceil(out / rows) x ceil(in / cols).

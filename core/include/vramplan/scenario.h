@@ -58,6 +58,9 @@ enum class Engine { kTransformers, kVllm, kLlamaCpp };
 // VLLM_USE_V1=0) also defaults max_num_batched_tokens to max_model_len.
 enum class VllmVersion { kV0_21Plus, kV1_0_8To0_20, kV0Engine };
 enum class LogitsKept { kLast, kAll };
+// vLLM speculative decoding (`--speculative-config`): none, or the checkpoint's own
+// multi-token-prediction layers as the draft (method "mtp"; vllm/config/speculative.py).
+enum class SpeculativeMethod { kNone, kMtp };
 // llama.cpp `--mmproj`: the projector GGUF's file type (none: no projector loaded).
 enum class MmprojType { kNone, kF16, kBf16, kF32, kQ8_0 };
 enum class Offload { kNone, kCpu, kNvme };
@@ -209,6 +212,13 @@ struct InferenceConfig {
   int64_t block_size = 16;
   bool cuda_graphs = true;
   VllmVersion vllm_version = VllmVersion::kV0_21Plus;
+  // vLLM speculative decoding (`--speculative-config '{"method": "mtp", "num_speculative_tokens":
+  // N}'`, docs/inference.md "vLLM: MTP speculative decoding"): the drafter's layers, their KV cache
+  // and N lookahead slots per request.
+  struct Speculative {
+    SpeculativeMethod method = SpeculativeMethod::kNone;
+    int64_t num_speculative_tokens = 1;
+  } speculative;
   // llama.cpp
   int64_t n_ctx = 0;       // 0 = prompt_len + new_tokens
   int64_t n_batch = 2048;

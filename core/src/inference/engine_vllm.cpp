@@ -30,6 +30,7 @@
 #include "inference/vllm_multimodal.h"
 #include "model/cross_attention_kv.h"
 #include "inference/vllm_overheads.h"
+#include "inference/vllm_speculative.h"
 #include "inference/weight_formats.h"
 #include "planner/prepared.h"
 #include "units.h"
@@ -111,7 +112,11 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
   // Vision-language models (inference/vllm_multimodal.h): the tower's weights, and the encoder's
   // share of the profile run.
   const VllmMultimodal mm = VllmMultimodalProfile(s, mnbt, max_model_len, max_seqs, dt, tp);
-  const int64_t weights_total = Add(w.total_bytes, mm.tower_weight_bytes);
+  // MTP speculative decoding (inference/vllm_speculative.h): the drafter's layers load beside the
+  // target's, sharing its embedding and head.
+  const bool mtp = VllmMtpOn(s);
+  const VllmMtpDraft draft = mtp ? VllmMtpDraftOf(s, tp) : VllmMtpDraft{};
+  const int64_t weights_total = Add(w.total_bytes, mm.tower_weight_bytes, draft.WeightBytes());
 
   KvDtype kvd = inf.kv_cache;
   if (kvd == KvDtype::kInt8 || kvd == KvDtype::kInt4) {
@@ -119,7 +124,9 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
     kvd = KvDtype::kFp8;
   }
   KvElementSize e = ResolveKvDtype(kvd, inf.weights, Engine::kVllm);
-  std::vector<KvGroup> groups = KvGroups(m, Engine::kVllm, tp);
+  // The draft's attention layers take a page in every block beside the target's (kv_cache_utils
+  // groups them together).
+  std::vector<KvGroup> groups = KvGroups(mtp ? WithDraftLayers(m, draft.layers) : m, Engine::kVllm, tp);
 
   // Profile run activations: the fused gate_up output (2 x intermediate) and SiluAndMul output
   // (intermediate) for every batched token, plus four hidden-size tensors (the layer input, the
@@ -199,7 +206,7 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
     kv_tokens = hybrid.TokenCapacity();
     per_request_blocks = hybrid.BlocksPerRequest(max_model_len);
     need_one = Mul(per_request_blocks, hybrid.page, hybrid.group_size);
-    blocks_per_seq = hybrid.BlocksPerRequest(engine_util::PromptPlusNew(s));
+    blocks_per_seq = hybrid.BlocksPerRequest(Add(engine_util::PromptPlusNew(s), draft.lookahead_tokens));
   } else if (cross.layers == 0 && inf.vllm_version != VllmVersion::kV0Engine) {
     // V1: full, sliding-window and chunked-local layers as kv_cache_utils.py groups them
     // (inference/vllm_kv_groups.h).
@@ -212,7 +219,8 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
     kv_tokens = paging.token_capacity;
     per_request_blocks = paging.RequestBlocks(max_model_len);
     need_one = paging.RequestBytes(max_model_len);
-    blocks_per_seq = paging.RequestBlocks(engine_util::PromptPlusNew(s));
+    // With speculative decoding the scheduler allocates num_speculative_tokens lookahead slots too.
+    blocks_per_seq = paging.RequestBlocks(Add(engine_util::PromptPlusNew(s), draft.lookahead_tokens));
     if (has_chunked && !hybrid_allocator && explain) {
       Warn(r, true, WarningCode::kApproximate, "inference.vllm_version",
            "vLLM 0.10.1 until PR #29627 disables the hybrid KV-cache manager for chunked local attention by default "
@@ -248,14 +256,18 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
     const int64_t cross_blocks = CeilDiv(CrossAttentionStates(m, inf.images_per_request), block);
     need_one = Add(need_one, Mul(cross_blocks, page_all_layers));
     per_request_blocks = Add(CeilDiv(max_model_len, block), cross_blocks);
-    blocks_per_seq = Add(CeilDiv(engine_util::PromptPlusNew(s), block), cross_blocks);
+    // With speculative decoding the scheduler allocates num_speculative_tokens lookahead slots too.
+    blocks_per_seq = Add(CeilDiv(Add(engine_util::PromptPlusNew(s), draft.lookahead_tokens), block), cross_blocks);
     if (cross_blocks > 0) r->vision.cross_attention_kv_bytes = Mul(std::max<int64_t>(1, inf.batch_size), cross_blocks, page_all_layers);
   }
   const bool len_fits = available > 0 && need_one <= available;
   const int64_t concurrency = per_request_blocks > 0 ? std::min(max_seqs, num_blocks / per_request_blocks) : 0;
 
   const std::string X = " x ";
-  SetTerm(r, "weights", weights_total, explain ? w.explain + (mm.loaded ? " + vision tower and projector (16-bit) " + Gib(mm.tower_weight_bytes) : std::string()) : "");
+  SetTerm(r, "weights", weights_total,
+          explain ? w.explain + (mm.loaded ? " + vision tower and projector (16-bit) " + Gib(mm.tower_weight_bytes) : std::string()) +
+                        (mtp ? " + " + draft.explain + " = " + BytesExplained(draft.WeightBytes()) : std::string())
+                  : "");
   SetTerm(r, "activations", layer_act,
           explain ? "profile_run peak for max_num_batched_tokens = " + WithCommas(mnbt) + " tokens: " + BytesExplained(decoder_act) +
                         (mm_extra > 0 ? " + multimodal profile: " + WithCommas(mm.items) + " dummy images of " + WithCommas(mm.tokens_per_item) +
@@ -272,14 +284,16 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
           explain && state.layers > 0
               ? "available = " + Gib(std::max<int64_t>(available, 0)) + "; " + WithCommas(num_blocks) + " blocks x " + WithCommas(hybrid.group_size) +
                     " layers x " + WithCommas(hybrid.page) + " B pages (attention: " + WithCommas(block) + " tokens; recurrent layers: one sequence's state, " +
-                    RecurrentStateExplain(state) + ") = " + BytesExplained(kv_pool)
+                    RecurrentStateExplain(state) + ")" + (mtp ? "; the attention layers include the " + WithCommas(draft.layers) + " MTP draft layer(s)" : std::string()) +
+                    " = " + BytesExplained(kv_pool)
           : explain && paging.layout == VllmKvPaging::Layout::kHybrid
               ? "available = " + Gib(std::max<int64_t>(available, 0)) + "; hybrid KV-cache manager (" + paging.Explain() + "): " + WithCommas(num_blocks) +
                     " blocks x " + WithCommas(paging.group_size) + " tensors x " + WithCommas(paging.page) + " B pages = " + BytesExplained(kv_pool) +
-                    "; per token " + KvExplainPerToken(groups, e)
+                    "; per token " + KvExplainPerToken(groups, e) + (mtp ? " (with the " + WithCommas(draft.layers) + " MTP draft layer(s))" : std::string())
           : explain ? "available = " + Gib(requested) + " (" + std::to_string(inf.gpu_memory_utilization) + " x " + Gib(capacity) + ") - weights - activation peak - non-torch = " +
                         Gib(std::max<int64_t>(available, 0)) + "; " + WithCommas(num_blocks) + " blocks x " + WithCommas(block) + " tokens x " +
-                        KvExplainPerToken(groups, e) + " = " + BytesExplained(kv_pool)
+                        KvExplainPerToken(groups, e) + (mtp ? " (with the " + WithCommas(draft.layers) + " MTP draft layer(s))" : std::string()) +
+                        " = " + BytesExplained(kv_pool)
                   : "");
   SetTerm(r, "temporary", non_torch + graphs,
           explain ? "non-torch memory (kernels" + std::string(tp > 1 ? ", NCCL / custom all-reduce buffers" : "") + ") " + Gib(non_torch) +

@@ -54,6 +54,12 @@ inline constexpr EnumName<Engine> kEngineNames[] = {
     {"transformers", Engine::kTransformers}, {"vllm", Engine::kVllm}, {"llama_cpp", Engine::kLlamaCpp}};
 inline constexpr EnumName<VllmVersion> kVllmVersionNames[] = {
     {"0.21+", VllmVersion::kV0_21Plus}, {"0.8-0.20", VllmVersion::kV1_0_8To0_20}, {"0.6-0.10_v0", VllmVersion::kV0Engine}};
+// "mtp" and the per-model names vLLM still accepts and maps to it (speculative.py __post_init__:
+// "method `...` is deprecated and replaced with mtp"); the echo writes "mtp".
+inline constexpr EnumName<SpeculativeMethod> kSpeculativeMethodNames[] = {
+    {"none", SpeculativeMethod::kNone},          {"mtp", SpeculativeMethod::kMtp},
+    {"deepseek_mtp", SpeculativeMethod::kMtp},   {"glm4_moe_mtp", SpeculativeMethod::kMtp},
+    {"qwen3_next_mtp", SpeculativeMethod::kMtp}, {"qwen3_5_mtp", SpeculativeMethod::kMtp}};
 inline constexpr EnumName<MmprojType> kMmprojNames[] = {
     {"none", MmprojType::kNone}, {"f16", MmprojType::kF16}, {"bf16", MmprojType::kBf16}, {"f32", MmprojType::kF32}, {"q8_0", MmprojType::kQ8_0}};
 inline constexpr EnumName<LogitsKept> kLogitsNames[] = {{"last", LogitsKept::kLast}, {"all", LogitsKept::kAll}};

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "diagnostics/warning_codes.h"
+#include "inference/vllm_speculative.h"
 #include "inference/weight_formats.h"
 #include "io/enum_names.h"
 #include "io/input_limits.h"
@@ -404,6 +405,7 @@ void ValidateAgainstModel(const Scenario& s, Issues* errors) {
       break;
     }
   }
+  CheckSpeculative(s, errors);  // inference/vllm_speculative.h
   ValidateTopologyForModel(s.parallel, s.model, errors);  // parallel/topology.h
   if (s.mode == Mode::kTrain) ValidateTrainingTopology(s, errors);
 }

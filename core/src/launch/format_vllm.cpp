@@ -152,6 +152,23 @@ void ImportVllm(std::string_view text, ImportContext* ctx) {
       } else {
         ctx->Unsupported(key, "only max_pixels is modelled");
       }
+    } else if (k == "speculative-config") {
+      // vllm/config/speculative.py SpeculativeConfig: {"method": "mtp", "num_speculative_tokens": N}
+      // (the per-model MTP method names are mapped to "mtp"); other methods are not modelled.
+      if (!need()) continue;
+      const io::Json j = io::Json::parse(*o.value, nullptr, false);
+      const io::Json* method = j.is_object() && j.contains("method") ? &j["method"] : nullptr;
+      const std::string name = method != nullptr && method->is_string() ? method->get<std::string>() : std::string();
+      bool mtp = false;
+      for (const auto& n : io::kSpeculativeMethodNames) mtp = mtp || (n.value == SpeculativeMethod::kMtp && name == n.name);
+      if (!mtp) {
+        ctx->Unsupported(key, "only method \"mtp\" (the checkpoint's MTP layers) is modelled, got " + io::Preview(v));
+        continue;
+      }
+      ctx->Read(key, "inference.speculative.method", "mtp");
+      if (j.contains("num_speculative_tokens")) {
+        if (auto n = ctx->Int(j["num_speculative_tokens"], key, 1, 64)) ctx->Read(key, "inference.speculative.num_speculative_tokens", *n);
+      }
     } else if (k == "block-size") {
       if (need()) if (auto n = ctx->Int(v, key, 1, 1024)) ctx->Read(key, "inference.block_size", *n);
     } else if (k == "kv-cache-dtype") {
@@ -170,7 +187,7 @@ void ImportVllm(std::string_view text, ImportContext* ctx) {
       if (!o.value || *o.value == "true" || *o.value == "True") ctx->Read(key, "inference.cuda_graphs", false);
       else ctx->Ignored(key, "false: CUDA graphs captured");
     } else if (k == "cpu-offload-gb" || k == "kv-cache-memory-bytes" || k == "num-gpu-blocks-override" || k == "enable-lora" ||
-               k == "max-lora-rank" || k == "max-loras" || k == "lora-modules" || k == "limit-mm-per-prompt" || k == "speculative-config" ||
+               k == "max-lora-rank" || k == "max-loras" || k == "lora-modules" || k == "limit-mm-per-prompt" ||
                k == "enable-expert-parallel" || k == "kv-transfer-config" || k == "compilation-config" || k == "max-cpu-loras") {
       ctx->Unsupported(key, "changes GPU memory in a way the vLLM estimate does not model");
     } else if (k == "config") {
@@ -254,6 +271,10 @@ ExportText ExportVllm(const Scenario& s) {
   if (inf.kv_cache == KvDtype::kFp8) lines.push_back("--kv-cache-dtype fp8");
   else if (inf.kv_cache == KvDtype::kAuto) lines.push_back("--kv-cache-dtype auto");
   if (!inf.cuda_graphs) lines.push_back("--enforce-eager");
+  if (inf.speculative.method == SpeculativeMethod::kMtp) {
+    lines.push_back("--speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": " +
+                    std::to_string(inf.speculative.num_speculative_tokens) + "}'");
+  }
   for (size_t i = 0; i < lines.size(); ++i) out.text += (i ? "  " : "") + lines[i] + (i + 1 < lines.size() ? " \\\n" : "\n");
   return out;
 }

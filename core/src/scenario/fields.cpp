@@ -402,6 +402,13 @@ std::vector<Field> BuildTable() {
   Int(&t, "inference.limit_mm_video_per_prompt", AT(inference.limit_mm_video_per_prompt), -1, 65536, "-1",
       DOC("vLLM `--limit-mm-per-prompt` videos: -1 = vLLM's default (999), 0 = no video; sizes the profile run's dummy "
       "video (docs/inference.md \"vLLM: multimodal models\")"));
+  Object(&t, "inference.speculative",
+         DOC("vLLM speculative decoding (`--speculative-config`, docs/inference.md \"vLLM: MTP speculative decoding\")"));
+  Enum(&t, "inference.speculative.method", AT(inference.speculative.method), io::kSpeculativeMethodNames, "\"none\"",
+       DOC("`mtp`: the checkpoint's multi-token-prediction layers draft tokens (vLLM only, models with "
+       "`num_nextn_predict_layers` / `mtp_num_hidden_layers`); the older per-model names mean the same"));
+  Int(&t, "inference.speculative.num_speculative_tokens", AT(inference.speculative.num_speculative_tokens), 1, 64, "1",
+      DOC("draft tokens per step (vLLM `num_speculative_tokens`): above the MTP layer count it must be a multiple of it"));
   Enum(&t, "inference.mmproj", AT(inference.mmproj), io::kMmprojNames, "\"none\"",
        DOC("llama.cpp `--mmproj`: the multimodal projector GGUF's file type (`f16` usually); its weights and compute "
        "buffer go on the GPU beside the model (docs/inference.md \"llama.cpp: --mmproj\")"));

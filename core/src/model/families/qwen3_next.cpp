@@ -81,6 +81,7 @@ Expected<ModelSpec> BuildQwenHybrid(ConfigReader& c, ModelSpec spec, QwenHybrid 
   // Qwen3NextMultiTokenPredictor: fc 2h -> h, two pre-fc norms, one full-attention decoder layer,
   // a final norm) has no embeddings of its own.
   AddMtpLayers(c, &spec, false, variant == QwenHybrid::kNext ? 1 : 0);
+  spec.checkpoint.mtp_fc_column_parallel = true;  // fc = ColumnParallelLinear(2h, h, quant_config) in vLLM
   return spec;
 }
 
