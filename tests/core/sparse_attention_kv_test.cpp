@@ -123,5 +123,24 @@ TEST(SparseAttentionKvLlamaCpp, CellsTimesBothRows) {
   EXPECT_EQ(cpu_kv, 4096LL * 78 * 1408);
 }
 
+// transformers' prefill peak is the indexer's scoring (GlmMoeDsaIndexer.forward: the einsum's fp32
+// [b, s, 64, s] result and `* softmax_scale`, then `F.relu`: two such tensors at once) on top of the
+// layer's tensors of the dense-MLA prefill walk (engine_transformers.cpp PrefillLayerPeak: four
+// hidden-size tensors, q / k / v, the rotary copies of q and k, the attention output).
+TEST(SparseAttentionKvTransformers, PrefillPeakIsTheIndexerScores) {
+  json sc = {{"model", kV32},
+             {"mode", "inference"},
+             {"gpu", "h200-sxm-141gb"},
+             {"inference", {{"engine", "transformers"}, {"prompt_len", 4096}, {"new_tokens", 16}}}};
+  Result r = testing_support::EstimateText(sc.dump());
+  const int64_t T = 4096, h = 7168, heads = 128, d = 192, vd = 128;
+  const int64_t layer = 4 * T * h * 2 + T * (heads * d + heads * (d + vd)) * 2 + T * 2 * heads * d * 2 + T * heads * vd * 2;
+  EXPECT_EQ(layer, 1308622848);
+  const int64_t scores = 2LL * 4096 * 64 * 4096 * 4;  // 8 GiB
+  EXPECT_EQ(GpuTerm(r, "activations"), layer + scores);
+  // The KV term: 61 x (128 x 320 x 2 + 128 x 2) B per prompt token.
+  EXPECT_EQ(GpuTerm(r, "kv_cache"), 5012736LL * 4096);
+}
+
 }  // namespace
 }  // namespace vramplan

@@ -203,7 +203,8 @@ void EstimateTransformersEngine(const Scenario& s, const RankShard& rank, const 
     SetTerm(r, "activations", prefill_act,
             explain ? (logits_peak ? std::string("freed before the lm_head") :
                        "prefill " + layer.what + " temporaries of the last layer, " + WithCommas(b) + X + WithCommas(prompt) + " tokens (" +
-                           (inf.attention == AttentionImpl::kEager ? "eager: b x heads x s x s scores materialized" :
+                           (layer.what == "indexer scores" ? "DeepSeek sparse attention: 2 x b x s x index_n_heads x s fp32 indexer scores" :
+                            inf.attention == AttentionImpl::kEager ? "eager: b x heads x s x s scores materialized" :
                             inf.attention == AttentionImpl::kSdpa ? "sdpa: no s x s matrix" : "flash: no s x s matrix") + ") = " + BytesExplained(prefill_act))
                     : "");
     SetTerm(r, "logits_and_loss", logits_peak ? prefill_logits : 0,

@@ -124,7 +124,7 @@ std::string KvExplainPerToken(const std::vector<KvGroup>& groups, const KvElemen
     if (!s.empty()) s += " + ";
     s += std::to_string(g.layers) + " layers x ";
     // "576 (MLA latent) x 2 B", "(576 MLA latent + 128 indexer keys) x 2 B",
-    // "(1152 + 132 B indexer keys)", "(656 B fp8_ds_mla latent + 132 B indexer keys)".
+    // "(576 (MLA latent) x 2 B + 132 B indexer keys)", "(656 B fp8_ds_mla latent + 132 B indexer keys)".
     const bool fp8_latent = g.fp8_latent_bytes > 0 && e.name == "fp8";
     std::string row;
     if (fp8_latent) row = std::to_string(g.fp8_latent_bytes) + " B fp8_ds_mla latent";
