@@ -139,6 +139,12 @@ struct AttentionGeometry {
   int64_t qk_rope_head_dim = 0;
   int64_t qk_nope_head_dim = 0;
   int64_t q_lora_rank = 0;
+  // DeepSeek sparse attention (DeepSeek-V3.2, GLM-5): the layer's lightning indexer keeps one key of
+  // index_head_dim per token (a single head shared by its index_n_heads query heads) beside the MLA
+  // latent, and attention reads the index_topk best-scoring tokens (0: no indexer).
+  int64_t index_head_dim = 0;
+  int64_t index_n_heads = 0;
+  int64_t index_topk = 0;
   // The layer reads the K/V of an earlier layer and caches none of its own (Gemma 4's last
   // num_kv_shared_layers layers: modeling_gemma4.py Gemma4TextAttention.is_kv_shared_layer).
   bool kv_shared = false;

@@ -8,7 +8,10 @@
 //    ggml_row_size(type_v, n_embd_v_gqa) on the layer's device (src/llama-kv-cache.cpp); sliding
 //    and chunked (Llama 4) layers get min(n_ctx, pad(n_swa x n_seq + n_ubatch, 256)) cells
 //    (src/llama-kv-cache-iswa.cpp; swa_full, off by default, would give them n_ctx);
-//    DeepSeek MLA caches kv_lora_rank + rope per cell. n_ctx is padded to 256.
+//    DeepSeek MLA caches kv_lora_rank + rope per cell; DeepSeek sparse attention (DeepSeek-V3.2,
+//    GLM-5: LLM_ARCH_DEEPSEEK32 / LLM_ARCH_GLM_DSA) adds a second cache of the lightning indexer's
+//    keys, indexer_head_size per cell in type_k (src/llama-kv-cache-dsa.cpp llama_kv_cache_dsa,
+//    ggml-org/llama.cpp PR #23346). n_ctx is padded to 256.
 //  * "CUDA0 compute buffer size": the ggml graph allocator's peak for one n_ubatch micro-batch at
 //    full context. Without flash attention the f32 KQ scores n_head x n_ctx x n_ubatch dominate
 //    (llm_graph_context::build_attn_mha: ggml_mul_mat(k, q) then in-place soft_max); with flash
@@ -94,7 +97,9 @@ void EstimateLlamaCppEngine(const Scenario& s, const RankShard& rank, const Prep
     // No K/V without attention, on a layer that reuses another layer's K/V (Gemma 4's KV-shared
     // layers) or on a cross-attention layer (image K/V, not per text token).
     const bool caches = a.num_heads > 0 && !a.kv_shared && !a.cross_attention;
-    int64_t kv = caches ? Mul(row(k_el) + row(v_el), cells) : 0;
+    // DeepSeek sparse attention: llama_kv_cache_dsa's second cache holds the indexer key, one
+    // head of indexer_head_size per cell in type_k (src/llama-kv-cache-dsa.cpp).
+    int64_t kv = caches ? Mul(row(k_el) + row(v_el) + row(a.index_head_dim), cells) : 0;
     // A recurrent layer's r_l / s_l rows, F32, one per sequence (src/llama-memory-recurrent.cpp;
     // mem_size = max(1, n_seq_max)).
     if (k.recurrent.kind != MixerKind::kNone) kv = Add(kv, Mul(RecurrentLayerBytes(k.recurrent, Engine::kLlamaCpp, 1, 4), n_seq));

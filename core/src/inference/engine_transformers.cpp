@@ -70,6 +70,13 @@ LayerPeak PrefillLayerPeak(const ModelSpec& m, const InferenceConfig& inf, int64
     // q, k, v projections + rotary copies of q and k + attention output
     int64_t attn = Add(base, Mul(T, heads * d + kv * (d + vd), dt), Mul(T, heads + kv, d, dt), Mul(T, heads, vd, dt));
     int64_t s_window = a.sliding_window > 0 ? std::min(a.sliding_window, seq) : seq;
+    // DeepSeek sparse attention (modeling_glm_moe_dsa.py GlmMoeDsaIndexer.forward, after the
+    // layer's q / k / v): `scores = einsum(q.float(), k.float()) * softmax_scale` and then
+    // `F.relu(scores)` each hold two fp32 [batch, seq, index_n_heads, seq] tensors at once.
+    if (a.index_n_heads > 0) {
+      const int64_t indexer = Add(attn, Mul(2, batch, seq, a.index_n_heads, seq, 4));
+      if (indexer > best.bytes) best = {indexer, "indexer scores"};
+    }
     if (inf.attention == AttentionImpl::kEager) {
       // scores (dtype) + fp32 softmax + its cast back, and the 4-D causal mask (b x 1 x s x s, dtype)
       attn = Add(attn, Mul(batch, heads, seq, seq, 2 * dt + 4), Mul(batch, seq, seq, dt));
@@ -138,7 +145,7 @@ void EstimateTransformersEngine(const Scenario& s, const RankShard& rank, const 
     vr.tower_weight_bytes = tower_bytes;
     FillVideoResult(s, &vr);
   }
-  std::vector<KvGroup> groups = KvGroups(m, Engine::kTransformers, tp);
+  std::vector<KvGroup> groups = KvGroups(m, Engine::kTransformers, tp, dt);
   KvElementSize e = ResolveKvDtype(inf.kv_cache, wf, Engine::kTransformers);
   if (inf.kv_cache == KvDtype::kFp8) Warn(r, explain, WarningCode::kSubstituted, "inference.kv_cache", "transformers has no fp8 KV cache; counted at 1 B/element as an offloaded/quantized cache would be");
 
@@ -196,7 +203,8 @@ void EstimateTransformersEngine(const Scenario& s, const RankShard& rank, const 
     SetTerm(r, "activations", prefill_act,
             explain ? (logits_peak ? std::string("freed before the lm_head") :
                        "prefill " + layer.what + " temporaries of the last layer, " + WithCommas(b) + X + WithCommas(prompt) + " tokens (" +
-                           (inf.attention == AttentionImpl::kEager ? "eager: b x heads x s x s scores materialized" :
+                           (layer.what == "indexer scores" ? "DeepSeek sparse attention: 2 x b x s x index_n_heads x s fp32 indexer scores" :
+                            inf.attention == AttentionImpl::kEager ? "eager: b x heads x s x s scores materialized" :
                             inf.attention == AttentionImpl::kSdpa ? "sdpa: no s x s matrix" : "flash: no s x s matrix") + ") = " + BytesExplained(prefill_act))
                     : "");
     SetTerm(r, "logits_and_loss", logits_peak ? prefill_logits : 0,

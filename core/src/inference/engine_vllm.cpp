@@ -10,7 +10,8 @@
 //     x dtype (MLA: block x (kv_lora_rank + rope) x dtype) (vllm/v1/core/kv_cache_utils.py
 //     get_num_blocks, vllm/v1/kv_cache_interface.py AttentionSpec.page_size_bytes); models with
 //     sliding-window or chunked local layers besides full ones are grouped by the hybrid KV-cache
-//     manager (inference/vllm_kv_groups.h);
+//     manager (inference/vllm_kv_groups.h); DeepSeek sparse attention adds each layer's indexer key
+//     page to the block (inference/kv_cache.h);
 //  5. it refuses to start if one max_model_len request does not fit
 //     (kv_cache_utils.py check_enough_kv_cache_memory) and logs
 //     "GPU KV cache size: N tokens" (= num_blocks x block_size) and
@@ -104,7 +105,11 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
   int64_t mnbt = inf.max_num_batched_tokens;
   if (mnbt <= 0) mnbt = VllmDefaultBatchedTokens(inf.vllm_version, capacity, max_model_len);
   const int64_t max_seqs = std::max<int64_t>(1, inf.max_num_seqs);
-  const int64_t block_size = std::max<int64_t>(1, inf.block_size);
+  // DeepSeek sparse attention: one group of every layer's latent and indexer pages
+  // (UniformTypeKVCacheSpecs, vllm/v1/core/kv_cache_utils.py get_kv_cache_groups: both are
+  // full-attention MLAAttentionSpecs of different page sizes, so num_blocks = available // the
+  // sum of all layers' pages and a request holds cdiv(len, block) blocks), in 64-token blocks.
+  const int64_t block_size = VllmBlockTokens(m, inf.block_size);
 
   if (IsGguf(inf.weights)) Warn(r, explain, WarningCode::kApproximate, "inference.weights", "vLLM's GGUF support dequantizes through its own kernels; the file's tensor types are counted as stored");
   if (inf.weights == WeightFormat::kNf4 || inf.weights == WeightFormat::kInt8) Warn(r, explain, WarningCode::kNotModeled, "inference.weights", "bitsandbytes checkpoints in vLLM keep the same stored bytes; kernel workspaces are not modelled");
@@ -334,6 +339,11 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
                WithCommas(block) + " tokens so one attention page (" + WithCommas(hybrid.page) + " B) holds a layer's state, groups " +
                WithCommas(hybrid.group_size) + " layers per KV-cache tensor (" + WithCommas(hybrid.attention_groups) + " attention + " +
                WithCommas(hybrid.state_groups) + " state groups) and gives each request one state block per state group; prefix caching is off for these models");
+    }
+    if (HasSparseIndexer(m) && inf.block_size != kVllmSparseMlaBlockTokens) {
+      Warn(r, true, WarningCode::kNoEffect, "inference.block_size",
+           "DeepSeek sparse attention: vLLM forces 64-token blocks for the FlashMLA sparse backend (vllm/platforms/cuda.py); the latent and "
+           "the indexer keys of every layer are paged together in them");
     }
     if (available <= 0) {
       Warn(r, true, WarningCode::kWouldNotStart, "inference.gpu_memory_utilization", "no memory left for the KV cache: weights + activations exceed " + Gib(requested) + "; vLLM would not start");

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "inference/engines.h"
+#include "inference/kv_cache.h"
 #include "inference/weight_formats.h"
 #include "planner/context_limit_check.h"
 #include "planner/simulate.h"
@@ -130,7 +131,7 @@ void SolveInverseQuestions(const Scenario& s, const Prepared& prepared, Result* 
     Scenario v = s;
     if (v.inference.max_model_len <= 0) v.inference.max_model_len = len;
     std::optional<Result> p = Probe(v, prepared);
-    int64_t block = std::max<int64_t>(1, s.inference.block_size);
+    int64_t block = VllmBlockTokens(s.model, s.inference.block_size);
     int64_t per_req = CeilDiv(len, block);
     int64_t blocks = p ? p->inference.kv_token_capacity / block : 0;
     c.max_batch_fits = p && InferenceFits(v, *p) ? std::min(std::max<int64_t>(1, s.inference.max_num_seqs), blocks / per_req) : 0;

@@ -31,7 +31,18 @@ KvElementSize ResolveKvDtype(KvDtype kv, WeightFormat weights, Engine engine) {
   }
 }
 
-std::vector<KvGroup> KvGroups(const ModelSpec& spec, Engine engine, int64_t tp) {
+bool HasSparseIndexer(const ModelSpec& spec) {
+  for (const LayerKind& k : spec.kinds) {
+    if (k.attention.index_head_dim > 0) return true;
+  }
+  return false;
+}
+
+int64_t VllmBlockTokens(const ModelSpec& spec, int64_t block_size) {
+  return HasSparseIndexer(spec) ? kVllmSparseMlaBlockTokens : std::max<int64_t>(1, block_size);
+}
+
+std::vector<KvGroup> KvGroups(const ModelSpec& spec, Engine engine, int64_t tp, int64_t model_dtype_bytes) {
   tp = std::max<int64_t>(tp, 1);
   std::vector<int64_t> count(spec.kinds.size(), 0);
   for (uint8_t k : spec.layer_kind) ++count[k];
@@ -55,10 +66,24 @@ std::vector<KvGroup> KvGroups(const ModelSpec& spec, Engine engine, int64_t tp) 
       g.k_elems = per_gpu * a.head_dim;
       g.v_elems = per_gpu * v_dim;
     }
+    if (a.index_head_dim > 0) {
+      switch (engine) {
+        case Engine::kVllm:
+          // DeepseekV32IndexerCache: head_dim + head_dim // quant_block_size(128) x 4 B, uint8.
+          g.index_bytes = a.index_head_dim + a.index_head_dim / 128 * 4;
+          // fp8_ds_mla: kv_lora_rank fp8 values + one fp32 scale per 128 of them + the RoPE part
+          // in bf16 = 512 + 16 + 128 = 656 B for the only geometry FlashMLA sparse runs (576).
+          if (a.mla) g.fp8_latent_bytes = a.kv_lora_rank + a.kv_lora_rank / 128 * 4 + 2 * a.qk_rope_head_dim;
+          break;
+        case Engine::kLlamaCpp: g.index_k_elems = a.index_head_dim; break;
+        default: g.index_bytes = checked::Mul(a.index_head_dim, model_dtype_bytes); break;
+      }
+    }
     // Merge with an identical group (kinds that differ only in their MLP).
     bool merged = false;
     for (auto& o : out) {
-      if (o.k_elems == g.k_elems && o.v_elems == g.v_elems && o.window_tokens == g.window_tokens && o.chunked == g.chunked) {
+      if (o.k_elems == g.k_elems && o.v_elems == g.v_elems && o.window_tokens == g.window_tokens && o.chunked == g.chunked && o.index_k_elems == g.index_k_elems &&
+          o.index_bytes == g.index_bytes && o.fp8_latent_bytes == g.fp8_latent_bytes) {
         o.layers += g.layers;
         merged = true;
         break;
@@ -74,7 +99,8 @@ std::vector<KvGroup> KvGroups(const ModelSpec& spec, Engine engine, int64_t tp) 
 int64_t KvLayerBytes(const KvGroup& g, const KvElementSize& e, int64_t tokens) {
   // ggml rows: ggml_row_size(type, n_embd) per token; other engines: elements x num/den.
   auto row = [&](int64_t elems) { return elems == 0 ? 0 : CeilDiv(checked::Mul(elems, e.bytes), e.elements); };
-  return checked::Mul(row(g.k_elems) + row(g.v_elems), tokens);
+  const int64_t k = g.fp8_latent_bytes > 0 && e.name == "fp8" ? g.fp8_latent_bytes : row(g.k_elems);
+  return checked::Mul(k + row(g.v_elems) + row(g.index_k_elems) + g.index_bytes, tokens);
 }
 
 int64_t KvBytesPerToken(const std::vector<KvGroup>& groups, const KvElementSize& e) {
@@ -98,10 +124,17 @@ std::string KvExplainPerToken(const std::vector<KvGroup>& groups, const KvElemen
   for (const auto& g : groups) {
     if (!s.empty()) s += " + ";
     s += std::to_string(g.layers) + " layers x ";
-    if (g.v_elems == 0) s += std::to_string(g.k_elems) + " (MLA latent)";
-    else if (g.k_elems == g.v_elems) s += "2 x " + std::to_string(g.k_elems);
-    else s += "(" + std::to_string(g.k_elems) + " + " + std::to_string(g.v_elems) + ")";
-    s += " x " + bytes;
+    // "576 (MLA latent) x 2 B", "(576 MLA latent + 128 indexer keys) x 2 B",
+    // "(576 (MLA latent) x 2 B + 132 B indexer keys)", "(656 B fp8_ds_mla latent + 132 B indexer keys)".
+    const bool fp8_latent = g.fp8_latent_bytes > 0 && e.name == "fp8";
+    std::string row;
+    if (fp8_latent) row = std::to_string(g.fp8_latent_bytes) + " B fp8_ds_mla latent";
+    else if (g.index_k_elems > 0) row = "(" + std::to_string(g.k_elems) + " MLA latent + " + std::to_string(g.index_k_elems) + " indexer keys) x " + bytes;
+    else if (g.v_elems == 0) row = std::to_string(g.k_elems) + " (MLA latent) x " + bytes;
+    else if (g.k_elems == g.v_elems) row = "2 x " + std::to_string(g.k_elems) + " x " + bytes;
+    else row = "(" + std::to_string(g.k_elems) + " + " + std::to_string(g.v_elems) + ") x " + bytes;
+    if (g.index_bytes > 0) row = "(" + row + " + " + std::to_string(g.index_bytes) + " B indexer keys)";
+    s += row;
     if (g.window_tokens > 0) s += (g.chunked ? " (chunks of " : " (sliding ") + std::to_string(g.window_tokens) + ")";
   }
   return s + " = " + WithCommas(KvBytesPerToken(groups, e)) + " B/token";

@@ -61,6 +61,10 @@ ModelSizes MeasureModel(const ModelSpec& m) {
     z.kv_full += n * kvh * (d + dv);
     z.kv_max_layer = std::max(z.kv_max_layer, kvh * std::max(d, dv));
     z.kv_latent += n * (g.mla ? D(g.kv_lora_rank) + D(g.qk_rope_head_dim) : kvh * (d + dv));
+    // At most 4 B per indexer key element (transformers' fp32, llama.cpp f32) + vLLM's scales (4 B
+    // per 128) + the fp8_ds_mla latent's extra over 576 fp8 values (80 B).
+    if (g.index_head_dim > 0) z.kv_index_bytes += n * (4 * D(g.index_head_dim) + 4 + 80);
+    z.max_index_heads = std::max(z.max_index_heads, D(g.index_n_heads));
     z.max_inter = std::max(z.max_inter, E > 0 ? I * topk : I);
     z.prefill_width = std::max(z.prefill_width, 5 * h + 2 * attn + E + 3 * SI + 3 * I * topk + 3 * I);
     z.vllm_width = std::max(z.vllm_width, 2 * h + 2 * a * d + 2 * kvh * d + topk * (3 * I + h) + E);
@@ -124,7 +128,7 @@ double KvElementBytes(const Scenario& s) {
 // rows rounded up to whole bytes (+2).
 double KvBytesPerTokenBound(const Scenario& s, const ModelSizes& z) {
   const bool latent = s.inference.engine != Engine::kTransformers;  // MLA's latent in vLLM and llama.cpp
-  return KvElementBytes(s) * (latent ? z.kv_latent : z.kv_full) + 2 * z.layers;
+  return KvElementBytes(s) * (latent ? z.kv_latent : z.kv_full) + 2 * z.layers + z.kv_index_bytes;
 }
 
 int64_t VllmBatchedTokens(const Scenario& s) {
@@ -218,6 +222,8 @@ Bounds Assess(const Scenario& s, const ModelSizes& z) {
       // 4-D mask (dt); the logits of every prompt position (dt + fp32 copy) when kept.
       const double dt = D(ComputeDtypeBytes(inf.weights));
       if (inf.attention == AttentionImpl::kEager) out.Add(Part::kInferScores, b * prompt * prompt * ((2 * dt + 4) * z.max_heads + dt));
+      // DSA: the indexer's two fp32 score tensors per head (engine_transformers.cpp).
+      if (z.max_index_heads > 0) out.Add(Part::kInferScores, 8 * b * prompt * prompt * z.max_index_heads);
       out.Add(Part::kInferPrefill, 4 * T * z.prefill_width + cached * (KvElementBytes(s) * z.kv_max_layer + 1));
       out.Add(Part::kInferLogits, T * ((dt + 4) * V + 4 * h) + 12 * b * V + 4 * b * (2 * h + 3 * z.max_inter + 3));
       break;

@@ -36,6 +36,8 @@ struct ModelSizes {
   double kv_full = 0;        // K+V elements per token over all layers, heads decompressed
   double kv_latent = 0;      // ... with MLA's latent (vLLM, llama.cpp)
   double kv_max_layer = 0;   // largest K or V row of one layer (transformers' torch.cat copy)
+  double kv_index_bytes = 0; // DSA indexer keys per token over all layers, bytes, any engine (inference/kv_cache.h)
+  double max_index_heads = 0;  // DSA indexer heads (transformers' fp32 prefill scores)
   double max_inter = 0;      // largest MLP width a token runs through (MoE: I x top-k)
   double prefill_width = 0;  // transformers prefill: elements per token alive in one layer
   double vllm_width = 0;     // vLLM profile run: elements per batched token in one layer

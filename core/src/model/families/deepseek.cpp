@@ -48,6 +48,7 @@ Expected<ModelSpec> BuildDeepseekMla(ConfigReader& c, ModelSpec spec, const MlaV
   bool correction_bias = variant.always_correction_bias || c.String("topk_method", "") == "noaux_tc";
   const int64_t index_heads = variant.indexer ? c.Required({"index_n_heads"}, 1, kMaxHeadsOrExperts) : 0;
   const int64_t index_dim = variant.indexer ? c.Required({"index_head_dim"}, 1, kMaxHeadsOrExperts) : 0;
+  const int64_t index_topk = variant.indexer ? c.Int({"index_topk"}, 1).value_or(2048) : 0;  // DeepseekV32Config default
   if (variant.indexer && c.errors()->empty() && q_lora <= 0) {
     io::AddError(c.errors(), "missing_key", io::JoinPath(c.path(), "q_lora_rank"),
                  "the sparse-attention indexer reads the low-rank q: the config needs q_lora_rank");
@@ -77,6 +78,9 @@ Expected<ModelSpec> BuildDeepseekMla(ConfigReader& c, ModelSpec spec, const MlaV
       AddLinear(&k, "indexer.wk", LinearSlot::kIndexerQk, m.h, index_dim, false);
       AddNorm(&k, "indexer.k_norm", NormSlot::kIndexerK, index_dim, true);
       AddLinear(&k, "indexer.weights_proj", LinearSlot::kIndexerWeights, m.h, index_heads, false);
+      k.attention.index_head_dim = index_dim;
+      k.attention.index_n_heads = index_heads;
+      k.attention.index_topk = index_topk;
     }
     k.mlp.kind = MlpKind::kGated;
     k.mlp.activation = ActivationFn::kSilu;
@@ -95,8 +99,18 @@ Expected<ModelSpec> BuildDeepseekMla(ConfigReader& c, ModelSpec spec, const MlaV
   });
   AddMtpLayers(c, &spec, variant.mtp_stores_embeddings);
   if (variant.indexer) {
-    spec.notes.push_back("DeepSeek sparse attention: the indexer's weights are counted; its key cache in the serving engines and "
-                         "its training activations are not modelled (the attention is counted as dense MLA)");
+    // Serving: the indexer's key cache per engine (inference/kv_cache.h). Training follows
+    // transformers' GlmMoeDsaAttention (models/glm_moe_dsa/modeling_glm_moe_dsa.py; DeepSeek-V3.2
+    // has the same layout): GlmMoeDsaIndexer.forward runs under @torch.no_grad (no saved tensor, no
+    // gradient to the indexer), then the top-k indices become a dense additive mask per layer
+    // (torch.full(-inf) + scatter_, [batch, 1, seq, seq] in the model dtype) handed to attention.
+    spec.notes.push_back("DeepSeek sparse attention: the indexer's weights and its key cache are counted (vLLM: 132 B of fp8 keys and "
+                         "scales per token and layer beside the latent, in 64-token blocks; llama.cpp: a second K cache of index_head_dim; "
+                         "transformers: the indexer's own key tensor in the model dtype)");
+    spec.approximations.training =
+        "DeepSeek sparse attention in training (transformers modeling_glm_moe_dsa.py): the indexer runs under torch.no_grad and saves "
+        "nothing, and attention is walked as dense MLA; not counted: the per-layer [batch, 1, seq, seq] top-k mask (model dtype) that SDPA "
+        "keeps for backward as its attn_mask, and the indexer's fp32 [batch, seq, index_n_heads, seq] scores, a forward transient";
   }
   return spec;
 }
