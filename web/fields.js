@@ -133,6 +133,8 @@ export const FIELDS = [
   { path: 'inference.block_size', group: 'engine', show: vllm, label: 'KV block size', help: 'Tokens per paged-KV block.' },
   { path: 'inference.cuda_graphs', group: 'engine', show: vllm, label: 'CUDA graphs', help: 'Captured graphs reserve extra memory.' },
   { path: 'inference.vllm_version', group: 'engine', show: vllm, label: 'vLLM version', help: '0.21+ counts CUDA graphs inside gpu_memory_utilization, 0.8-0.20 on top of it; 0.6-0.10_v0 is the V0 engine.' },
+  { path: 'inference.speculative.method', group: 'engine', show: vllm, label: 'Speculative decoding', help: 'mtp: vLLM loads the checkpoint\'s MTP layers as the drafter (their weights, a KV page per draft layer).' },
+  { path: 'inference.speculative.num_speculative_tokens', group: 'engine', show: (s) => vllm(s) && s.inference?.speculative?.method === 'mtp', label: 'Draft tokens', help: 'num_speculative_tokens: lookahead slots per request.' },
   { path: 'inference.n_ctx', group: 'engine', show: llamacpp, label: 'n_ctx', help: 'Context allocated up front (KV cache). 0 = prompt + new tokens.' },
   { path: 'inference.n_batch', group: 'engine', show: llamacpp, label: 'n_batch', help: 'Logical batch for prompt processing.' },
   { path: 'inference.n_ubatch', group: 'engine', show: llamacpp, label: 'n_ubatch', help: 'Physical batch: sizes the compute buffer.' },
