@@ -97,6 +97,15 @@ test('changing inputs recomputes live and matches the native CLI', async () => {
     if (expected[what]) assert.ok(expected[what](s), `scenario after ${what}: ${JSON.stringify(s)}`);
     times.push(await page.evaluate(() => window.__vramplan.lastRenderMs));
   }
+  // vLLM's speculative decoding controls (inference.speculative): shown in inference mode on vLLM,
+  // the method offers none / mtp (and vLLM's per-model names), the draft tokens only with mtp.
+  await page.selectOption('#f-inference-engine', 'vllm');
+  const spec = page.locator('#f-inference-speculative-method');
+  await spec.waitFor({ state: 'visible', timeout: 5000 }).catch(() => {});
+  assert.ok(await spec.isVisible(), 'speculative decoding control shown for vLLM');
+  // vLLM's per-model method names are accepted as aliases of mtp.
+  assert.deepEqual((await spec.locator('option').evaluateAll((os) => os.map((o) => o.value).filter((v) => v))).slice(0, 2), ['none', 'mtp']);
+  assert.equal(await page.locator('#f-inference-speculative-num_speculative_tokens').isVisible(), false);
   times.sort((a, b) => a - b);
   const median = times[Math.floor(times.length / 2)];
   console.log(`# input-to-render: median ${median.toFixed(1)} ms, max ${times.at(-1).toFixed(1)} ms over ${times.length} changes (one frame = 16.7 ms)`);
