@@ -83,7 +83,7 @@ HybridPaging PageHybrid(const std::vector<KvGroup>& groups, const KvElementSize&
   }
   const int64_t lo = attn_layers > 0 ? std::min(attn_layers, st.layers) : st.layers;
   const int64_t hi = std::max(attn_layers, st.layers);
-  h.group_size = std::max<int64_t>(1, 4 * hi < 5 * lo ? hi : lo);
+  h.group_size = VllmHybridGroupSize(lo, hi);
   h.attention_groups = CeilDiv(attn_layers, h.group_size);
   h.state_groups = CeilDiv(st.layers, h.group_size);
   const int64_t per_block = Mul(h.page, h.group_size);

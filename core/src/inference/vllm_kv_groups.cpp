@@ -29,6 +29,10 @@ int64_t SpecBytes(const VllmKvSpec& s, int64_t len, int64_t batched) {
 
 bool VllmHybridAllocatorForChunked(VllmVersion v) { return v == VllmVersion::kV0_21Plus; }
 
+int64_t VllmHybridGroupSize(int64_t fewest_layers, int64_t most_layers) {
+  return std::max<int64_t>(1, 4 * most_layers < 5 * fewest_layers ? most_layers : fewest_layers);
+}
+
 VllmKvPaging PageVllmAttention(const std::vector<KvGroup>& groups, const KvElementSize& e, int64_t block_size, int64_t max_num_batched_tokens,
                                int64_t available, bool hybrid_allocator) {
   VllmKvPaging p;
@@ -95,7 +99,7 @@ VllmKvPaging PageVllmAttention(const std::vector<KvGroup>& groups, const KvEleme
     hi = std::max(hi, s.layers);
   }
   // The largest page keeps block_size, so the smallest block size is block_size.
-  p.group_size = std::max<int64_t>(1, 4 * hi < 5 * lo ? hi : lo);
+  p.group_size = VllmHybridGroupSize(lo, hi);
   p.groups = 0;
   for (auto& s : p.specs) {
     s.groups = CeilDiv(s.layers, p.group_size);

@@ -85,4 +85,10 @@ VllmKvPaging PageVllmAttention(const std::vector<KvGroup>& groups, const KvEleme
 // release; 0.8-0.9.1 had no hybrid manager at all); 0.21+ the "1".
 bool VllmHybridAllocatorForChunked(VllmVersion v);
 
+// The hybrid KV-cache manager's layers per group (kv_cache_utils.py, one page per group member):
+// the largest spec's layer count when the smallest is within 1.25x of it (no padding layers beyond
+// that), else the smallest's; fewest_layers / most_layers are the layer counts of the specs (or of
+// the attention and recurrent-state layers).
+int64_t VllmHybridGroupSize(int64_t fewest_layers, int64_t most_layers);
+
 }  // namespace vramplan
