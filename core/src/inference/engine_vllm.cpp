@@ -130,8 +130,9 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
   }
   KvElementSize e = ResolveKvDtype(kvd, inf.weights, Engine::kVllm);
   // The draft's attention layers take a page in every block beside the target's (kv_cache_utils
-  // groups them together).
-  std::vector<KvGroup> groups = KvGroups(mtp ? WithDraftLayers(m, draft.layers) : m, Engine::kVllm, tp);
+  // groups them together). Without a draft the model is read in place: `mtp ? copy : m` would copy
+  // the whole ModelSpec on every estimate (a prvalue conditional).
+  std::vector<KvGroup> groups = mtp ? KvGroups(WithDraftLayers(m, draft.layers), Engine::kVllm, tp) : KvGroups(m, Engine::kVllm, tp);
 
   // Profile run activations: the fused gate_up output (2 x intermediate) and SiluAndMul output
   // (intermediate) for every batched token, plus four hidden-size tensors (the layer input, the
