@@ -340,6 +340,7 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
   LinearGroup attn_in, attn_second, attn_out, mlp_in, mlp_down, router, experts_in, experts_down,
       shared_in, shared_down, shared_scale;
   for (const auto& l : kind.linears) {
+    if (IsNoGradIndexer(l.slot)) continue;  // runs under no_grad: nothing saved (its scratch: indexer_transient_bytes)
     if (l.role == ModuleRole::kAttention) {
       if (IsAttentionOutput(l.slot)) attn_out.push_back(&l);
       else if (IsMlaSecondStage(l.slot)) attn_second.push_back(&l);
@@ -494,12 +495,35 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
         w.Save(mm * T * a * dv);
         w.Save(4 * b * a * s);
         w.Save(16);  // philox seed/offset
+        // A layer whose mask is not plain causal hands SDPA a dense [b, 1, s, s] mask of its own:
+        //  * DeepSeek sparse attention: the indexer's top-k selection (transformers
+        //    modeling_deepseek_v32.py DeepseekV32Attention.forward: a bool `index_mask` folded into
+        //    the attention mask; modeling_glm_moe_dsa.py GlmMoeDsaAttention.forward: torch.full(-inf)
+        //    + scatter_ in the query dtype), in every layer at any length;
+        //  * sliding-window and chunked layers (Gemma 2/3, Mistral, Cohere2, Llama 4) once the
+        //    sequence reaches the window: masking_utils' _ignore_causal_mask_sdpa lets SDPA run
+        //    is_causal without a mask only while kv_length < the local size (transformers >= 4.53;
+        //    before, Gemma's decoder layers built a sliding copy of the float mask per layer).
+        // SDPA turns a bool mask into one of the query's dtype (aten/src/ATen/native/transformers/
+        // attention.cpp, convert_boolean_attn_mask, before the backend is called; autocast casts a
+        // float mask to bf16 as it casts q, k, v), a new tensor per call, and the memory-efficient
+        // kernel, the one that takes an arbitrary mask, keeps it for its backward (derivatives.yaml,
+        // _scaled_dot_product_efficient_attention: attn_bias is an input of the backward).
+        // FlashAttention-2 gets no mask (the window is a kernel argument).
+        const bool local_mask = g.sliding_window > 0 && s >= g.sliding_window;
+        if (ctx.attention == AttentionImpl::kSdpa && (g.index_n_heads > 0 || local_mask)) w.Save(checked::Mul(mm, b, s, s));
         w.out.through_attention_bytes = w.out.total_bytes;
         break;
       }
     }
   }
   if (!qkv_req || a == 0) w.out.before_scores_bytes = w.out.through_attention_bytes = w.out.total_bytes;
+  // The lightning indexer (DeepseekV32Indexer / GlmMoeDsaIndexer.forward, @torch.no_grad) runs in every
+  // forward, gradients or not: `scores = matmul(q.float(), k^T.float()) * softmax_scale` and
+  // `F.relu(scores)` each hold an fp32 [b, s, index heads, s] tensor beside the one before it; the
+  // head-weighted sum and top-k that follow are [b, s, s] (as the transformers serving path counts it,
+  // inference/engine_transformers.cpp).
+  if (g.index_n_heads > 0 && a > 0) w.out.indexer_transient_bytes = checked::Mul(8, b, s, g.index_n_heads, s);
   if (qkv_req && kind.recurrent.kind == MixerKind::kLightning) {
     w.Save(LightningSavedBytes(kind.recurrent, mm, plan.weights_trainable, ctx));
   } else if (qkv_req && kind.recurrent.kind != MixerKind::kNone) {

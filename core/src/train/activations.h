@@ -53,6 +53,9 @@ struct LayerSaved {
   bool output_requires_grad = false;
   bool qk_require_grad = false;   // uses the shared cos/sin
   int64_t attention_transient_bytes = 0;  // forward scratch inside the attention core beyond what it saves
+  // DeepSeek sparse attention (DeepSeek-V3.2, GLM-5): the lightning indexer's forward scratch, two fp32
+  // [b, s, index heads, s] score tensors at once (it runs under torch.no_grad and saves nothing).
+  int64_t indexer_transient_bytes = 0;
   int64_t max_dequant_bytes = 0;          // QLoRA: largest dequantized weight materialized per matmul
   // Saved by the MLP's down projection (its input, an autocast weight cast, its adapters' tensors):
   // released when its MmBackward0 nodes have run, before the MLP's element-wise backward peaks.

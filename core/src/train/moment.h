@@ -43,7 +43,7 @@ enum class At {
   kCrossEntropyBackward, kFinalNormBackward, kRecompute, kMlpBackward, kMlpNormBackward, kAttentionBackward, kQkvBackward, kFsdpGradientFlatten, kEmbeddingBackward, kOptimizerStep, kZeroGrad,
   kPolicyLogProbs, kReferenceLayer, kReferenceLogProbs, kPolicyLogProbsBackward,
   kRolloutGenerate, kTrainerWithEngine, kOldPolicyLogProbs, kRefPolicyLogProbs, kScoringPass, kCriticBackward,
-  kKtoEntropyMetric, kRolloutEngineStarted, kSftTerm, kPreferenceLoss
+  kKtoEntropyMetric, kRolloutEngineStarted, kSftTerm, kPreferenceLoss, kIndexerScores
 };
 
 // What runs at a moment, as peak_at and the timeline's step labels name it.
@@ -82,6 +82,7 @@ inline std::string MomentLabel(At at, int64_t layer) {
     case At::kRolloutEngineStarted: return "rollout engine started in the trainer's __init__ (awake)";
     case At::kSftTerm: return "DPO sft term (cross_entropy on the chosen rows, after the reference)";
     case At::kPreferenceLoss: return "DPO loss (after the reference, both models' fp32 logits alive)";
+    case At::kIndexerScores: return "layer " + std::to_string(layer) + " DSA indexer scores";
   }
   return "";
 }

@@ -845,6 +845,20 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     m.temporary_bytes = locals + mask_bytes + checked::Mul(score_factor, b, a, s, s) + autocast_unsaved_cache;
     push(m);
   }
+  // -- forward: the last layer's DSA indexer scores (DeepSeek-V3.2, GLM-5). The layers below keep what
+  // they saved; this one has saved up to its projections (under full checkpointing only its input:
+  // the checkpointed forward saves nothing else), and its input is held by the decoder layer's
+  // `residual` beside the indexer's two fp32 score tensors (activations.cpp).
+  if (L > 0 && layers.back().saved.indexer_transient_bytes > 0) {
+    const LayerInfo& li = layers.back();
+    Moment m = step(Phase::kForward, At::kIndexerScores, L - 1);
+    m.gradient_bytes = grads_resident;
+    m.activation_bytes = cos_sin + ckpt_shared + layers_kept - li.kept_forward_bytes +
+                         (ckpt == Checkpointing::kFull ? li.kept_forward_bytes : li.saved.before_scores_bytes);
+    m.kv_cache_bytes = kv_cache;
+    m.temporary_bytes = prec.residual * T * h + li.saved.indexer_transient_bytes + autocast_unsaved_cache;
+    push(m);
+  }
   // -- forward under full checkpointing: the last layer runs its eager attention with nothing saved
   // but its input; n1, q/k after RoPE and the repeated v are the live locals at the scores.
   if (eager && ckpt == Checkpointing::kFull && L > 0 && layers.back().saved.qk_require_grad) {
@@ -1396,6 +1410,17 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
             const int64_t term = fw.unsloth_lora_out_of_place ? prec.matmul * (T * train.lora.rank + train.lora.rank * h + T * h) : 0;
             locals = std::max(locals, prec.matmul * TI + prec.matmul * T * h + prec.residual * T * h + term);
           }
+          if (li.saved.indexer_transient_bytes > 0) {
+            // The re-run forward passes the DSA indexer before the attention core: the layer has
+            // saved up to its projections, beside the indexer's two fp32 score tensors.
+            Moment ix = step(Phase::kBackward, At::kIndexerScores, i);
+            ix.gradient_bytes = grads_live;
+            ix.activation_bytes = saved_prev + li.saved.before_scores_bytes;
+            ix.logits_and_loss_bytes = keep_outputs;
+            ix.kv_cache_bytes = kept_kv_cache;
+            ix.temporary_bytes = layer_extra + carry + prec.residual * T * h + li.saved.indexer_transient_bytes;
+            push(ix);
+          }
           Moment rc = step(Phase::kBackward, At::kRecompute, i);
           rc.gradient_bytes = grads_live;
           rc.activation_bytes = saved_prev + li.saved.total_bytes;
@@ -1890,19 +1915,16 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
                                       "modeling_kimi.py calls it (ChunkKDAFunction.forward with recomputation on, the fused gate, the "
                                       "three short convolutions, FusedRMSNormGated; docs/training.md), worked from the code, not measured"));
   }
-  // Chunked local attention (Llama 4): below attention_chunk_size tokens the chunked mask is the
-  // causal one and SDPA gets none (transformers masking_utils _ignore_causal_mask_sdpa: kv_length <
-  // local_attention_size); eager materializes the s x s scores either way. From the chunk size on,
-  // SDPA / flex get an explicit chunk mask (create_chunked_causal_mask) the walk does not count.
-  int64_t chunk = 0;
-  for (const LayerKind& k : model.kinds) {
-    if (k.attention.chunked) chunk = k.attention.sliding_window;
-  }
-  if (chunk > 0 && s >= chunk && !eager) {
-    r->warnings.push_back(MakeWarning(WarningCode::kApproximate, "train.seq_len",
-                                      "seq_len " + std::to_string(s) + " reaches attention_chunk_size " + std::to_string(chunk) +
-                                          ": transformers passes the chunked layers an explicit chunk mask (create_chunked_causal_mask), "
-                                          "which the activation walk does not count (it counts those layers as causal attention)"));
+  // DeepSeek sparse attention has no FlashAttention training path in transformers (GlmMoeDsa:
+  // _supports_flash_attn = False; DeepseekV32's flash-mla kernel takes the top-k indices and has no
+  // backward): the step is walked as dense FlashAttention-2 without the indexer's mask.
+  bool dsa = false;
+  for (const LayerKind& k : model.kinds) dsa = dsa || k.attention.index_n_heads > 0;
+  if (dsa && train.attention == AttentionImpl::kFlash) {
+    r->warnings.push_back(MakeWarning(WarningCode::kApproximate, "train.attention",
+                                      "DeepSeek sparse attention trains under SDPA or eager in transformers (no FlashAttention backward "
+                                      "with the indexer's top-k): walked as dense FlashAttention-2, without the per-layer top-k mask SDPA "
+                                      "would keep"));
   }
   if (!model.approximations.training.empty()) {
     r->warnings.push_back(MakeWarning(WarningCode::kApproximate, "model", model.approximations.training));

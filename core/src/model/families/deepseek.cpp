@@ -100,17 +100,14 @@ Expected<ModelSpec> BuildDeepseekMla(ConfigReader& c, ModelSpec spec, const MlaV
   AddMtpLayers(c, &spec, variant.mtp_stores_embeddings);
   if (variant.indexer) {
     // Serving: the indexer's key cache per engine (inference/kv_cache.h). Training follows
-    // transformers' GlmMoeDsaAttention (models/glm_moe_dsa/modeling_glm_moe_dsa.py; DeepSeek-V3.2
-    // has the same layout): GlmMoeDsaIndexer.forward runs under @torch.no_grad (no saved tensor, no
-    // gradient to the indexer), then the top-k indices become a dense additive mask per layer
-    // (torch.full(-inf) + scatter_, [batch, 1, seq, seq] in the model dtype) handed to attention.
+    // transformers' DeepseekV32Attention / GlmMoeDsaAttention (models/deepseek_v32/modeling_deepseek_v32.py,
+    // models/glm_moe_dsa/modeling_glm_moe_dsa.py): the indexer runs under @torch.no_grad (no saved
+    // tensor, no gradient to it) with two fp32 [batch, seq, index heads, seq] score tensors as its
+    // scratch, then the top-k indices become a dense [batch, 1, seq, seq] mask per layer that SDPA
+    // keeps for backward (train/activations.cpp).
     spec.notes.push_back("DeepSeek sparse attention: the indexer's weights and its key cache are counted (vLLM: 132 B of fp8 keys and "
                          "scales per token and layer beside the latent, in 64-token blocks; llama.cpp: a second K cache of index_head_dim; "
                          "transformers: the indexer's own key tensor in the model dtype)");
-    spec.approximations.training =
-        "DeepSeek sparse attention in training (transformers modeling_glm_moe_dsa.py): the indexer runs under torch.no_grad and saves "
-        "nothing, and attention is walked as dense MLA; not counted: the per-layer [batch, 1, seq, seq] top-k mask (model dtype) that SDPA "
-        "keeps for backward as its attn_mask, and the indexer's fp32 [batch, seq, index_n_heads, seq] scores, a forward transient";
   }
   return spec;
 }
