@@ -1,7 +1,7 @@
 // DeepSeek sparse attention in training (DeepSeek-V3.2, GLM-5), worked by hand from transformers'
 // modeling_deepseek_v32.py / modeling_glm_moe_dsa.py:
-//  * the lightning indexer runs under @torch.no_grad: its linears save nothing and its weights get no
-//    gradient (so no optimizer state either), while its scoring holds two fp32
+//  * the lightning indexer runs under @torch.no_grad: its linears save nothing, while its scoring
+//    holds two fp32
 //    [b, s, index_n_heads, s] tensors at once (`matmul(q.float(), k^T.float()) * softmax_scale`, then
 //    `F.relu(scores)`);
 //  * the top-k indices become a dense [b, 1, s, s] mask in every layer, which SDPA turns into the
@@ -95,18 +95,16 @@ TEST(SparseAttentionTraining, SlidingLayersKeepTheirMaskFromTheWindowOn) {
   }
 }
 
-// Full fine-tuning: every parameter trains but the indexers' wq_b (1,536 -> 64 x 128), wk
-// (7,168 -> 128), weights_proj (7,168 -> 64) and k_norm (LayerNorm weight + bias, 128 each).
-TEST(SparseAttentionTraining, IndexerGetsNoGradient) {
+// Full fine-tuning: the indexers' weights count as trainable (ZeRO / FSDP flat buffers hold their
+// gradients and states), and the step peaks in the optimizer; the forward has the indexer moment.
+TEST(SparseAttentionTraining, FullFineTuningKeepsTheIndexerTrainable) {
   const json sc = {{"model", kV32},
                    {"mode", "train"},
                    {"gpu", "h200-sxm-141gb"},
                    {"train", {{"method", "full"}, {"precision", "bf16"}, {"micro_batch_size", 1}, {"seq_len", 4096},
                               {"gradient_checkpointing", true}, {"attention", "sdpa"}}}};
   const Result r = testing_support::EstimateText(sc.dump());
-  const int64_t per_layer = 1536LL * 64 * 128 + 7168LL * 128 + 7168LL * 64 + 2 * 128;
-  EXPECT_EQ(per_layer, 13959424);
-  EXPECT_EQ(r.params.total - r.trainable_params, 61 * per_layer);
+  EXPECT_EQ(r.trainable_params, r.params.total);
   bool forward_scores = false;
   for (const auto& p : r.timeline) forward_scores = forward_scores || (p.phase == "forward" && p.step == "layer 60 DSA indexer scores");
   EXPECT_TRUE(forward_scores);

@@ -93,9 +93,10 @@ inline bool IsDownProjection(LinearSlot s) {
 // The second stage of multi-head latent attention (reads the normalized low-rank q / kv).
 inline bool IsMlaSecondStage(LinearSlot s) { return s == LinearSlot::kMlaQB || s == LinearSlot::kMlaKvB; }
 // DeepSeek sparse attention's lightning indexer (wq_b, wk, weights_proj): transformers runs it under
-// @torch.no_grad (DeepseekV32Indexer / GlmMoeDsaIndexer.forward), so in training its weights get no
-// gradient, torch's optimizers create no state for them (states start at a parameter's first
-// gradient) and its matmuls save nothing.
+// @torch.no_grad (DeepseekV32Indexer / GlmMoeDsaIndexer.forward), so in training its matmuls save
+// nothing. Its weights still count as trainable: they require grad, and ZeRO's and FSDP's flat
+// buffers hold gradients and optimizer states for them (a plain torch optimizer, or FSDP2's
+// per-parameter one, would create none: states start at a parameter's first gradient).
 inline bool IsNoGradIndexer(LinearSlot s) { return s == LinearSlot::kIndexerQk || s == LinearSlot::kIndexerWeights; }
 
 // What a norm normalizes, set by the builder: the same HF name sits in different places

@@ -105,10 +105,6 @@ TrainPlan MakeTrainPlan(const ModelSpec& model, const TrainConfig& train, const 
     const int64_t params_before = plan.trainable_params, lora_before = plan.lora_params;
     for (size_t j = 0; j < kind.linears.size(); ++j) {
       const LinearSpec& l = kind.linears[j];
-      // No gradient reaches the indexer's weights: no gradient, no optimizer state. (Adapters PEFT
-      // puts on it under "all-linear" stay counted as trainable: an overcount of r x (in + out) per
-      // indexer linear.)
-      if (lp.weights_trainable && IsNoGradIndexer(l.slot)) continue;
       if (lp.weights_trainable) {
         add2(l.out_features, l.in_features, l.copies);
         if (l.bias) add(l.out_features, l.copies);
@@ -125,7 +121,7 @@ TrainPlan MakeTrainPlan(const ModelSpec& model, const TrainConfig& train, const 
     }
     if (lp.weights_trainable) {
       for (const auto& n : kind.norms) {
-        if (!n.has_weight || !norm_weight_grads || n.slot == NormSlot::kIndexerK) continue;  // the indexer's k_norm: no gradient
+        if (!n.has_weight || !norm_weight_grads) continue;
         add(n.dim);
         if (n.bias) add(n.dim);  // LayerNorm bias is its own tensor
       }
@@ -151,7 +147,6 @@ TrainPlan MakeTrainPlan(const ModelSpec& model, const TrainConfig& train, const 
 }
 
 int64_t LinearGradBytes(const LinearSpec& l, const LayerPlan& lp, const TrainConfig& train, const TrainPlan& plan, int64_t grad_bytes) {
-  if (lp.weights_trainable && IsNoGradIndexer(l.slot)) return 0;
   if (lp.weights_trainable) return grad_bytes * l.Params();
   if (lp.lora && IsLoraTarget(l, train.lora)) return plan.adapter_bytes_per_param * l.copies * train.lora.rank * (l.in_features + l.out_features);
   return 0;
