@@ -95,6 +95,29 @@ TEST(SparseAttentionTraining, SlidingLayersKeepTheirMaskFromTheWindowOn) {
   }
 }
 
+// A padded batch (unpacked rows of b > 1 with the 2-D attention_mask): masking_utils' sdpa_mask
+// is never skipped, so every layer's SDPA converts it and keeps its own [b, 1, s, s] copy (b = 4,
+// s = 500, bf16: 2,000,000 B); FlashAttention-2 takes the lengths instead (no mask).
+TEST(SparseAttentionTraining, PaddedBatchesKeepAMaskPerLayerUnderSdpa) {
+  const ModelSpec& m = testing_support::PresetSpec("meta-llama/Llama-3.1-8B");
+  const LayerKind& k = m.kinds[m.layer_kind.front()];
+  const LayerPlan lora{false, false, true};
+  for (AttentionImpl impl : {AttentionImpl::kSdpa, AttentionImpl::kFlash}) {
+    ActivationContext ctx;
+    ctx.batch = 4;
+    ctx.seq = 500;
+    ctx.prec = PrecisionFor(Precision::kAmpBf16);
+    ctx.attention = impl;
+    LoraConfig adapters;
+    adapters.targets = {"q_proj", "v_proj"};
+    ctx.lora = &adapters;
+    const int64_t packed = ComputeLayerSaved(k, lora, ctx).total_bytes;
+    ctx.padded_sdpa_mask = impl == AttentionImpl::kSdpa;  // what train_step sets for this batch
+    EXPECT_EQ(ComputeLayerSaved(k, lora, ctx).total_bytes - packed, impl == AttentionImpl::kSdpa ? 2LL * 4 * 500 * 500 : 0);
+  }
+  EXPECT_EQ(2LL * 4 * 500 * 500, 2000000);
+}
+
 // Full fine-tuning: the indexers' weights count as trainable (ZeRO / FSDP flat buffers hold their
 // gradients and states), and the step peaks in the optimizer; the forward has the indexer moment.
 TEST(SparseAttentionTraining, FullFineTuningKeepsTheIndexerTrainable) {

@@ -503,7 +503,11 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
         //  * sliding-window and chunked layers (Gemma 2/3, Mistral, Cohere2, Llama 4) once the
         //    sequence reaches the window: masking_utils' _ignore_causal_mask_sdpa lets SDPA run
         //    is_causal without a mask only while kv_length < the local size (transformers >= 4.53;
-        //    before, Gemma's decoder layers built a sliding copy of the float mask per layer).
+        //    before, Gemma's decoder layers built a sliding copy of the float mask per layer);
+        //  * every layer of a padded batch (_ignore_causal_mask_sdpa: a padding mask with zeros is
+        //    never skipped): masking_utils' sdpa_mask is a bool [b, 1, s, s] (transformers >= 4.53;
+        //    4.36-4.52 built a float mask in the embeddings' dtype, which autocast casts per layer
+        //    too, while a pure 16-bit step keeps the one shared tensor: there this counts L - 1 too many).
         // SDPA turns a bool mask into one of the query's dtype (aten/src/ATen/native/transformers/
         // attention.cpp, convert_boolean_attn_mask, before the backend is called; autocast casts a
         // float mask to bf16 as it casts q, k, v), a new tensor per call, and the memory-efficient
@@ -511,7 +515,7 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
         // _scaled_dot_product_efficient_attention: attn_bias is an input of the backward).
         // FlashAttention-2 gets no mask (the window is a kernel argument).
         const bool local_mask = g.sliding_window > 0 && s >= g.sliding_window;
-        if (ctx.attention == AttentionImpl::kSdpa && (g.index_n_heads > 0 || local_mask)) w.Save(checked::Mul(mm, b, s, s));
+        if (ctx.attention == AttentionImpl::kSdpa && (g.index_n_heads > 0 || local_mask || ctx.padded_sdpa_mask)) w.Save(checked::Mul(mm, b, s, s));
         w.out.through_attention_bytes = w.out.total_bytes;
         break;
       }

@@ -35,6 +35,9 @@ struct ActivationContext {
   double hidden_dropout = 0.0;
   NormKind norm_kind = NormKind::kRmsNorm;  // the layers' pre-attention / pre-MLP norms (ModelSpec::norm_kind)
   bool attention_mask = true;  // framework.attention_mask: a 2-D mask reaches the layers (MiniMax's Lightning layers mask v with it)
+  // SDPA receives a padding mask: an unpacked batch of b > 1 rows padded to the longest, with the 2-D
+  // attention_mask passed (transformers then builds a 4-D mask instead of running is_causal).
+  bool padded_sdpa_mask = false;
   LayerKernels kernels = LayerKernels::kPytorch;  // train.kernels: unsloth's / Liger's autograd Functions
   // unsloth Fast_RMS_Layernorm / Liger LigerRMSNormFunction: save the input itself and an fp32 rstd
   // per row, and write the input gradient into the output gradient in place.

@@ -179,6 +179,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   ctx.attention = train.attention;
   ctx.norm_saves_squared = fw.rmsnorm_saves_squared_input;
   ctx.attention_mask = fw.attention_mask;
+  ctx.padded_sdpa_mask = train.attention == AttentionImpl::kSdpa && fw.attention_mask && !train.packing && b > 1;
   ctx.quantized_base = train.method == TrainMethod::kQlora;
   ctx.qlora_bits = train.qlora_bits;
   ctx.gptq = train.qlora_backend == QloraBackend::kGptq;
@@ -351,9 +352,19 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   const int64_t mask_bytes = !eager ? 0
                              : learned_positions ? b * s * prec.rope
                              : (fw.attention_mask ? checked::Mul(b, s, s, prec.rope) : checked::Mul(s, s + 1, prec.rope));
+  // SDPA's bool masks (transformers >= 4.53 masking_utils sdpa_mask, one per mask type the model
+  // uses, shared by its layers; each layer's SDPA keeps its own converted copy, activations.cpp): the
+  // padding mask of an unpacked batch, and the sliding / chunked one from the window on. Like the
+  // eager mask they are layer arguments the checkpoints keep until each layer's backward.
+  int64_t sdpa_shared_masks = 0;
+  if (train.attention == AttentionImpl::kSdpa) {
+    bool local = false;
+    for (const LayerKind& k : model.kinds) local = local || (k.attention.sliding_window > 0 && s >= k.attention.sliding_window);
+    sdpa_shared_masks = ((ctx.padded_sdpa_mask ? 1 : 0) + (local ? 1 : 0)) * checked::Mul(b, s, s);
+  }
   int64_t ckpt_shared = 0;
-  if (ckpt == Checkpointing::kFull && ckpt_layers > 0) ckpt_shared = mask_bytes + (learned_positions ? 0 : 8 * s);
-  if (ckpt == Checkpointing::kSelective && selective_layers > 0) ckpt_shared = mask_bytes;  // the mask is a core argument
+  if (ckpt == Checkpointing::kFull && ckpt_layers > 0) ckpt_shared = mask_bytes + sdpa_shared_masks + (learned_positions ? 0 : 8 * s);
+  if (ckpt == Checkpointing::kSelective && selective_layers > 0) ckpt_shared = mask_bytes + sdpa_shared_masks;  // the mask is a core argument
   const int64_t rng_states = on_cpu && !(offload && ckpt == Checkpointing::kFull) ? kCpuRngStateBytes * (ckpt == Checkpointing::kFull ? ckpt_layers : selective_layers) : 0;
 
   bool final_req = plan.embedding_trainable;
