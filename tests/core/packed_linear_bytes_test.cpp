@@ -168,6 +168,26 @@ TEST(PackedLinearBytes, VllmRepeatsRowParallelScalesWithActOrder) {
   EXPECT_EQ(ComputeWeightBytes(m, WeightFormat::kGptq4, 2, PackedLoader::kVllm).layer_bytes[0], 12270592);
 }
 
+// vLLM's GPTQ-Marlin MoE method keeps the experts' qzeros as 16-bit tensors (w13_qzeros /
+// w2_qzeros, params_dtype). One expert gate 2048 -> 768, group 128: qweight [256, 768] int32 =
+// 786,432 B, scales [16, 768] x 2 = 24,576 B, qzeros [16, 96] x 2 B = 3,072 B: 814,080 B; the same
+// shape as a dense linear drops qzeros: 811,008 B.
+TEST(PackedLinearBytes, VllmMarlinMoeKeepsExpertZerosAt16Bit) {
+  PackedLinears gptq{PackedLinearLayout::kGptq, 4, 128};
+  gptq.sym = true;
+  LinearSpec l;
+  l.in_features = 2048;
+  l.out_features = 768;
+  l.copies = 4;
+  l.role = ModuleRole::kExperts;
+  l.slot = LinearSlot::kExpertGate;
+  EXPECT_EQ(PackedLinearResidentBytes(l, gptq, PackedLoader::kVllm, 1).sharded, 814080);
+  l.role = ModuleRole::kMlp;
+  l.slot = LinearSlot::kGate;
+  l.copies = 1;
+  EXPECT_EQ(PackedLinearResidentBytes(l, gptq, PackedLoader::kVllm, 1).sharded, 811008);
+}
+
 // The checkpoint's element count and the engines' bytes come from one tensor list.
 TEST(PackedLinearBytes, ElementsAndBytesShareOneTensorList) {
   const PackedLinears gptq{PackedLinearLayout::kGptq, 4, 128};

@@ -55,7 +55,10 @@ PackedResidentBytes PackedLinearResidentBytes(const LinearSpec& l, const PackedL
       case R::kWeight: break;
       case R::kScales: whole = repeat; break;
       case R::kZeros:
-        if (vllm && marlin) bytes = 0;  // zero_points=False: qzeros replaced by an empty tensor
+        // zero_points=False: a dense linear's qzeros become an empty tensor. GPTQMarlinMoEMethod
+        // allocates the experts' w13_qzeros / w2_qzeros in the 16-bit params_dtype and
+        // process_weights_after_loading leaves them: the same count at 2 B.
+        if (vllm && marlin) bytes = l.role == ModuleRole::kExperts ? t.elements * 2 : 0;
         whole = repeat;
         break;
       case R::kGIdx:

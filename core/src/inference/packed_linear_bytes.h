@@ -16,7 +16,8 @@
 //      same int32 count) and permutes scales (same count), replaces qzeros by an empty tensor
 //      (zero_points=False) and g_idx by an empty tensor unless desc_act, when it keeps the sorted
 //      g_idx and adds g_idx_sort_indices, int32 [in]. desc_act with group -1 reads as false
-//      (GPTQMarlinConfig.__init__).
+//      (GPTQMarlinConfig.__init__). Routed experts (GPTQMarlinMoEMethod, same file) keep their
+//      w13_qzeros / w2_qzeros, allocated in the 16-bit params_dtype: the qzeros count at 2 B.
 //    - other GPTQ (asym, other groups): gptq.py GPTQLinearMethod (@e5dd90be) keeps qweight,
 //      qzeros and scales; process_weights_after_loading empties g_idx unless desc_act.
 //    - AWQ: awq_marlin.py AWQMarlinLinearMethod.process_weights_after_loading repacks qweight,
@@ -31,8 +32,10 @@
 //    act-order or one group over all inputs (marlin_utils.py marlin_repeat_scales_on_all_ranks;
 //    gptq.py create_weights, scale_and_zero_input_dim None): those bytes are not divided by tp.
 //    Not modelled: Marlin's per-device workspace (a few KiB), GPUs without Marlin (compute
-//    capability below 7.5, ROCm: gptq.py then keeps qzeros), fused-MoE methods' own repacking
-//    (their experts are counted with these per-linear rules).
+//    capability below 7.5, ROCm: gptq.py then keeps qzeros), the fused-MoE fallbacks
+//    (MoeWNA16 when Marlin does not support the layer) and the MoE methods' act-order w2 scales
+//    held whole (load_full_w2); AWQ and compressed-tensors experts are counted with these
+//    per-linear rules.
 #pragma once
 
 #include <cstdint>
