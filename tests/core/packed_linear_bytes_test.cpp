@@ -124,6 +124,18 @@ TEST(PackedLinearBytes, FollowTheConfigsLayoutAndWhatTheEngineKeeps) {
   }
 }
 
+// The whole Qwen2.5-Coder-1.5B-Instruct-GPTQ-Int4 in transformers is its checkpoint's data: the
+// repo's model.safetensors is 1,149,862,960 B (the Hub API's size, tests/fixtures/param_counts.json
+// checkpoint_total_source), less the 8-byte length prefix and the 102,440-byte JSON header =
+// 1,149,760,512 B. vLLM's Marlin drops 28 x (182,784 qzeros + 72,704 g_idx) = 7,153,664 B of it.
+TEST(PackedLinearBytes, QwenGptqInt4InTransformersIsTheFilesData) {
+  json config = QwenLayerConfig();
+  config["num_hidden_layers"] = 28;
+  const ModelSpec m = Spec(config);
+  EXPECT_EQ(ComputeWeightBytes(m, WeightFormat::kGptq4, 1, PackedLoader::kModules).total_bytes, 1149862960LL - 8 - 102440);
+  EXPECT_EQ(ComputeWeightBytes(m, WeightFormat::kGptq4, 1, PackedLoader::kVllm).total_bytes, 1149760512LL - 7153664);
+}
+
 // An exporter's stored zero biases (RedHatAI's GPTQ exports; checkpoint.packed_linears_store_bias)
 // count in the checkpoint, 1536 + 8960 + 8960 + 1536 = 20,992 elements for o, gate, up and down,
 // but neither engine builds them: the bytes are the published config's above.
