@@ -142,6 +142,30 @@ TEST(LaunchRoundTrip, InlineConfigTravelsInTheComment) {
   EXPECT_EQ(Estimate(s.value()).gpu.device_total_bytes, Estimate(parsed.value()).gpu.device_total_bytes);
 }
 
+// vLLM: an explicit "--quantization gptq" forces the plain GPTQ kernel, which keeps qzeros
+// (GPTQMarlinConfig.override_quantization_method); a checkpoint whose config allows Marlin is
+// exported with gptq_marlin, the method the estimate counts, and reads back to the same estimate.
+TEST(LaunchRoundTrip, VllmGptqNamesTheMarlinMethodTheEstimateCounts) {
+  const char* scenario = R"({"model":{"model_type":"llama","hidden_size":256,"intermediate_size":512,"num_hidden_layers":4,
+    "num_attention_heads":4,"num_key_value_heads":4,"vocab_size":1000,"max_position_embeddings":2048,
+    "quantization_config":{"quant_method":"gptq","bits":4,"group_size":128,"desc_act":false,"sym":true}},
+    "mode":"inference","inference":{"engine":"vllm","weights":"gptq_4bit","max_model_len":2048}})";
+  auto s = ParseScenario(scenario);
+  ASSERT_TRUE(s.ok());
+  const auto out = launch::ExportLaunchConfig(s.value(), "vllm");
+  ASSERT_TRUE(out.errors.empty());
+  EXPECT_NE(out.text.find("--quantization gptq_marlin"), std::string::npos) << out.text;
+  const auto back = launch::ImportLaunchConfig(out.text, "auto");
+  ASSERT_TRUE(back.errors.empty()) << back.errors[0].message;
+  auto parsed = ParseScenario(back.scenario.dump());
+  ASSERT_TRUE(parsed.ok()) << parsed.errors()[0].message;
+  EXPECT_EQ(Estimate(s.value()).gpu.device_total_bytes, Estimate(parsed.value()).gpu.device_total_bytes);
+  // Without a GPTQ layout in the config (an unquantized preset) the plain method stays.
+  auto preset = ParseScenario(R"({"model":"meta-llama/Llama-3.1-8B","mode":"inference","inference":{"engine":"vllm","weights":"gptq_4bit"}})");
+  ASSERT_TRUE(preset.ok());
+  EXPECT_NE(launch::ExportLaunchConfig(preset.value(), "vllm").text.find("--quantization gptq \\"), std::string::npos);
+}
+
 TEST(LaunchRoundTrip, OpsReplyWithEnvelopes) {
   const json exported = json::parse(launch::ExportJson(R"({"to":"llama_cpp","scenario":{"model":"Qwen/Qwen3-8B","mode":"inference","inference":{"engine":"llama_cpp","weights":"gguf_q8_0"}}})"));
   ASSERT_TRUE(exported.value("ok", false)) << exported.dump();

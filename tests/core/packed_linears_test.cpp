@@ -151,6 +151,17 @@ TEST(PackedLinears, ReadFromQuantizationConfig) {
   }
 }
 
+// GPTQ's desc_act and sym, which vLLM's kernel choice reads (inference/packed_linear_bytes.h); a
+// missing sym is not "true" (vLLM's is_gptq_marlin_compatible refuses a config without it).
+TEST(PackedLinears, ReadsGptqDescActAndSym) {
+  const PackedLinears qwen = PackedLinearsFromConfig(json::parse(kConfigs[0].quantization_config)).packed;
+  EXPECT_FALSE(qwen.desc_act);
+  EXPECT_TRUE(qwen.sym);
+  const PackedLinears act = PackedLinearsFromConfig(json::parse(R"({"quant_method": "gptq", "bits": 4, "group_size": 32, "desc_act": true})")).packed;
+  EXPECT_TRUE(act.desc_act);
+  EXPECT_FALSE(act.sym);
+}
+
 json Row(const char* id) {
   const json table = testing_support::LoadFixture("param_counts.json");
   for (const auto& row : table["models"]) {

@@ -271,6 +271,11 @@ struct PackedLinears {
   // A 16-bit bias stored for every packed linear, zeros where the model has none (an exporter's
   // QuantLinear built with bias=True; a checkpoint fact, config.json does not say it).
   bool bias_stored = false;
+  // GPTQ's desc_act and sym (quantization_config): the checkpoint stores the same tensors either
+  // way; vLLM keeps g_idx only with desc_act and picks its Marlin kernel (which drops qzeros) only
+  // for sym true (inference/packed_linear_bytes.h).
+  bool desc_act = false;
+  bool sym = false;
 };
 
 // What the Hub checkpoint stores that the framework does not hold as the model's parameters:

@@ -113,7 +113,7 @@ void EstimateVllmEngine(const Scenario& s, const RankShard& rank, const Prepared
 
   if (IsGguf(inf.weights)) Warn(r, explain, WarningCode::kApproximate, "inference.weights", "vLLM's GGUF support dequantizes through its own kernels; the file's tensor types are counted as stored");
   if (inf.weights == WeightFormat::kNf4 || inf.weights == WeightFormat::kInt8) Warn(r, explain, WarningCode::kNotModeled, "inference.weights", "bitsandbytes checkpoints in vLLM keep the same stored bytes; kernel workspaces are not modelled");
-  const WeightBytes& w = prepared.WeightBytesFor(m, inf.weights, tp);
+  const WeightBytes& w = prepared.WeightBytesFor(m, inf.weights, tp, PackedLoader::kVllm);
   // Vision-language models (inference/vllm_multimodal.h): the tower's weights, and the encoder's
   // share of the profile run.
   const VllmMultimodal mm = VllmMultimodalProfile(s, mnbt, max_model_len, max_seqs, dt, tp);

@@ -162,7 +162,7 @@ void SolveInverseQuestions(const Scenario& s, const Prepared& prepared, Result* 
 
   // Formats from most to fewest stored bytes; the first that fits is the smallest step down.
   std::vector<std::pair<int64_t, WeightFormat>> formats;
-  for (WeightFormat f : EngineFormats(s.inference.engine)) formats.push_back({prepared.WeightBytesFor(work.model, f, s.parallel.tp).total_bytes, f});
+  for (WeightFormat f : EngineFormats(s.inference.engine)) formats.push_back({prepared.WeightBytesFor(work.model, f, s.parallel.tp, PackedLoaderFor(s.inference.engine)).total_bytes, f});
   std::stable_sort(formats.begin(), formats.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   c.smallest_format_fits.clear();
   for (const auto& [bytes, f] : formats) {

@@ -41,7 +41,7 @@ VllmMtpDraft VllmMtpDraftOf(const Scenario& s, int64_t tp) {
   d.lookahead_tokens = s.inference.speculative.num_speculative_tokens;
   if (d.layers <= 0 || m.checkpoint.mtp_kind >= m.kinds.size()) return d;
   const int64_t h = m.hidden_size;
-  d.decoder_bytes = ComputeWeightBytes(DraftDecoderSpec(m, d.layers), f, tp).all_layers_bytes;
+  d.decoder_bytes = ComputeWeightBytes(DraftDecoderSpec(m, d.layers), f, tp, PackedLoader::kVllm).all_layers_bytes;
   // The norms' bytes as ComputeWeightBytes stores 1-D tensors (fp32 and GGUF: 4 B, else 2 B).
   const int64_t scalar = f == WeightFormat::kFp32 || IsGguf(f) ? 4 : 2;
   d.norm_bytes = Mul(d.layers, 3, h, scalar);
@@ -59,7 +59,7 @@ VllmMtpDraft VllmMtpDraftOf(const Scenario& s, int64_t tp) {
     fc.linears.push_back(l);
     p.kinds = {fc};
     p.layer_kind.assign(static_cast<size_t>(d.layers), 0);
-    d.projection_bytes = ComputeWeightBytes(p, f, tp).all_layers_bytes;
+    d.projection_bytes = ComputeWeightBytes(p, f, tp, PackedLoader::kVllm).all_layers_bytes;
     proj = "fc (2h -> h, column-parallel, " + WeightFormatName(f) + ")";
   } else {
     // DeepSeek-V3 / GLM: eh_proj = nn.Linear(2h, h, bias=False): the model dtype, whole on every rank.

@@ -4,6 +4,8 @@
 #include <algorithm>
 
 #include "format.h"
+#include "inference/packed_linear_bytes.h"
+#include "model/packed_linears.h"
 #include "model/quantized_layouts.h"
 #include "model/unquantized_modules.h"
 #include "units.h"
@@ -92,15 +94,37 @@ int64_t Bytes16(int64_t params) { return params * 2; }
 
 struct LinearCost {
   int64_t bytes = 0;
+  int64_t replicated_bytes = 0;  // held whole on every tp rank besides `bytes` (packed_linear_bytes.h)
   bool quantized = false;
+};
+
+// The checkpoint's packed layout when it is the one the format loads (LayoutServesFormat), and the
+// engine that loads it.
+struct PackedServing {
+  const PackedLinears* layout = nullptr;  // nullptr: the format's defaults (group 128)
+  PackedLoader loader = PackedLoader::kModules;
+  int64_t tp = 1;
 };
 
 // One linear (all its copies), in `format`, sharded by tp. `gguf_type` is used for GGUF formats.
 LinearCost LinearBytes(const LinearSpec& l, WeightFormat f, GgmlType gguf_type, const std::string& model_type,
-                       const std::string& quantization_method) {
+                       const std::string& quantization_method, const PackedServing& packed) {
   const int64_t in = l.in_features, out = l.out_features, n = in * out;
   const int64_t bias = l.bias ? out : 0;
   LinearCost c;
+  if (packed.layout != nullptr) {
+    // The checkpoint's own tensors (model/packed_linears.h), as the engine keeps them
+    // (inference/packed_linear_bytes.h); a linear the checkpoint does not pack stays 16-bit.
+    if (!StoredPacked(l, *packed.layout)) {
+      c.bytes = Bytes16(n + bias) * l.copies;
+      return c;
+    }
+    const PackedResidentBytes r = PackedLinearResidentBytes(l, *packed.layout, packed.loader, packed.tp);
+    c.quantized = true;
+    c.bytes = (r.sharded + Bytes16(bias)) * l.copies;
+    c.replicated_bytes = r.replicated * l.copies;
+    return c;
+  }
   bool quantizable = l.role != ModuleRole::kRouter;
   switch (f) {
     case WeightFormat::kFp32: c.bytes = (n + bias) * 4; break;
@@ -132,7 +156,7 @@ LinearCost LinearBytes(const LinearSpec& l, WeightFormat f, GgmlType gguf_type, 
       break;
     case WeightFormat::kGptq4:
     case WeightFormat::kGptq8:
-    case WeightFormat::kAwq4:  // group 128; AWQ has no g_idx
+    case WeightFormat::kAwq4:  // no quantization_config layout: group 128 assumed; AWQ has no g_idx
       if (!quantizable) { c.bytes = Bytes16(n + bias); break; }
       c.quantized = true;
       c.bytes = GroupQuantBytes(in, out, f == WeightFormat::kGptq8 ? 8 : 4, 128, /*g_idx=*/f != WeightFormat::kAwq4) + Bytes16(bias);
@@ -248,9 +272,12 @@ GgmlType GgufTensorType(WeightFormat f, GgufCategory cat, int64_t i, int64_t n, 
   return Fallback(t, cols);
 }
 
-WeightBytes ComputeWeightBytes(const ModelSpec& spec, WeightFormat f, int64_t tp) {
+WeightBytes ComputeWeightBytes(const ModelSpec& spec, WeightFormat f, int64_t tp, PackedLoader loader) {
   WeightBytes w;
   tp = std::max<int64_t>(tp, 1);
+  const PackedLinears& layout = spec.checkpoint.packed_linears;
+  const bool from_config = LayoutServesFormat(layout, f);
+  const PackedServing packed{from_config ? &layout : nullptr, loader, tp};
   const bool gguf = IsGguf(f);
   const int64_t scalar = f == WeightFormat::kFp32 || gguf ? 4 : 2;  // norms, biases, sinks (GGUF keeps 1-D tensors in f32)
   auto shard = [tp](int64_t bytes) { return CeilDiv(bytes, tp); };
@@ -326,7 +353,7 @@ WeightBytes ComputeWeightBytes(const ModelSpec& spec, WeightFormat f, int64_t tp
         }
         t = GgufTensorType(f, c, i, n, l.in_features, ctx);
       }
-      LinearCost c = LinearBytes(l, f, t, spec.model_type, spec.quantization_method);
+      LinearCost c = LinearBytes(l, f, t, spec.model_type, spec.quantization_method, packed);
       // A module the checkpoint keeps in 16-bit (quantization_config.modules_to_not_convert).
       if (c.quantized && !gguf && keep_list &&
           KeptUnquantized(spec.unquantized_modules, LinearModulePath(static_cast<int64_t>(layer), l))) {
@@ -340,7 +367,7 @@ WeightBytes ComputeWeightBytes(const ModelSpec& spec, WeightFormat f, int64_t tp
       // MixtralMoE and deepseek_v2.py DeepseekV2MoE: gate = ReplicatedLinear). llama.cpp keeps
       // every tensor whole (tp does not apply to it).
       const bool replicated = l.parallel == ParallelStyle::kReplicated;
-      bytes += gguf || replicated ? c.bytes : shard(c.bytes);
+      bytes += (gguf || replicated ? c.bytes : shard(c.bytes)) + c.replicated_bytes;
       if (replicated && !gguf && tp > 1) replicated_params += l.Params();
       (c.quantized ? quantized : unquantized) += l.Params();
     }
@@ -363,6 +390,13 @@ WeightBytes ComputeWeightBytes(const ModelSpec& spec, WeightFormat f, int64_t tp
     w.explain = WithCommas(quantized) + " params in " + fmt + " + " + WithCommas(unquantized) + " params kept in " +
                 (gguf ? "f16/f32" : "16-bit") + " (" + (f == WeightFormat::kMxfp4 ? "attention, router, " : "") + "embeddings, norms" +
                 (gguf ? "" : ", lm_head") + kept_modules + ")";
+    if (from_config) {
+      w.explain += " [" + PackedResidencyText(layout, loader) + "]";
+    } else if (f == WeightFormat::kGptq4 || f == WeightFormat::kGptq8 || f == WeightFormat::kAwq4) {
+      w.explain += std::string(" [no ") + (f == WeightFormat::kAwq4 ? "AWQ" : "GPTQ") +
+                   " layout in the model's quantization_config: group 128 assumed, with qzeros" +
+                   (f == WeightFormat::kAwq4 ? "" : " and g_idx") + ", no stored biases]";
+    }
   }
   if (tp > 1 && !gguf) {
     w.explain += ", sharded over tp=" + std::to_string(tp);

@@ -11,7 +11,10 @@
 //    packed 4-bit numel/2 B + one uint8 absmax per 64-block + fp32 absmax per 256 of those + the
 //    256-entry fp32 code of the nested blockwise quantization + the 16-entry NF4 code.
 //  * GPTQ 4-bit (AutoGPTQ qlinear: qweight int32 [in/8, out], qzeros int32 [in/g, out/8],
-//    scales fp16 [in/g, out], g_idx int32 [in] (always registered), bias fp16).
+//    scales fp16 [in/g, out], g_idx int32 [in] (always registered), bias fp16). With a GPTQ / AWQ /
+//    pack-quantized quantization_config the bits, group, zeros, g_idx and stored biases are the
+//    checkpoint's, kept as the engine keeps them (inference/packed_linear_bytes.h); without one,
+//    g = 128 and the explanation says it was assumed.
 //  * GPTQ 8-bit: the same QuantLinear buffers at bits = 8 (qweight int32 [in/4, out], qzeros int32
 //    [in/g, out/4]); Qwen publishes -GPTQ-Int8 checkpoints (group 128, desc_act false).
 //  * MXFP4 (gpt-oss's checkpoint, transformers integrations/mxfp4.py): routed experts only, as
@@ -28,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "inference/packed_linear_bytes.h"
 #include "vramplan/model_spec.h"
 #include "vramplan/scenario.h"
 
@@ -86,7 +90,11 @@ struct WeightBytes {
 
 // tp shards linears, embeddings and lm_head (Megatron-style, as vLLM does); norms are replicated.
 // `llama_cpp_tied_output`: GGUF files store tied embeddings once (token_embd doubles as output).
+// When the model's quantization_config describes the packed layout `format` loads
+// (LayoutServesFormat), its linears are the checkpoint's tensors as `loader` keeps them
+// (inference/packed_linear_bytes.h); otherwise GPTQ / AWQ assume group 128 and say so in `explain`.
 // Pure; a prepared model (planner/prepared.h) keeps the pairs an estimate asks for.
-WeightBytes ComputeWeightBytes(const ModelSpec& spec, WeightFormat format, int64_t tp = 1);
+WeightBytes ComputeWeightBytes(const ModelSpec& spec, WeightFormat format, int64_t tp = 1,
+                               PackedLoader loader = PackedLoader::kModules);
 
 }  // namespace vramplan

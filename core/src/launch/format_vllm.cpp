@@ -7,6 +7,7 @@
 #include <cmath>
 #include <optional>
 
+#include "inference/packed_linear_bytes.h"
 #include "io/enum_names.h"
 #include "io/message_text.h"
 #include "launch/command_args.h"
@@ -264,7 +265,13 @@ ExportText ExportVllm(const Scenario& s) {
     case WeightFormat::kFp32: lines.push_back("--dtype float32"); break;
     case WeightFormat::kFp8: lines.push_back("--quantization fp8"); break;
     case WeightFormat::kAwq4: lines.push_back("--quantization awq"); break;
-    case WeightFormat::kGptq4: lines.push_back("--quantization gptq"); break;
+    // An explicit "gptq" forces vLLM's plain GPTQ kernel even where the checkpoint could run
+    // gptq_marlin (GPTQMarlinConfig.override_quantization_method), which keeps qzeros: name the
+    // Marlin method the estimate counts (inference/packed_linear_bytes.h) when the config's layout
+    // allows it.
+    case WeightFormat::kGptq4:
+      lines.push_back(VllmGptqMarlin(s.model.checkpoint.packed_linears) ? "--quantization gptq_marlin" : "--quantization gptq");
+      break;
     case WeightFormat::kNf4: lines.push_back("--quantization bitsandbytes"); break;
     default: break;  // int8 and GGUF: the checkpoint decides; read back as bf16 and kept in the comment
   }

@@ -32,6 +32,13 @@ bool Present(const Json& obj, const char* key) {
          !(it->is_array() && it->empty());
 }
 
+// A boolean written true (absent, null or anything else: false; vLLM's GPTQ-Marlin check reads a
+// missing sym as "not convertible", gptq_marlin.py is_gptq_marlin_compatible).
+bool Flag(const Json& obj, const char* key) {
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_boolean() && it->get<bool>();
+}
+
 // A group size as the configs write it: -1 (or 0) for one group over all input features.
 int64_t Group(int64_t g) { return g > 0 && g <= (int64_t{1} << 20) ? g : 0; }
 
@@ -48,6 +55,8 @@ PackedLinearsReading Gptq(const Json& qc) {
   if (!pack.empty() && pack != "int32" && pack != "torch.int32") return r;
   if (bits != 2 && bits != 3 && bits != 4 && bits != 8) return r;
   r.packed = {P::kGptq, bits, Group(Int(qc, {"group_size"}, 128))};
+  r.packed.desc_act = Flag(qc, "desc_act");
+  r.packed.sym = Flag(qc, "sym");
   // gptqmodel's per-module overrides (regular expressions), optimum's module list and a quantized
   // lm_head change which linears are packed.
   if (Present(qc, "dynamic") || Present(qc, "modules_in_block_to_quantize") || Present(qc, "lm_head")) {
@@ -121,27 +130,46 @@ bool StoredPacked(const LinearSpec& l, const PackedLinears& p) {
   return l.in_features > 0 && words && group_fits;
 }
 
-PackedElements PackedLinearElements(const LinearSpec& l, const PackedLinears& p) {
+PackedTensors PackedLinearTensors(const LinearSpec& l, const PackedLinears& p) {
+  PackedTensors t;
+  if (p.layout == P::kNone || p.bits <= 0) return t;
   const int64_t in = l.in_features, out = l.out_features, bits = p.bits, pack = 32 / p.bits;
   const int64_t group = p.group_size > 0 ? p.group_size : in;
   const int64_t groups = (in + group - 1) / group;
-  PackedElements e;
+  auto add = [&t](PackedTensorRole role, int64_t elements, int64_t element_bytes) {
+    t.tensor[t.count++] = PackedTensor{role, elements, element_bytes};
+  };
+  using R = PackedTensorRole;
   switch (p.layout) {
     case P::kGptq:
-      e.weight = in / 32 * bits * out;
-      e.metadata = groups * (out / 32 * bits) + groups * out + in;
+      add(R::kWeight, in / 32 * bits * out, 4);
+      add(R::kZeros, groups * (out / 32 * bits), 4);
+      add(R::kScales, groups * out, 2);
+      add(R::kGIdx, in, 4);
       break;
     case P::kAwq:
-      e.weight = in * (out / pack);
-      e.metadata = (in / group) * (out / pack) + (in / group) * out;
+      add(R::kWeight, in * (out / pack), 4);
+      add(R::kZeros, (in / group) * (out / pack), 4);
+      add(R::kScales, (in / group) * out, 2);
       break;
     case P::kCompressedTensors:
-      e.weight = out * ((in + pack - 1) / pack);
-      e.metadata = out * groups + 2 + (p.zero_point ? (out + pack - 1) / pack * groups : 0) + (p.g_idx ? in : 0);
+      // weight_scale in the model's 16-bit dtype; weight_shape int64 (pack_quantized.py
+      // compress_weight: torch.tensor(weight.shape), the default integer dtype).
+      add(R::kWeight, out * ((in + pack - 1) / pack), 4);
+      add(R::kScales, out * groups, 2);
+      add(R::kShape, 2, 8);
+      if (p.zero_point) add(R::kZeros, (out + pack - 1) / pack * groups, 4);
+      if (p.g_idx) add(R::kGIdx, in, 4);
       break;
-    case P::kNone: return e;
+    case P::kNone: return t;
   }
-  if (p.bias_stored && !l.bias) e.metadata += out;
+  if (p.bias_stored && !l.bias) add(R::kStoredBias, out, 2);
+  return t;
+}
+
+PackedElements PackedLinearElements(const LinearSpec& l, const PackedLinears& p) {
+  PackedElements e;
+  for (const PackedTensor& t : PackedLinearTensors(l, p)) (t.role == PackedTensorRole::kWeight ? e.weight : e.metadata) += t.elements;
   return e;
 }
 

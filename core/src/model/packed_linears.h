@@ -47,9 +47,36 @@ PackedLinearsReading PackedLinearsFromConfig(const io::Json& quantization_config
 // features fill whole int32 words and groups (vLLM's create_weights refuses others).
 bool StoredPacked(const LinearSpec& l, const PackedLinears& p);
 
+// The tensors one copy of a packed linear stores, each with its element count and the bytes of one
+// element (the shapes above; int32 4 B, the 16-bit scales and bias 2 B, weight_shape int64 8 B).
+// The one description both the checkpoint's element count (PackedLinearElements, below) and the
+// engines' weight bytes (inference/packed_linear_bytes.h) are derived from.
+enum class PackedTensorRole : uint8_t {
+  kWeight,      // qweight / weight_packed
+  kZeros,       // qzeros / weight_zero_point
+  kScales,      // scales / weight_scale
+  kGIdx,        // g_idx / weight_g_idx
+  kShape,       // compressed-tensors weight_shape
+  kStoredBias,  // the zero 16-bit bias an exporter stores for a linear the model builds without one
+};
+struct PackedTensor {
+  PackedTensorRole role = PackedTensorRole::kWeight;
+  int64_t elements = 0;
+  int64_t element_bytes = 0;
+  int64_t Bytes() const { return elements * element_bytes; }
+};
+struct PackedTensors {
+  PackedTensor tensor[6];
+  int count = 0;
+  const PackedTensor* begin() const { return tensor; }
+  const PackedTensor* end() const { return tensor + count; }
+};
+// The tensors one copy of `l` stores; none when the layout is kNone. The bias of a linear that has
+// one is the model's parameter and is not among them.
+PackedTensors PackedLinearTensors(const LinearSpec& l, const PackedLinears& p);
+
 // The elements one copy of `l` stores packed: the packed weight, and the rest (zero points, scales,
-// g_idx, weight_shape, a stored zero bias) that the packing adds. The bias of a linear that has
-// one is the model's parameter and is in neither.
+// g_idx, weight_shape, a stored zero bias) that the packing adds (PackedLinearTensors summed).
 struct PackedElements {
   int64_t weight = 0;
   int64_t metadata = 0;

@@ -280,7 +280,8 @@ class Searcher {
     if (s.mode == Mode::kTrain) return TrainingStepTime(s, base_.model, prepared_.params, rates_, &kind_counts_);
     // The weights one GPU reads per token when every layer is on it (ServingTime moves the share
     // of the layers llama.cpp leaves on the CPU to host memory itself).
-    const int64_t weights = prepared_.WeightBytesFor(base_.model, s.inference.weights, std::max<int64_t>(1, s.parallel.tp)).total_bytes /
+    const int64_t weights = prepared_.WeightBytesFor(base_.model, s.inference.weights, std::max<int64_t>(1, s.parallel.tp),
+                                                     PackedLoaderFor(s.inference.engine)).total_bytes /
                             (s.inference.engine == Engine::kVllm ? 1 : std::max<int64_t>(1, s.parallel.gpus));
     const int64_t kv_per_token = r != nullptr ? r->inference.kv_bytes_per_token : 0;
     return ServingTime(s, base_.model, prepared_.params, weights, kv_per_token, base_.inference.batch_size, rates_);

@@ -36,6 +36,9 @@ uint64_t ModelFingerprint(const ModelSpec& m) {
     mix(static_cast<int64_t>(r.kind)), mix(r.ConvChannels()), mix(r.StateElements()), mix(r.conv_kernel);
   }
   for (char c : m.quantization_method) mix(c);
+  const PackedLinears& packed = m.checkpoint.packed_linears;  // the packed formats' bytes follow it
+  mix(static_cast<int64_t>(packed.layout)), mix(packed.bits), mix(packed.group_size), mix(packed.zero_point), mix(packed.g_idx);
+  mix(packed.desc_act), mix(packed.sym), mix(packed.bias_stored);
   for (const std::string& u : m.unquantized_modules) {  // they change the quantized formats' bytes
     for (char c : u) mix(c);
     mix(-1);
@@ -43,11 +46,11 @@ uint64_t ModelFingerprint(const ModelSpec& m) {
   return h;
 }
 
-const WeightBytes& Prepared::WeightBytesFor(const ModelSpec& model, WeightFormat format, int64_t tp) const {
+const WeightBytes& Prepared::WeightBytesFor(const ModelSpec& model, WeightFormat format, int64_t tp, PackedLoader loader) const {
   for (const WeightEntry& e : weight_bytes_) {
-    if (e.format == format && e.tp == tp) return e.bytes;
+    if (e.format == format && e.tp == tp && e.loader == loader) return e.bytes;
   }
-  weight_bytes_.push_back(WeightEntry{format, tp, ComputeWeightBytes(model, format, tp)});
+  weight_bytes_.push_back(WeightEntry{format, tp, loader, ComputeWeightBytes(model, format, tp, loader)});
   return weight_bytes_.back().bytes;
 }
 

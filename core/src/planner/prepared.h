@@ -39,9 +39,10 @@ struct Prepared {
   ParamCounts params;  // CountParams(model), exact
   ModelSizes sizes;    // MeasureModel(model): the pre-flight's and the searches' bounds
 
-  // ComputeWeightBytes(model, format, tp), computed on first use (inference engines and the
-  // smallest-format search ask for the same few pairs dozens of times).
-  const WeightBytes& WeightBytesFor(const ModelSpec& model, WeightFormat format, int64_t tp) const;
+  // ComputeWeightBytes(model, format, tp, loader), computed on first use (inference engines and
+  // the smallest-format search ask for the same few pairs dozens of times).
+  const WeightBytes& WeightBytesFor(const ModelSpec& model, WeightFormat format, int64_t tp,
+                                    PackedLoader loader = PackedLoader::kModules) const;
 
   // The last torchtune 0.1 load replay and the key of everything it read (train/load_phase.cpp):
   // a replay walks the allocator through every tensor of the model, so variants that differ only in
@@ -78,6 +79,7 @@ struct Prepared {
   struct WeightEntry {
     WeightFormat format;
     int64_t tp;
+    PackedLoader loader;
     WeightBytes bytes;
   };
   mutable std::deque<WeightEntry> weight_bytes_;
