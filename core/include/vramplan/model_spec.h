@@ -151,6 +151,10 @@ struct AttentionGeometry {
   int64_t index_head_dim = 0;
   int64_t index_n_heads = 0;
   int64_t index_topk = 0;
+  // GLM-5.2's IndexCache (config `indexer_types` "shared"): the layer attends sparsely with the top-k
+  // of the last "full" layer before it and builds no indexer of its own (no weights, no indexer key
+  // cache, no scoring); index_* above still describe the model's sparse attention.
+  bool index_shared = false;
   // The layer reads the K/V of an earlier layer and caches none of its own (Gemma 4's last
   // num_kv_shared_layers layers: modeling_gemma4.py Gemma4TextAttention.is_kv_shared_layer).
   bool kv_shared = false;

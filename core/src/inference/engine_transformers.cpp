@@ -73,7 +73,7 @@ LayerPeak PrefillLayerPeak(const ModelSpec& m, const InferenceConfig& inf, int64
     // DeepSeek sparse attention (modeling_glm_moe_dsa.py GlmMoeDsaIndexer.forward, after the
     // layer's q / k / v): `scores = einsum(q.float(), k.float()) * softmax_scale` and then
     // `F.relu(scores)` each hold two fp32 [batch, seq, index_n_heads, seq] tensors at once.
-    if (a.index_n_heads > 0) {
+    if (a.index_n_heads > 0 && !a.index_shared) {
       const int64_t indexer = Add(attn, Mul(2, batch, seq, a.index_n_heads, seq, 4));
       if (indexer > best.bytes) best = {indexer, "indexer scores"};
     }

@@ -67,16 +67,18 @@ std::vector<KvGroup> KvGroups(const ModelSpec& spec, Engine engine, int64_t tp, 
       g.v_elems = per_gpu * v_dim;
     }
     if (a.index_head_dim > 0) {
+      // An IndexCache "shared" layer (GLM-5.2) has no indexer and so no indexer keys, in any engine.
+      const int64_t index_dim = a.index_shared ? 0 : a.index_head_dim;
       switch (engine) {
         case Engine::kVllm:
           // DeepseekV32IndexerCache: head_dim + head_dim // quant_block_size(128) x 4 B, uint8.
-          g.index_bytes = a.index_head_dim + a.index_head_dim / 128 * 4;
+          g.index_bytes = index_dim + index_dim / 128 * 4;
           // fp8_ds_mla: kv_lora_rank fp8 values + one fp32 scale per 128 of them + the RoPE part
           // in bf16 = 512 + 16 + 128 = 656 B for the only geometry FlashMLA sparse runs (576).
           if (a.mla) g.fp8_latent_bytes = a.kv_lora_rank + a.kv_lora_rank / 128 * 4 + 2 * a.qk_rope_head_dim;
           break;
-        case Engine::kLlamaCpp: g.index_k_elems = a.index_head_dim; break;
-        default: g.index_bytes = checked::Mul(a.index_head_dim, model_dtype_bytes); break;
+        case Engine::kLlamaCpp: g.index_k_elems = index_dim; break;
+        default: g.index_bytes = checked::Mul(index_dim, model_dtype_bytes); break;
       }
     }
     // Merge with an identical group (kinds that differ only in their MLP).

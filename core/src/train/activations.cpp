@@ -527,7 +527,7 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
   // `F.relu(scores)` each hold an fp32 [b, s, index heads, s] tensor beside the one before it; the
   // head-weighted sum and top-k that follow are [b, s, s] (as the transformers serving path counts it,
   // inference/engine_transformers.cpp).
-  if (g.index_n_heads > 0 && a > 0) w.out.indexer_transient_bytes = checked::Mul(8, b, s, g.index_n_heads, s);
+  if (g.index_n_heads > 0 && !g.index_shared && a > 0) w.out.indexer_transient_bytes = checked::Mul(8, b, s, g.index_n_heads, s);
   if (qkv_req && kind.recurrent.kind == MixerKind::kLightning) {
     w.Save(LightningSavedBytes(kind.recurrent, mm, plan.weights_trainable, ctx));
   } else if (qkv_req && kind.recurrent.kind != MixerKind::kNone) {

@@ -63,7 +63,7 @@ ModelSizes MeasureModel(const ModelSpec& m) {
     z.kv_latent += n * (g.mla ? D(g.kv_lora_rank) + D(g.qk_rope_head_dim) : kvh * (d + dv));
     // At most 4 B per indexer key element (transformers' fp32, llama.cpp f32) + vLLM's scales (4 B
     // per 128) + the fp8_ds_mla latent's extra over 576 fp8 values (80 B).
-    if (g.index_head_dim > 0) z.kv_index_bytes += n * (4 * D(g.index_head_dim) + 4 + 80);
+    if (g.index_head_dim > 0 && !g.index_shared) z.kv_index_bytes += n * (4 * D(g.index_head_dim) + 4 + 80);
     z.max_index_heads = std::max(z.max_index_heads, D(g.index_n_heads));
     z.max_inter = std::max(z.max_inter, E > 0 ? I * topk : I);
     z.prefill_width = std::max(z.prefill_width, 5 * h + 2 * attn + E + 3 * SI + 3 * I * topk + 3 * I);

@@ -53,6 +53,32 @@ Expected<ModelSpec> BuildDeepseekMla(ConfigReader& c, ModelSpec spec, const MlaV
     io::AddError(c.errors(), "missing_key", io::JoinPath(c.path(), "q_lora_rank"),
                  "the sparse-attention indexer reads the low-rank q: the config needs q_lora_rank");
   }
+  // GLM-5.2's IndexCache: `indexer_types` names each layer "full" (it owns an indexer) or "shared"
+  // (it reuses the top-k of the last full layer before it). vLLM builds no indexer, and so no indexer
+  // cache, on a shared layer, nor does llama.cpp (PR #26474); the MTP layer is always full.
+  std::vector<bool> shared_indexer;  // empty: every layer owns its indexer
+  if (variant.indexer) {
+    if (auto types = c.StringList("indexer_types", m.layers)) {
+      for (size_t i = 0; i < types->size(); ++i) {
+        const std::string& t = (*types)[i];
+        if (t != "full" && t != "shared") {
+          io::AddError(c.errors(), "invalid_value", io::JoinPath(c.path(), "indexer_types"),
+                       "indexer_types entries must be \"full\" or \"shared\", got " + io::Quote(t));
+          break;
+        }
+        if (i == 0 && t == "shared") {
+          io::AddError(c.errors(), "invalid_value", io::JoinPath(c.path(), "indexer_types"),
+                       "indexer_types[0] must be \"full\": a shared layer reuses the top-k of an earlier full layer");
+          break;
+        }
+        shared_indexer.push_back(t == "shared");
+      }
+    } else if (c.errors()->empty() && c.Int({"index_topk_freq"}, 1).value_or(1) > 1) {
+      io::AddError(c.errors(), "missing_key", io::JoinPath(c.path(), "indexer_types"),
+                   "index_topk_freq > 1 shares the indexer between layers: give indexer_types (\"full\" / \"shared\" per layer) "
+                   "as GLM-5.2's config.json does");
+    }
+  }
   std::vector<bool> sparse_layers;  // empty: first_k_dense_replace / moe_layer_freq decide
   if (variant.mlp_layer_types) {
     if (auto types = c.StringList("mlp_layer_types", m.layers)) {
@@ -74,10 +100,14 @@ Expected<ModelSpec> BuildDeepseekMla(ConfigReader& c, ModelSpec spec, const MlaV
     AddNorm(&k, "input_layernorm", NormSlot::kPreAttention, m.h, false);
     AddNorm(&k, "post_attention_layernorm", NormSlot::kPreMlp, m.h, false);
     if (variant.indexer) {
-      AddLinear(&k, "indexer.wq_b", LinearSlot::kIndexerQk, q_lora, index_heads * index_dim, false);
-      AddLinear(&k, "indexer.wk", LinearSlot::kIndexerQk, m.h, index_dim, false);
-      AddNorm(&k, "indexer.k_norm", NormSlot::kIndexerK, index_dim, true);
-      AddLinear(&k, "indexer.weights_proj", LinearSlot::kIndexerWeights, m.h, index_heads, false);
+      const bool shared = !shared_indexer.empty() && shared_indexer[static_cast<size_t>(i)];
+      if (!shared) {
+        AddLinear(&k, "indexer.wq_b", LinearSlot::kIndexerQk, q_lora, index_heads * index_dim, false);
+        AddLinear(&k, "indexer.wk", LinearSlot::kIndexerQk, m.h, index_dim, false);
+        AddNorm(&k, "indexer.k_norm", NormSlot::kIndexerK, index_dim, true);
+        AddLinear(&k, "indexer.weights_proj", LinearSlot::kIndexerWeights, m.h, index_heads, false);
+      }
+      k.attention.index_shared = shared;
       k.attention.index_head_dim = index_dim;
       k.attention.index_n_heads = index_heads;
       k.attention.index_topk = index_topk;
@@ -108,6 +138,16 @@ Expected<ModelSpec> BuildDeepseekMla(ConfigReader& c, ModelSpec spec, const MlaV
     spec.notes.push_back("DeepSeek sparse attention: the indexer's weights and its key cache are counted (vLLM: 132 B of fp8 keys and "
                          "scales per token and layer beside the latent, in 64-token blocks; llama.cpp: a second K cache of index_head_dim; "
                          "transformers: the indexer's own key tensor in the model dtype)");
+    if (!shared_indexer.empty()) {
+      int64_t n_shared = 0;
+      for (bool sh : shared_indexer) n_shared += sh ? 1 : 0;
+      if (n_shared > 0) {
+        spec.notes.push_back("IndexCache (indexer_types): " + std::to_string(n_shared) + " of " + std::to_string(m.layers) +
+                             " layers reuse an earlier layer's top-k and hold no indexer weights, key cache or scoring, as vLLM and "
+                             "llama.cpp build them; transformers' GlmMoeDsaAttention still builds an indexer in every layer (left "
+                             "randomly initialized where the checkpoint has none), which params.total does not count");
+      }
+    }
   }
   return spec;
 }

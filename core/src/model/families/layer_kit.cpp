@@ -272,7 +272,9 @@ void AddMtpLayers(ConfigReader& c, ModelSpec* spec, bool stores_embeddings, int6
   // model the last layers may be linear-attention ones).
   uint8_t kind = spec->layer_kind.back();
   for (size_t i = spec->layer_kind.size(); i-- > 0;) {
-    if (spec->kinds[spec->layer_kind[i]].attention.num_heads > 0) {
+    // (GLM-5.2: the MTP layer owns its indexer, as the IndexCache "full" layers do)
+    const AttentionGeometry& a = spec->kinds[spec->layer_kind[i]].attention;
+    if (a.num_heads > 0 && !a.index_shared) {
       kind = spec->layer_kind[i];
       break;
     }
