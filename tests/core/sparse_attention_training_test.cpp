@@ -23,6 +23,16 @@ using nlohmann::json;
 
 constexpr const char* kV32 = "deepseek-ai/DeepSeek-V3.2";
 
+// A layer walk under bf16 autocast (the step these tests read) with `impl` attention.
+ActivationContext AmpContext(int64_t batch, int64_t seq, AttentionImpl impl) {
+  ActivationContext ctx;
+  ctx.batch = batch;
+  ctx.seq = seq;
+  ctx.prec = PrecisionFor(Precision::kAmpBf16);
+  ctx.attention = impl;
+  return ctx;
+}
+
 LayerKind WithoutIndexer(LayerKind k) {
   std::vector<LinearSpec> kept;
   for (const auto& l : k.linears) {
@@ -43,11 +53,7 @@ TEST(SparseAttentionTraining, LayerKeepsTheTopKMaskUnderSdpa) {
   const LayerKind dense = WithoutIndexer(dsa);
   const LayerPlan full{true, true, false};  // weights trainable: the indexer's linears would save inputs if walked
   for (AttentionImpl impl : {AttentionImpl::kSdpa, AttentionImpl::kFlash}) {
-    ActivationContext ctx;
-    ctx.batch = 2;
-    ctx.seq = 1024;
-    ctx.prec = PrecisionFor(Precision::kAmpBf16);
-    ctx.attention = impl;
+    const ActivationContext ctx = AmpContext(2, 1024, impl);
     const LayerSaved with = ComputeLayerSaved(dsa, full, ctx), without = ComputeLayerSaved(dense, full, ctx);
     const int64_t mask = impl == AttentionImpl::kSdpa ? 2LL * 2 * 1024 * 1024 : 0;  // 4 MiB
     EXPECT_EQ(with.total_bytes - without.total_bytes, mask) << static_cast<int>(impl);
@@ -81,11 +87,7 @@ TEST(SparseAttentionTraining, SlidingLayersKeepTheirMaskFromTheWindowOn) {
                       {AttentionImpl::kSdpa, 2048, 2LL * 2 * 2048 * 2048},  // 16 MiB
                       {AttentionImpl::kFlash, 2048, 0}};
   for (const Row& row : rows) {
-    ActivationContext ctx;
-    ctx.batch = 2;
-    ctx.seq = row.seq;
-    ctx.prec = PrecisionFor(Precision::kAmpBf16);
-    ctx.attention = row.impl;
+    ActivationContext ctx = AmpContext(2, row.seq, row.impl);
     LoraConfig adapters;
     adapters.rank = 8;
     adapters.targets = {"q_proj", "v_proj"};
@@ -103,11 +105,7 @@ TEST(SparseAttentionTraining, PaddedBatchesKeepAMaskPerLayerUnderSdpa) {
   const LayerKind& k = m.kinds[m.layer_kind.front()];
   const LayerPlan lora{false, false, true};
   for (AttentionImpl impl : {AttentionImpl::kSdpa, AttentionImpl::kFlash}) {
-    ActivationContext ctx;
-    ctx.batch = 4;
-    ctx.seq = 500;
-    ctx.prec = PrecisionFor(Precision::kAmpBf16);
-    ctx.attention = impl;
+    ActivationContext ctx = AmpContext(4, 500, impl);
     LoraConfig adapters;
     adapters.targets = {"q_proj", "v_proj"};
     ctx.lora = &adapters;

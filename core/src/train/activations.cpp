@@ -514,8 +514,7 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
         // kernel, the one that takes an arbitrary mask, keeps it for its backward (derivatives.yaml,
         // _scaled_dot_product_efficient_attention: attn_bias is an input of the backward).
         // FlashAttention-2 gets no mask (the window is a kernel argument).
-        const bool local_mask = g.sliding_window > 0 && s >= g.sliding_window;
-        if (ctx.attention == AttentionImpl::kSdpa && (g.index_n_heads > 0 || local_mask || ctx.padded_sdpa_mask)) w.Save(checked::Mul(mm, b, s, s));
+        if (ctx.attention == AttentionImpl::kSdpa && (g.index_n_heads > 0 || SdpaLocalMaskBuilt(g, s) || ctx.padded_sdpa_mask)) w.Save(checked::Mul(mm, b, s, s));
         w.out.through_attention_bytes = w.out.total_bytes;
         break;
       }

@@ -45,6 +45,11 @@ struct ActivationContext {
   int64_t Tokens() const { return batch * seq; }
 };
 
+// Whether transformers hands this layer's SDPA a mask of its own for its sliding window or attention
+// chunk: masking_utils' _ignore_causal_mask_sdpa skips it only while kv_length < the local size
+// (activations.cpp keeps the layer's converted copy; train_step.cpp the shared bool mask).
+inline bool SdpaLocalMaskBuilt(const AttentionGeometry& g, int64_t seq) { return g.sliding_window > 0 && seq >= g.sliding_window; }
+
 struct LayerSaved {
   int64_t total_bytes = 0;              // bytes saved by this layer during the forward pass
   int64_t before_scores_bytes = 0;      // ... up to q', k' (eager: before the score matrix exists)

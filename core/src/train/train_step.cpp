@@ -14,6 +14,7 @@
 #include "diagnostics/warning_codes.h"
 #include "format.h"
 #include "gpu/device_overhead.h"
+#include "inference/kv_cache.h"
 #include "parallel/fsdp_mixed_precision.h"
 #include "parallel/fsdp_bnb_quant_state.h"
 #include "parallel/fsdp_frozen_unit_hooks.h"
@@ -359,7 +360,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   int64_t sdpa_shared_masks = 0;
   if (train.attention == AttentionImpl::kSdpa) {
     bool local = false;
-    for (const LayerKind& k : model.kinds) local = local || (k.attention.sliding_window > 0 && s >= k.attention.sliding_window);
+    for (const LayerKind& k : model.kinds) local = local || SdpaLocalMaskBuilt(k.attention, s);
     sdpa_shared_masks = ((ctx.padded_sdpa_mask ? 1 : 0) + (local ? 1 : 0)) * checked::Mul(b, s, s);
   }
   int64_t ckpt_shared = 0;
@@ -1929,9 +1930,7 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   // DeepSeek sparse attention has no FlashAttention training path in transformers (GlmMoeDsa:
   // _supports_flash_attn = False; DeepseekV32's flash-mla kernel takes the top-k indices and has no
   // backward): the step is walked as dense FlashAttention-2 without the indexer's mask.
-  bool dsa = false;
-  for (const LayerKind& k : model.kinds) dsa = dsa || k.attention.index_n_heads > 0;
-  if (dsa && train.attention == AttentionImpl::kFlash) {
+  if (HasSparseIndexer(model) && train.attention == AttentionImpl::kFlash) {
     r->warnings.push_back(MakeWarning(WarningCode::kApproximate, "train.attention",
                                       "DeepSeek sparse attention trains under SDPA or eager in transformers (no FlashAttention backward "
                                       "with the indexer's top-k): walked as dense FlashAttention-2, without the per-layer top-k mask SDPA "
