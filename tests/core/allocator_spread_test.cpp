@@ -9,7 +9,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace allocator_spread_test {
 
 TEST(AllocatorSpread, ConstantsAreTheFixtureSummary) {
   const nlohmann::json doc = testing_support::LoadFixture("gpu/allocator_triples.json");

@@ -16,7 +16,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace amp_outputs_test {
 
 constexpr int64_t kVocab = 32000;  // Llama-2-7b-hf: one 65,536-wide chunk of unsloth's loss
 constexpr int64_t kTokens = 2 * 4096;

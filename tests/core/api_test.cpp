@@ -12,7 +12,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace api_test {
 
 using nlohmann::json;
 

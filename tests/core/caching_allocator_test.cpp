@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 namespace vramplan {
-namespace {
+namespace caching_allocator_test {
 
 constexpr int64_t kMiB = 1024 * 1024;
 

@@ -14,7 +14,7 @@
 #include "support/measured_loss_steps.h"
 
 namespace vramplan {
-namespace {
+namespace cce_loss_test {
 
 // Known gaps, not the loss (the bar per phase, forward / backward / optimizer, as a relative error).
 // The forward peaks: the last layer's eager attention scores (long rows) under unsloth's layer kernels

@@ -13,7 +13,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace checkpoint_format_test {
 
 using nlohmann::json;
 using testing_support::GpuTerm;

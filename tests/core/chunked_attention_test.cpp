@@ -16,7 +16,7 @@
 #include "train/precision.h"
 
 namespace vramplan {
-namespace {
+namespace chunked_attention_test {
 
 using nlohmann::json;
 using testing_support::GpuTerm;

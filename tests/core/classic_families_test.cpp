@@ -11,7 +11,7 @@
 #include "vramplan/model_spec.h"
 
 namespace vramplan {
-namespace {
+namespace classic_families_test {
 
 using testing_support::LoadFixture;
 

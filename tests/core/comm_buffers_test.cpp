@@ -12,7 +12,7 @@
 #include "test_support.h"
 
 namespace vramplan {
-namespace {
+namespace comm_buffers_test {
 
 constexpr int64_t kMiB = 1024 * 1024;
 

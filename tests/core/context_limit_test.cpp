@@ -11,7 +11,7 @@
 #include "test_support.h"
 
 namespace vramplan {
-namespace {
+namespace context_limit_test {
 
 using testing_support::EstimateText;
 using testing_support::HasWarning;

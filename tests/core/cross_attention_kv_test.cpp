@@ -8,7 +8,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace cross_attention_kv_test {
 
 constexpr const char* kModel = "meta-llama/Llama-3.2-11B-Vision-Instruct";
 

@@ -8,7 +8,7 @@
 #include "test_support.h"
 
 namespace vramplan {
-namespace {
+namespace data_parallel_test {
 
 using testing_support::GpuTerm;
 
@@ -289,7 +289,7 @@ TEST(DataParallel, Zero3GatherPoolStaysReservedThroughTheOptimizerStep) {
 }  // namespace vramplan
 
 namespace vramplan {
-namespace {
+namespace data_parallel_test {
 
 // accelerate gives every FSDP job of the Hugging Face stack FSDP's MixedPrecision(param_dtype=bf16)
 // (parallel/fsdp_mixed_precision.h): fp32 shards and states, 16-bit compute. With amp_bf16 the

@@ -10,7 +10,7 @@
 #include "vramplan/model_spec.h"
 
 namespace vramplan {
-namespace {
+namespace deepseek_v4_test {
 
 using nlohmann::json;
 

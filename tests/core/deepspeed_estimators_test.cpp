@@ -33,7 +33,7 @@
 #include "units.h"
 
 namespace vramplan {
-namespace {
+namespace deepspeed_estimators_test {
 
 using nlohmann::json;
 using testing_support::TermBytes;

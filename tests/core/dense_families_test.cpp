@@ -10,7 +10,7 @@
 #include "vramplan/model_spec.h"
 
 namespace vramplan {
-namespace {
+namespace dense_families_test {
 
 using nlohmann::json;
 

@@ -16,7 +16,7 @@
 #include "test_support.h"
 
 namespace vramplan {
-namespace {
+namespace device_overhead_test {
 
 constexpr int64_t kKiB = 1024, kMiBytes = 1024 * 1024;
 

@@ -9,7 +9,7 @@
 #include "test_support.h"
 
 namespace vramplan {
-namespace {
+namespace dora_test {
 
 Result RunDora(bool dora) {
   const std::string json = std::string(R"({"model":"Qwen/Qwen2.5-0.5B","gpu":"a100-sxm-80gb","train":{"method":"lora","precision":"bf16","micro_batch_size":1,"seq_len":512,"gradient_checkpointing":false,"lora":{"rank":8,"targets":["q_proj","v_proj"],"adapter_dtype":"fp32","use_dora":)") +

@@ -8,7 +8,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace estimate_api_test {
 
 TEST(EstimateApi, SummaryMatchesFullResult) {
   const char* scenarios[] = {

@@ -9,7 +9,7 @@
 #include "vramplan/model_spec.h"
 
 namespace vramplan {
-namespace {
+namespace families_2025_test {
 
 using nlohmann::json;
 

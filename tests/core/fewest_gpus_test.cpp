@@ -21,7 +21,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace fewest_gpus_test {
 
 using nlohmann::json;
 

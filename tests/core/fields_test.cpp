@@ -19,7 +19,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace fields_test {
 
 using nlohmann::json;
 

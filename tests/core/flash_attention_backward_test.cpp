@@ -10,7 +10,7 @@
 #include "train/flash_attention_backward.h"
 
 namespace vramplan {
-namespace {
+namespace flash_attention_backward_test {
 
 struct FlashBackwardCase {
   const char* name;

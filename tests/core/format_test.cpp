@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 namespace vramplan {
-namespace {
+namespace format_test {
 
 TEST(Format, WithCommasGroupsThreeDigits) {
   EXPECT_EQ(WithCommas(0), "0");

@@ -13,7 +13,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace fsdp_frozen_unit_hooks_test {
 
 constexpr int64_t kLayers = 32;
 constexpr int64_t kTensor = int64_t{1024} * 4096 * 2;

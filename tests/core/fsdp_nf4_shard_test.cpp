@@ -14,7 +14,7 @@
 #include "test_support.h"
 
 namespace vramplan {
-namespace {
+namespace fsdp_nf4_shard_test {
 
 TEST(FsdpNf4Shard, SavedBytesHandWorked) {
   // Llama-3-70B gate_proj, 8192 x 28672 = 234,881,024 weights: 3,670,016 blocks of 64, 14,336

@@ -43,7 +43,7 @@
 #endif
 
 namespace vramplan::fuzzing {
-namespace {
+namespace fuzz_structured_test {
 
 constexpr uint64_t kDefaultSeed = 20261121;
 

@@ -19,7 +19,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace golden_test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;

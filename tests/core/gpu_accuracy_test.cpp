@@ -16,7 +16,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace gpu_accuracy_test {
 
 // The figure of the result a published single-GPU row is compared with: its metric (allocated or
 // active -> the peak allocated, device_total, else reserved), or for model-init figures
@@ -69,7 +69,7 @@ TEST(GpuAccuracy, PublishedTrainingRows) {
 }  // namespace vramplan
 
 namespace vramplan {
-namespace {
+namespace gpu_accuracy_test {
 
 // Published multi-GPU training runs (tests/fixtures/gpu/multi_gpu_runs.json; docs/accuracy.md,
 // "Multi-GPU training"): Megatron-LM's functional tests with tensor, sequence, pipeline (1F1B,
@@ -104,7 +104,7 @@ TEST(GpuAccuracy, PublishedMultiGpuMegatronAndTorchtitanRuns) {
 }  // namespace vramplan
 
 namespace vramplan {
-namespace {
+namespace gpu_accuracy_test {
 
 // Published data-parallel-only multi-GPU runs (rows flagged multi_gpu: training_rows.json's torchtune
 // FSDP1/FSDP2, PEFT's DeepSpeed ZeRO-3 and FSDP scripts, Qwen1's DeepSpeed ZeRO-2/3 profiling, and
@@ -144,7 +144,7 @@ TEST(GpuAccuracy, PublishedDataParallelOnlyRuns) {
 }  // namespace vramplan
 
 namespace vramplan {
-namespace {
+namespace gpu_accuracy_test {
 
 // Published single-GPU figures of framework runs (tests/fixtures/gpu/framework_rows.json;
 // docs/accuracy.md section 2c): unsloth (offloaded checkpointing, its loss heads) and the Hugging

@@ -9,7 +9,7 @@
 #include "test_support.h"
 
 namespace vramplan {
-namespace {
+namespace hf_config_test {
 
 using nlohmann::json;
 

@@ -14,7 +14,7 @@
 #include "test_support.h"
 
 namespace vramplan {
-namespace {
+namespace hf_loss_test {
 
 const std::vector<testing_support::PhaseGap> kKnownGaps = {};
 

@@ -8,7 +8,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace hybrid_inference_test {
 
 using nlohmann::json;
 using testing_support::GpuTerm;

@@ -10,7 +10,7 @@
 #include "vramplan/model_spec.h"
 
 namespace vramplan {
-namespace {
+namespace hybrid_param_count_test {
 
 using testing_support::LoadFixture;
 

@@ -9,7 +9,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace image_tokens_test {
 
 using testing_support::Qwen25VlTower;
 using testing_support::Qwen3VlTower;

@@ -18,7 +18,7 @@
 #include "train/precision.h"
 
 namespace vramplan {
-namespace {
+namespace index_cache_test {
 
 using nlohmann::json;
 

@@ -9,7 +9,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace inference_engine_test {
 
 using nlohmann::json;
 using testing_support::GpuTerm;

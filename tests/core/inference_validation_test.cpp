@@ -20,7 +20,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace inference_validation_test {
 
 using nlohmann::json;
 

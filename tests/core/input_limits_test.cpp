@@ -18,7 +18,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace input_limits_test {
 
 using nlohmann::json;
 

@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 namespace vramplan::io {
-namespace {
+namespace json_writer_test {
 
 std::string Str(std::string_view s) { return JsonWriter().String(s).Take(); }
 

@@ -7,7 +7,7 @@
 #include "model/catalog.h"
 
 namespace vramplan {
-namespace {
+namespace kv_cache_test {
 
 const ModelSpec& Preset(const char* id) { return testing_support::PresetSpec(id); }
 

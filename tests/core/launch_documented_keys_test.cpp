@@ -20,7 +20,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace launch_documented_keys_test {
 
 using nlohmann::json;
 

@@ -14,7 +14,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan::launch {
-namespace {
+namespace launch_import_test {
 
 using nlohmann::json;
 

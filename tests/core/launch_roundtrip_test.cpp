@@ -14,7 +14,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace launch_roundtrip_test {
 
 using nlohmann::json;
 

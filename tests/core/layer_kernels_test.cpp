@@ -19,7 +19,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace layer_kernels_test {
 
 
 Result EstimateRow(nlohmann::json scenario) {

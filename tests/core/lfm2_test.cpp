@@ -13,7 +13,7 @@
 #include "vramplan/model_spec.h"
 
 namespace vramplan {
-namespace {
+namespace lfm2_test {
 
 using nlohmann::json;
 

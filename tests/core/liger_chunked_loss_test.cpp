@@ -10,7 +10,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace liger_chunked_loss_test {
 
 TrainConfig Train(Objective objective, int64_t grad_accum) {
   TrainConfig t;

@@ -7,7 +7,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace llama_cpp_mmproj_test {
 
 // Gemma-3-4B's config.json (the 4B's text_config and SigLIP vision_config; the preset reads the text
 // decoder only), as tests/golden's inline_configs_gemma3_multimodal pastes it.

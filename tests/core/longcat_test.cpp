@@ -11,7 +11,7 @@
 #include "vramplan/model_spec.h"
 
 namespace vramplan {
-namespace {
+namespace longcat_test {
 
 using nlohmann::json;
 

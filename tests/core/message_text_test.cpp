@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 namespace vramplan::io {
-namespace {
+namespace message_text_test {
 
 TEST(MessageText, ControlsAndLineBreaksAreEscaped) {
   EXPECT_EQ(Printable("ok"), "ok");

@@ -15,7 +15,7 @@
 #include "vramplan/model_spec.h"
 
 namespace vramplan {
-namespace {
+namespace minimax_test {
 
 using nlohmann::json;
 using testing_support::GpuTerm;

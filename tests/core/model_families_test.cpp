@@ -20,7 +20,7 @@
 #include "test_support.h"
 
 namespace vramplan {
-namespace {
+namespace model_families_test {
 
 using nlohmann::json;
 

@@ -8,7 +8,7 @@
 #include "test_support.h"
 
 namespace vramplan {
-namespace {
+namespace model_shard_test {
 
 int64_t ReplicatedParams(const ModelSpec& m) {
   int64_t n = 0;

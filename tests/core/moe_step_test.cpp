@@ -24,7 +24,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace moe_step_test {
 
 using testing_support::GpuTerm;
 

@@ -14,7 +14,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace online_rl_test {
 
 int64_t Model(const Result& r, const std::string& key) {
   for (const auto& t : r.gpu.models) {

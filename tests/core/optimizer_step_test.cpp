@@ -10,7 +10,7 @@
 #include "test_support.h"
 
 namespace vramplan {
-namespace {
+namespace optimizer_step_test {
 
 Result RunAdamW(const std::string& impl, bool denom_copy) {
   const std::string json = R"({"model":"Qwen/Qwen2.5-0.5B","gpu":"a100-sxm-80gb","train":{"method":"full","precision":"bf16","optimizer":"adamw","optimizer_impl":")" +

@@ -31,7 +31,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace overflow_test {
 
 using nlohmann::json;
 

@@ -29,7 +29,7 @@
 #include "vramplan/model_spec.h"
 
 namespace vramplan {
-namespace {
+namespace packed_linear_bytes_test {
 
 using nlohmann::json;
 

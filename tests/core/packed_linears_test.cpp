@@ -13,7 +13,7 @@
 #include "vramplan/model_spec.h"
 
 namespace vramplan {
-namespace {
+namespace packed_linears_test {
 
 using nlohmann::json;
 using P = PackedLinearLayout;

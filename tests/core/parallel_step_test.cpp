@@ -15,7 +15,7 @@
 #include "test_support.h"
 
 namespace vramplan {
-namespace {
+namespace parallel_step_test {
 
 using nlohmann::json;
 
@@ -228,7 +228,7 @@ TEST(ParallelStep, SingleGpuJobsKeepTheSingleReplicaStep) {
 }  // namespace vramplan
 
 namespace vramplan {
-namespace {
+namespace parallel_step_test {
 
 // Megatron's token dropping (moe_utils.py get_capacity: ceil((tokens x top_k / experts) x factor);
 // token_dispatcher.py MoEAlltoAllTokenDispatcher.preprocess: padded, each local expert computes
@@ -290,7 +290,7 @@ TEST(ParallelStep, MoeCapacityFactorChangesOnlyTheRoutedActivations) {
 }  // namespace vramplan
 
 namespace vramplan {
-namespace {
+namespace parallel_step_test {
 
 // Megatron-LM's MoE GPT functional test gpt3_mcore_te_tp2_pp1_te_8experts_etp1_ep4 (d98e8a64dd): 12
 // layers, h 512, 8 heads, 8 non-gated GeLU experts of 2048, tp 2 + SP, ep 4, etp 1, b 4, s 1024.

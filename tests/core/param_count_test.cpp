@@ -15,7 +15,7 @@
 #include "vramplan/model_spec.h"
 
 namespace vramplan {
-namespace {
+namespace param_count_test {
 
 using testing_support::LoadFixture;
 

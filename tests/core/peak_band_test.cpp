@@ -10,7 +10,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace peak_band_test {
 
 using testing_support::EstimateText;
 using testing_support::GpuTerm;

@@ -29,7 +29,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace physics_test {
 
 using nlohmann::json;
 

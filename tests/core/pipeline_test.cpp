@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 namespace vramplan {
-namespace {
+namespace pipeline_test {
 
 TEST(Pipeline, OneFOneBHoldsPpMinusRankMicroBatches) {
   // forward_backward_pipelining_without_interleaving: warmup = min(pp - rank - 1, m), plus one.

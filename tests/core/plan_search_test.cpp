@@ -25,7 +25,7 @@
 #include "vramplan/plan.h"
 
 namespace vramplan {
-namespace {
+namespace plan_search_test {
 
 using nlohmann::json;
 
@@ -204,7 +204,7 @@ TEST(Planner, CheckExitCodes) {
 // ---- the memory orders the search prunes with (levers.h: no_more_memory) -----------------------
 
 namespace vramplan {
-namespace {
+namespace plan_search_test {
 
 // For `s`, every declared pair (a, b) of every lever: option b's estimate needs no more GPU memory
 // than option a's (vLLM: its KV pool holds no fewer tokens, the pool being sized by its budget).
@@ -266,7 +266,7 @@ TEST(Planner, DeclaredMemoryOrdersHoldOnFixturesAndRandomScenarios) {
 }  // namespace vramplan
 
 namespace vramplan {
-namespace {
+namespace plan_search_test {
 
 json RowById(const std::string& id) {
   for (const json& row : LoadRows()) {

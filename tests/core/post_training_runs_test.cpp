@@ -18,7 +18,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace post_training_runs_test {
 
 TEST(PostTrainingRuns, FixtureParsesAndEveryRowEstimates) {
   nlohmann::json doc = testing_support::LoadFixture("gpu/post_training_runs.json");

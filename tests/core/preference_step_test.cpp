@@ -13,7 +13,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace preference_step_test {
 
 using testing_support::GpuTerm;
 

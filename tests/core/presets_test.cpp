@@ -5,7 +5,7 @@
 #include "model/hf_config.h"
 
 namespace vramplan {
-namespace {
+namespace presets_test {
 
 TEST(Presets, AtLeastFortyAllResolve) {
   const auto& doc = PresetsDocument();

@@ -30,7 +30,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan::fuzzing {
-namespace {
+namespace properties_test {
 
 constexpr uint64_t kDefaultSeed = 11;
 

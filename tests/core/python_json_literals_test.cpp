@@ -10,7 +10,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace python_json_literals_test {
 
 TEST(PythonJsonLiterals, BareTokensBecomeStrings) {
   EXPECT_EQ(io::PythonJsonLiteralsAsStrings(R"({"a":[0.0, Infinity],"b":-Infinity,"c":NaN})").value(),

@@ -12,7 +12,7 @@
 #include "test_support.h"
 
 namespace vramplan {
-namespace {
+namespace qlora_bnb_dtype_test {
 
 Result RunBnbOrGptq(const std::string& precision, const std::string& backend, int seq) {
   const std::string json = R"({"model":"Qwen/Qwen2.5-0.5B","gpu":"a100-sxm-80gb","train":{"method":"qlora","precision":")" +

@@ -11,7 +11,7 @@
 #include "test_support.h"
 
 namespace vramplan {
-namespace {
+namespace qlora_gptq_test {
 
 using testing_support::GpuTerm;
 

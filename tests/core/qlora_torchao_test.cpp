@@ -16,7 +16,7 @@
 #include "test_support.h"
 
 namespace vramplan {
-namespace {
+namespace qlora_torchao_test {
 
 using testing_support::EstimateText;
 using testing_support::GpuTerm;

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 namespace vramplan {
-namespace {
+namespace quantized_layouts_test {
 
 constexpr int64_t kIn = 4096, kOut = 4096, kN = kIn * kOut;
 

@@ -12,7 +12,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace rope_cache_test {
 
 double WeightBytes(const std::string& model, const std::string& method, const std::string& precision, bool cache,
                    int gpus = 1) {

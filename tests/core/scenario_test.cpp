@@ -8,7 +8,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace scenario_test {
 
 Scenario Parse(const std::string& text) {
   auto s = ParseScenario(text);
@@ -90,7 +90,7 @@ TEST(Scenario, ParallelFieldsAreModeledOrWarnedNotIgnored) {
 }  // namespace vramplan
 
 namespace vramplan {
-namespace {
+namespace scenario_test {
 
 // Full fine-tuning trains every parameter, whatever the layer pattern (runs of identical layers
 // are counted once in the optimizer's tensor list).

@@ -9,7 +9,7 @@
 #include "units.h"
 
 namespace vramplan {
-namespace {
+namespace shard_test {
 
 TEST(Units, CeilDiv) {
   EXPECT_EQ(CeilDiv(0, 4), 0);

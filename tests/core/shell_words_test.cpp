@@ -7,7 +7,7 @@
 #include "io/input_limits.h"
 
 namespace vramplan::launch {
-namespace {
+namespace shell_words_test {
 
 std::vector<ShellCommand> Split(const std::string& text) {
   std::vector<ShellCommand> commands;

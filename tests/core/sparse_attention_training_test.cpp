@@ -17,7 +17,7 @@
 #include "train/precision.h"
 
 namespace vramplan {
-namespace {
+namespace sparse_attention_training_test {
 
 using nlohmann::json;
 

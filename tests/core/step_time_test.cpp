@@ -7,7 +7,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace step_time_test {
 
 Scenario Base() {
   Expected<Scenario> s = ParseScenario(

@@ -14,7 +14,7 @@
 #include "vramplan/model_spec.h"
 
 namespace vramplan {
-namespace {
+namespace structural_keys_test {
 
 using nlohmann::json;
 

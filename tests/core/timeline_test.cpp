@@ -18,7 +18,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace timeline_test {
 
 struct Violations {
   int scenarios = 0;

@@ -11,7 +11,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace topology_test {
 
 struct BadDegrees {
   const char* model;

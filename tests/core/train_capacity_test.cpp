@@ -7,7 +7,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace train_capacity_test {
 
 bool Fits(Scenario s) { return Estimate(s, EstimateOptions{false, false}).gpu.fits; }
 

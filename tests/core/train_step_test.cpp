@@ -16,7 +16,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace train_step_test {
 
 using testing_support::GpuTerm;
 

@@ -13,7 +13,7 @@
 #include "vramplan/model_spec.h"
 
 namespace vramplan {
-namespace {
+namespace transformers_v5_config_test {
 
 using nlohmann::json;
 

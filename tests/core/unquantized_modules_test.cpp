@@ -12,7 +12,7 @@
 #include "model/hf_config.h"
 
 namespace vramplan {
-namespace {
+namespace unquantized_modules_test {
 
 using nlohmann::json;
 

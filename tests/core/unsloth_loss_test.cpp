@@ -13,7 +13,7 @@
 #include "support/measured_loss_steps.h"
 
 namespace vramplan {
-namespace {
+namespace unsloth_loss_test {
 
 // Known gap (docs/frameworks.md, unsloth): the bar per phase (forward, backward, optimizer) as a
 // relative error. UL08's backward (+1.5%, over): the last checkpointed layer recomputed inside

@@ -14,7 +14,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace video_tokens_test {
 
 using testing_support::Qwen25VlTower;
 using testing_support::Qwen3VlTower;

@@ -8,7 +8,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace vision_memory_test {
 
 // A CLIP-like tower of one layer: h 8, MLP 16, 2 heads, 2-pixel patches on a 4-pixel image:
 // 2 x 2 patches + CLS = 5 positions, 48 pixel values.

@@ -9,7 +9,7 @@
 #include "vramplan/model_spec.h"
 
 namespace vramplan {
-namespace {
+namespace vision_tower_test {
 
 using nlohmann::json;
 

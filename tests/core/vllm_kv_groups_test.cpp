@@ -13,7 +13,7 @@
 #include "inference/vllm_kv_groups.h"
 
 namespace vramplan {
-namespace {
+namespace vllm_kv_groups_test {
 
 using nlohmann::json;
 using testing_support::GpuTerm;

@@ -7,7 +7,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace vllm_multimodal_test {
 
 Scenario Vllm(const std::string& model, const std::string& inference_json) {
   auto sc = ParseScenario("{\"model\": \"" + model + "\", \"mode\": \"inference\", \"inference\": " + inference_json + "}");

@@ -18,7 +18,7 @@
 #include "test_support.h"
 
 namespace vramplan {
-namespace {
+namespace vllm_overheads_test {
 
 using nlohmann::json;
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;

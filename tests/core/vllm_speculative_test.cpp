@@ -69,7 +69,7 @@
 #include "vramplan/estimate.h"
 
 namespace vramplan {
-namespace {
+namespace vllm_speculative_test {
 
 using nlohmann::json;
 using testing_support::GpuTerm;

@@ -17,7 +17,7 @@
 #include "test_support.h"
 
 namespace vramplan {
-namespace {
+namespace warning_codes_test {
 
 namespace fs = std::filesystem;
 

@@ -13,7 +13,7 @@
 #include "vramplan/model_spec.h"
 
 namespace vramplan {
-namespace {
+namespace weight_formats_test {
 
 const ModelSpec& Preset(const char* id) { return testing_support::PresetSpec(id); }
 

@@ -11,7 +11,7 @@
 #include "io/input_limits.h"
 
 namespace vramplan::launch {
-namespace {
+namespace yaml_subset_test {
 
 using io::Json;
 

@@ -12,7 +12,7 @@
 #include "test_support.h"
 
 namespace vramplan {
-namespace {
+namespace zero2_accumulation_test {
 
 // Llama-3.1-8B: 8,030,261,248 parameters (its model card's 8.03 B; the repo's safetensors index).
 constexpr int64_t kLlama8bParams = 8'030'261'248;

@@ -11,7 +11,7 @@
 #include "test_support.h"
 
 namespace vramplan {
-namespace {
+namespace zero3_gather_test {
 
 // embedding 1000; two layers of [norm 10, A 300, B 300, norm 10, C 400]; final norm 10; lm_head 1000.
 std::vector<Zero3Module> TinyModel() {

@@ -9,7 +9,7 @@
 #include "vramplan/api.h"
 
 namespace vramplan {
-namespace {
+namespace zero3_sub_groups_test {
 
 TensorShape Tensor(int64_t rows, int64_t cols, int64_t count = 1, int64_t repeat = 1) {
   TensorShape t;
