@@ -33,6 +33,7 @@ set(tested_elsewhere
   model/gemma4_towers=vision_tower
   model/glm4v_tower=vision_tower
   model/internvl_tower=vision_tower
+  model/kimi_vl_tower=vision_tower
   model/lfm2_vl_tower=vision_tower
   model/vision_shape=image_tokens
   scenario/schema_gen=fields

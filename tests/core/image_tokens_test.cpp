@@ -345,6 +345,69 @@ TEST(ImageTokens, Lfm2VlSmartResizeAndTiles) {
   EXPECT_EQ(t.sequences, 5);
 }
 
+VisionShape ShapeOfRow(const char* id) {
+  nlohmann::json table = testing_support::LoadFixture("param_counts.json");
+  for (const auto& row : table["models"]) {
+    if (row["id"] != id) continue;
+    Issues warnings;
+    auto spec = ModelSpecFromHfConfig(row["config"], "model", &warnings);
+    if (spec.ok()) return spec.value().vision;
+  }
+  return {};
+}
+
+// Aya Vision (processing_aya_vision.py over GotOcr2ImageProcessor's crop_to_patches, worked by hand):
+// 364-pixel tiles of 26 x 26 SigLIP patches (no CLS), 13 x 13 = 169 tokens each after the 2 x 2 shuffle;
+// markup <|START_OF_IMG|>, TILE_1 .. TILE_(n-1), TILE_GLOBAL, <|END_OF_IMG|>.
+TEST(ImageTokens, AyaVisionTilesOf169) {
+  const VisionShape s = ShapeOfRow("CohereLabs/aya-vision-8b");
+  ASSERT_EQ(s.kind, VisionKind::kAyaVision);
+  // 1024 x 1024: (1, 1), (2, 2), (3, 3) tie at difference 0; each later one wins while 1,048,576 exceeds
+  // 0.5 x 364^2 x c r (264,992 for 2 x 2, 596,232 for 3 x 3): 9 crops + the thumbnail.
+  ImageTokens t = TokensForImage(s, 1024, 1024);
+  EXPECT_EQ(t.llm_tokens, 10 * 169);
+  EXPECT_EQ(t.markup_tokens, 12);
+  EXPECT_EQ(t.sequences, 10);
+  EXPECT_EQ(t.sequence_len, 676);
+  EXPECT_EQ(t.patches, 10 * 676);
+  EXPECT_EQ(t.pixel_values, 10 * 3 * 364 * 364);
+  // 364 x 364: 132,496 is not above 264,992, so (1, 1): the global tile alone, START + TILE_GLOBAL + END.
+  t = TokensForImage(s, 364, 364);
+  EXPECT_EQ(t.llm_tokens, 169);
+  EXPECT_EQ(t.markup_tokens, 3);
+  // The largest: a 4:3 image fills the 4 x 3 grid, 12 crops + the thumbnail.
+  t = LargestImage(s);
+  EXPECT_EQ(t.llm_tokens, 13 * 169);
+  EXPECT_EQ(t.markup_tokens, 15);
+}
+
+// Kimi-VL (vLLM kimi_vl.py KimiVLProcessingInfo.get_num_image_tokens, worked by hand): in_token_limit
+// 4096 patches of 14 px, sides padded to 28, 2 x 2 patches a token, one tower sequence per image.
+TEST(ImageTokens, KimiVlTokenLimitAndPadding) {
+  const VisionShape s = ShapeOfRow("moonshotai/Kimi-VL-A3B-Instruct");
+  ASSERT_EQ(s.kind, VisionKind::kKimiVl);
+  // 500 high x 300 wide: 35 x 21 = 735 patches, under the limit; 500 -> 504 and 300 -> 308 px:
+  // 36 x 22 patches, 18 x 11 tokens.
+  ImageTokens t = TokensForImage(s, 500, 300);
+  EXPECT_EQ(t.patches, 36 * 22);
+  EXPECT_EQ(t.llm_tokens, 198);
+  EXPECT_EQ(t.markup_tokens, 4);  // <|media_start|> image <|media_content|> ... <|media_end|>
+  EXPECT_EQ(t.sequences, 1);
+  EXPECT_EQ(t.sequence_len, 792);
+  EXPECT_EQ(t.pixel_values, 792 * 3 * 14 * 14);
+  // 1024 x 1024 (vLLM's dummy image, the largest it profiles): 73 x 73 = 5,329 > 4,096, scale 64 / 73:
+  // int(1024 x 64 / 73) = 897 a side, padded to 924: 66 x 66 patches, 33 x 33 = 1,089 tokens.
+  t = TokensForImage(s, 1024, 1024);
+  EXPECT_EQ(t.patches, 66 * 66);
+  EXPECT_EQ(t.llm_tokens, 1089);
+  EXPECT_EQ(LargestImage(s).llm_tokens, 1089);
+  // 2000 high x 1000 wide: 142 x 71 = 10,082 patches, scale sqrt(4096 / 10082) = 0.63739: 1274 x 637 px,
+  // padded to 1288 x 644: 92 x 46 patches, 46 x 23 = 1,058 tokens.
+  t = TokensForImage(s, 2000, 1000);
+  EXPECT_EQ(t.patches, 92 * 46);
+  EXPECT_EQ(t.llm_tokens, 1058);
+}
+
 TEST(ImageTokens, PresetsReadTheirTowerShape) {
   struct Row {
     const char* id;

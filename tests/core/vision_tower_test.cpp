@@ -548,6 +548,88 @@ TEST(VisionTower, Lfm2VlLayersAndProjector) {
   EXPECT_TRUE(warnings.empty());
 }
 
+json RowConfig(const char* id) {
+  nlohmann::json table = testing_support::LoadFixture("param_counts.json");
+  for (const auto& row : table["models"]) {
+    if (row["id"] == id) return row["config"];
+  }
+  return json();
+}
+
+// Kimi-VL (the Hub's modeling_kimi_vl.py): MoonViT and KimiVLMultiModalProjector worked by hand; the
+// text_config read as deepseek_v3 (also when it names no model_type: KimiVLConfig's DeepseekV3Config).
+TEST(VisionTower, KimiVlMoonVitAndProjector) {
+  json cfg = RowConfig("moonshotai/Kimi-VL-A3B-Instruct");
+  ASSERT_TRUE(cfg.is_object());
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok()) << spec.errors()[0].message;
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_EQ(spec.value().model_type, "deepseek_v3");
+  const ParamCounts c = CountParams(spec.value());
+  // Layer: norm0 / norm1 LayerNorm(1152), wqkv 1152 -> 3456 and wo 1152 -> 1152 with biases, fc0 / fc1 with biases.
+  const int64_t layer = 2 * 2 * 1152 + (1152 * 3456 + 3456) + (1152 * 1152 + 1152) + (1152 * 4304 + 4304) + (4304 * 1152 + 1152);
+  EXPECT_EQ(layer, 15239504);
+  // patch Conv2d(3, 1152, 14) with bias, pos_emb [64, 64, 1152], 27 layers, final_layernorm.
+  EXPECT_EQ(c.vision, (3 * 14 * 14 * 1152 + 1152) + 64 * 64 * 1152 + 27 * layer + 2 * 1152);
+  // pre_norm LayerNorm(1152), linear_1 4608 -> 4608 and linear_2 4608 -> 2048 with biases.
+  EXPECT_EQ(c.projector, 2 * 1152 + (4608 * 4608 + 4608) + (4608 * 2048 + 2048));
+  EXPECT_EQ(c.checkpoint_total, c.total + c.vision + c.projector);
+  EXPECT_EQ(spec.value().vision.kind, VisionKind::kKimiVl);
+  EXPECT_EQ(spec.value().vision.merge, 2);
+  cfg["text_config"].erase("model_type");
+  auto plain = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain.value().model_type, "deepseek_v3");
+  EXPECT_EQ(CountParams(plain.value()).total, c.total);
+  // A merge kernel that is not a square pair of small integers is refused by name.
+  for (const json& bad : {json::array({2, 3}), json::array({2}), json("2x2")}) {
+    json b = cfg;
+    b["vision_config"]["merge_kernel_size"] = bad;
+    auto refused = ModelSpecFromHfConfig(b, "model", &warnings);
+    ASSERT_FALSE(refused.ok()) << bad.dump();
+    EXPECT_EQ(refused.errors()[0].field_path, "model.vision_config.merge_kernel_size");
+  }
+  // Another tower keeps the text_model_only reading.
+  cfg["vision_config"]["model_type"] = "siglip_vision_model";
+  warnings.clear();
+  auto other = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(other.ok());
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].code, "text_model_only");
+}
+
+// Aya Vision (modeling_aya_vision.py): SiglipVisionModel and AyaVisionMultiModalProjector (LayerNorm
+// over the 2 x 2 shuffled features, linear_1 to alignment_intermediate_size, SwiGLU halves, linear_2).
+TEST(VisionTower, AyaVisionSiglipAndSwiGluProjector) {
+  json cfg = RowConfig("CohereLabs/aya-vision-8b");
+  ASSERT_TRUE(cfg.is_object());
+  Issues warnings;
+  auto spec = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(spec.ok()) << spec.errors()[0].message;
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_EQ(spec.value().model_type, "cohere2");
+  const ParamCounts c = CountParams(spec.value());
+  // patch Conv2d(3, 1152, 14) with bias, (364 / 14)^2 = 676 positions, 27 so400m layers, post_layernorm, no head.
+  EXPECT_EQ(c.vision, (3 * 14 * 14 * 1152 + 1152) + 676 * 1152 + 27 * int64_t{15239504} + 2 * 1152);
+  EXPECT_EQ(c.projector, 2 * 4608 + (4608 * 28672 + 28672) + (14336 * 4096 + 4096));
+  EXPECT_EQ(spec.value().vision.kind, VisionKind::kAyaVision);
+  // No alignment_intermediate_size: getattr's default, the text hidden size (4096).
+  cfg.erase("alignment_intermediate_size");
+  cfg["text_config"].erase("model_type");  // AyaVisionConfig's default text model: cohere2
+  auto plain = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain.value().model_type, "cohere2");
+  EXPECT_EQ(CountParams(plain.value()).projector, 2 * 4608 + (4608 * 4096 + 4096) + (2048 * 4096 + 4096));
+  // A CLIP tower is not counted.
+  cfg["vision_config"]["model_type"] = "clip_vision_model";
+  warnings.clear();
+  auto clip = ModelSpecFromHfConfig(cfg, "model", &warnings);
+  ASSERT_TRUE(clip.ok());
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].code, "text_model_only");
+}
+
 TEST(VisionTower, OtherWrappersKeepTheTextOnlyWarning) {
   json cfg = {{"model_type", "molmo"},
               {"text_config", {{"model_type", "llama"}, {"hidden_size", 64}, {"intermediate_size", 128},

@@ -341,7 +341,7 @@ struct CheckpointLayout {
 // defaults, for the memory terms of image inputs (model/image_tokens.h, train/vision_memory.h,
 // inference/vllm_multimodal.h). kind kNone: no tower is modelled (text-only models, and wrappers
 // whose tower is not counted).
-enum class VisionKind : uint8_t { kNone, kQwen2Vl, kQwen25Vl, kQwen3Vl, kGemma3, kLlava, kLlavaNext, kPixtral, kLlama4, kMllama, kGemma4, kSiglip, kIdefics3, kInternVl, kGlm4v, kGemma3n, kLlavaOnevision, kLfm2Vl };
+enum class VisionKind : uint8_t { kNone, kQwen2Vl, kQwen25Vl, kQwen3Vl, kGemma3, kLlava, kLlavaNext, kPixtral, kLlama4, kMllama, kGemma4, kSiglip, kIdefics3, kInternVl, kGlm4v, kGemma3n, kLlavaOnevision, kLfm2Vl, kAyaVision, kKimiVl };
 
 struct VisionShape {
   VisionKind kind = VisionKind::kNone;
@@ -367,6 +367,9 @@ struct VisionShape {
   int64_t min_tokens = 0;
   bool thumbnail = false;
   double split_tolerance = 0;
+  // Kimi-VL's KimiVLImageProcessor in_token_limit: the most 14-pixel patches an image keeps before
+  // the 2 x 2 merge (larger images are scaled down to it).
+  int64_t patch_limit = 0;
 };
 
 // Terms an estimate counts approximately for this architecture; each non-empty text becomes an

@@ -23,7 +23,8 @@ int64_t WarmupSide(const VisionShape& v) {
     case VisionKind::kQwen3Vl:
     case VisionKind::kPixtral:
     case VisionKind::kGlm4v: return v.patch * 8;
-    case VisionKind::kGemma4: return v.patch * 8;  // dynamic resolution as well (assumed the same rule)
+    case VisionKind::kGemma4:
+    case VisionKind::kKimiVl: return v.patch * 8;  // dynamic resolution as well (assumed the same rule)
     default: return v.image_size;
   }
 }

@@ -144,6 +144,10 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
       if ((outer == "lfm2-vl" || outer == "lfm2_vl") && type.empty()) type = "lfm2";
       // InternVLConfig builds text_config as model_type "qwen2" when it names none (configuration_internvl.py).
       if (outer == "internvl" && type.empty()) type = "qwen2";
+      // KimiVLConfig (the Hub's configuration_kimi_vl.py) builds text_config as DeepseekV3Config, and
+      // AyaVisionConfig (configuration_aya_vision.py) as model_type "cohere2", when it names none.
+      if (outer == "kimi_vl" && type.empty()) type = "deepseek_v3";
+      if (outer == "aya_vision" && type.empty()) type = "cohere2";
       // transformers Glm4vTextModel (modeling_glm4v.py) is the GLM-4-0414 decoder (four RMSNorms a layer, fused
       // gate_up_proj), and Glm4vTextAttention builds q/k/v with bias=True whatever attention_bias says;
       // Glm4vMoeTextModel (modeling_glm4v_moe.py) is GLM-4.5's MoE decoder without the MTP layer.
@@ -243,6 +247,12 @@ Expected<ModelSpec> BuildSpec(const Json& config, const std::string& path, Issue
                            "estimate holds them beside the decoder and models images from train.images_per_sample / "
                            "inference.images_per_request" +
                            (tower->audio > 0 ? std::string(" (the audio tower's weights are held, audio inputs are not modelled)") : std::string()));
+      if (wrapper == "kimi_vl") {
+        // KimiVLImageProcessor's in_token_limit lives in preprocessor_config.json, not config.json.
+        text.notes.push_back("\"kimi_vl\": image tokens assume the processor's in_token_limit of 4,096 patches "
+                             "(Kimi-VL-A3B-Instruct's preprocessor_config.json); a checkpoint whose processor allows more "
+                             "(Kimi-VL-A3B-Thinking-2506's higher resolution) puts more tokens in a large image than counted here");
+      }
       if (wrapper == "gemma3n") {
         // MobileNetV5 is a CNN: the ViT walk of a trained tower (train/vision_memory.cpp) does not apply.
         text.approximations.training +=

@@ -367,18 +367,15 @@ ImageTokens Idefics3(const VisionShape& s, int64_t h, int64_t w) {
   return t;
 }
 
-// InternVL (transformers models/internvl/processing_internvl.py InternVLProcessor: crop_to_patches
-// true in InternVLProcessorKwargs' defaults; its image processor is GotOcr2ImageProcessor(Fast),
-// models/got_ocr2/image_processing_got_ocr2.py, max_patches 12, min_patches 1): get_optimal_tiled_canvas
-// takes the grids of c columns x r rows with 1 <= c r <= max_patches (get_all_supported_aspect_ratios:
-// c outer, r inner, then a stable sort by c r) and keeps the first whose c / r is closest to width /
-// height; on an equal difference a later grid wins while the image's area exceeds half the grid's
-// (0.5 x tile^2 x c r). crop_image_to_patches cuts c r tiles of image_size from the image resized to
-// the grid, plus a thumbnail of the whole image when c r > 1. The tower runs each tile as (side^2 + 1)
-// positions (a CLS token), which vision_feature_select_strategy "default" drops before the pixel
-// shuffle folds merge x merge patches into a token (448 / 14 = 32, 32^2 / 4 = 256 per tile);
-// _insert_media_placeholders writes <img> + 256 x tiles <IMG_CONTEXT> + </img>: 2 markup tokens.
-ImageTokens InternVl(const VisionShape& s, int64_t h, int64_t w) {
+// GotOcr2ImageProcessor's tiling (transformers models/got_ocr2/image_processing_got_ocr2.py,
+// crop_to_patches, max_patches 12, min_patches 1), used by InternVL and Aya Vision:
+// get_optimal_tiled_canvas takes the grids of c columns x r rows with 1 <= c r <= max_patches
+// (get_all_supported_aspect_ratios: c outer, r inner, then a stable sort by c r) and keeps the first
+// whose c / r is closest to width / height; on an equal difference a later grid wins while the
+// image's area exceeds half the grid's (0.5 x tile^2 x c r). crop_image_to_patches cuts c r tiles of
+// image_size from the image resized to the grid, plus a thumbnail of the whole image when c r > 1.
+// Returns the tiles the tower runs (crops + thumbnail).
+int64_t GotOcr2Tiles(const VisionShape& s, int64_t h, int64_t w) {
   const double aspect = static_cast<double>(w) / static_cast<double>(h);
   const double area = static_cast<double>(h) * static_cast<double>(w);
   const double tile_area = static_cast<double>(s.image_size) * static_cast<double>(s.image_size);
@@ -399,7 +396,16 @@ ImageTokens InternVl(const VisionShape& s, int64_t h, int64_t w) {
     }
   }
   const int64_t crops = best.first * best.second;
-  const int64_t tiles = crops + (crops > 1 ? 1 : 0);
+  return crops + (crops > 1 ? 1 : 0);
+}
+
+// InternVL (transformers models/internvl/processing_internvl.py InternVLProcessor: crop_to_patches
+// true in InternVLProcessorKwargs' defaults; GotOcr2Tiles above). The tower runs each tile as
+// (side^2 + 1) positions (a CLS token), which vision_feature_select_strategy "default" drops before
+// the pixel shuffle folds merge x merge patches into a token (448 / 14 = 32, 32^2 / 4 = 256 per
+// tile); _insert_media_placeholders writes <img> + 256 x tiles <IMG_CONTEXT> + </img>: 2 markup tokens.
+ImageTokens InternVl(const VisionShape& s, int64_t h, int64_t w) {
+  const int64_t tiles = GotOcr2Tiles(s, h, w);
   const int64_t side = s.image_size / s.patch;
   ImageTokens t;
   t.sequences = tiles;
@@ -408,6 +414,54 @@ ImageTokens InternVl(const VisionShape& s, int64_t h, int64_t w) {
   t.llm_tokens = Mul(tiles, Mul(side, side) / (s.merge * s.merge));
   t.pixel_values = Mul(tiles, 3, s.image_size, s.image_size);
   t.markup_tokens = 2;
+  return t;
+}
+
+// Aya Vision (transformers models/aya_vision/processing_aya_vision.py AyaVisionProcessor: its image
+// processor is GotOcr2ImageProcessor with crop_to_patches, the Hub preprocessor_config.json's 364-px
+// tiles and max_patches 12; GotOcr2Tiles above). SigLIP has no CLS: each tile is side^2 positions
+// (26^2 = 676), pixel-shuffled by downsample_factor into (image_size / (patch x f))^2 tokens (169).
+// _prompt_split_image writes <|START_OF_IMG|>, then TILE_i + 169 <|IMG_PATCH|> per crop (i = 1 ..
+// tiles - 1), TILE_GLOBAL + 169 for the thumbnail (the only tile of a 1 x 1 grid), <|END_OF_IMG|>:
+// tiles + 2 markup tokens (each tile marker one vocabulary id, as the processor's
+// _set_image_token_ids looks them up).
+ImageTokens AyaVision(const VisionShape& s, int64_t h, int64_t w) {
+  const int64_t tiles = GotOcr2Tiles(s, h, w);
+  const int64_t side = s.image_size / s.patch;
+  const int64_t per_tile = s.image_size / (s.patch * s.merge);
+  ImageTokens t;
+  t.sequences = tiles;
+  t.sequence_len = Mul(side, side);
+  t.patches = Mul(tiles, t.sequence_len);
+  t.llm_tokens = Mul(tiles, per_tile, per_tile);
+  t.pixel_values = Mul(tiles, 3, s.image_size, s.image_size);
+  t.markup_tokens = tiles + 2;
+  return t;
+}
+
+// Kimi-VL (vLLM model_executor/models/kimi_vl.py KimiVLProcessingInfo.get_num_image_tokens, the Hub's
+// KimiVLImageProcessor.rescale with pad_input): an image of more than in_token_limit patches
+// ((w // 14) x (h // 14)) is scaled by sqrt(limit / patches), each side int()-truncated; both sides are
+// then padded up to a multiple of merge x patch (28). MoonViT runs the (h / 14) x (w / 14) patches as
+// one sequence and patch_merger folds 2 x 2 of them into a token. vLLM's placeholder
+// "<|media_start|>image<|media_content|><|media_pad|><|media_end|>" expands <|media_pad|> to the
+// tokens: 4 markup tokens ("image" taken as one token of the vocabulary; derived, not measured).
+ImageTokens KimiVl(const VisionShape& s, int64_t h, int64_t w) {
+  const int64_t grid = Mul(w / s.patch, h / s.patch);
+  if (s.patch_limit > 0 && grid > s.patch_limit) {
+    const double scale = std::sqrt(static_cast<double>(s.patch_limit) / static_cast<double>(grid));
+    w = std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(w) * scale));
+    h = std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(h) * scale));
+  }
+  const int64_t unit = s.patch * s.merge;
+  const int64_t gh = CeilDiv(h, unit) * s.merge, gw = CeilDiv(w, unit) * s.merge;
+  ImageTokens t;
+  t.sequences = 1;
+  t.patches = Mul(gh, gw);
+  t.sequence_len = t.patches;
+  t.llm_tokens = Mul(gh / s.merge, gw / s.merge);
+  t.pixel_values = Mul(t.patches, 3, s.patch * s.patch);
+  t.markup_tokens = 4;
   return t;
 }
 
@@ -500,6 +554,8 @@ ImageTokens TokensForImage(const VisionShape& shape, int64_t height, int64_t wid
     case VisionKind::kPixtral: return Pixtral(shape, height, width);
     case VisionKind::kIdefics3: return Idefics3(shape, height, width);
     case VisionKind::kInternVl: return InternVl(shape, height, width);
+    case VisionKind::kAyaVision: return AyaVision(shape, height, width);
+    case VisionKind::kKimiVl: return KimiVl(shape, height, width);
     case VisionKind::kGlm4v: return Glm4v(shape, height, width);
     default: return Fixed(shape);
   }
@@ -545,8 +601,13 @@ ImageTokens LargestImage(const VisionShape& shape, int64_t max_pixels) {
     }
     case VisionKind::kGlm4v: return TokensForImage(shape, 9999999, 9999999);  // scaled down to max_pixels
     case VisionKind::kInternVl:
+    case VisionKind::kAyaVision:
       // A 4:3 image fills the 4 x 3 grid (the only grid of that ratio within 12 tiles): 12 tiles + the thumbnail.
       return TokensForImage(shape, 3 * shape.image_size, 4 * shape.image_size);
+    case VisionKind::kKimiVl:
+      // vLLM's KimiVLDummyInputsBuilder profiles a 1024 x 1024 image (MaxImageTokenMeta): scaled to
+      // 897 x 897 under in_token_limit 4096 and padded to 924: 66 x 66 patches, 1,089 tokens.
+      return TokensForImage(shape, 1024, 1024);
     default: return TokensForImage(shape, shape.image_size > 0 ? shape.image_size : 1, shape.image_size > 0 ? shape.image_size : 1);
   }
 }

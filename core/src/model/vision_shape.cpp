@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "model/internvl_tower.h"
+#include "model/kimi_vl_tower.h"
 #include "model/lfm2_vl_tower.h"
 #include "model/vision_tower.h"
 
@@ -242,6 +243,34 @@ VisionShape ReadVisionShape(const std::string& wrapper, const nlohmann::json& co
     s.patch = VisionConfigSide(vc, "patch_size", 14);
     s.image_size = VisionConfigSide(vc, "image_size", 448);
     s.merge = InternVlShuffle(config);
+    s.max_tiles = 12;
+    s.full_attention_layers = s.layers;
+  } else if (wrapper == "kimi_vl") {
+    // MoonViTConfig keys (defaults: 1152 wide, 27 layers, 16 heads, MLP 4304, patch 14, merge 2 x 2):
+    // LayerNorm, a GELU (tanh) MLP, every image one attention sequence at its own resolution. The
+    // processor's in_token_limit (KimiVLImageProcessor; 4096 in Kimi-VL-A3B-Instruct's
+    // preprocessor_config.json) is not in config.json: 4096 here.
+    s.kind = VisionKind::kKimiVl;
+    s.hidden = IntOr(vc, "hidden_size", 1152);
+    s.layers = IntOr(vc, "num_hidden_layers", 27);
+    s.intermediate = IntOr(vc, "intermediate_size", 4304);
+    s.heads = IntOr(vc, "num_attention_heads", 16);
+    s.patch = IntOr(vc, "patch_size", 14);
+    s.merge = KimiVlMergeKernel(vc, 0);
+    s.patch_limit = 4096;
+    s.full_attention_layers = s.layers;
+  } else if (wrapper == "aya_vision") {
+    // SiglipVisionConfig keys (Aya Vision 8B: so400m at 364 px, patch 14); AyaVisionConfig
+    // downsample_factor (2) is the pixel shuffle; the processor (GotOcr2ImageProcessor, crop_to_patches)
+    // tiles an image into up to max_patches 12 tiles of image_size plus a thumbnail.
+    s.kind = VisionKind::kAyaVision;
+    s.hidden = IntOr(vc, "hidden_size", 768);
+    s.layers = IntOr(vc, "num_hidden_layers", 12);
+    s.intermediate = IntOr(vc, "intermediate_size", 3072);
+    s.heads = IntOr(vc, "num_attention_heads", 12);
+    s.patch = IntOr(vc, "patch_size", 16);
+    s.image_size = IntOr(vc, "image_size", 224);
+    s.merge = IntOr(config, "downsample_factor", 2);
     s.max_tiles = 12;
     s.full_attention_layers = s.layers;
   } else if (wrapper == "glm4v" || wrapper == "glm4v_moe") {

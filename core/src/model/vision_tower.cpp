@@ -6,6 +6,7 @@
 #include "model/gemma4_towers.h"
 #include "model/glm4v_tower.h"
 #include "model/internvl_tower.h"
+#include "model/kimi_vl_tower.h"
 #include "model/lfm2_vl_tower.h"
 #include "model/tower_count.h"
 
@@ -256,6 +257,10 @@ bool VisionTowerCounted(const std::string& wrapper_type, const nlohmann::json& c
   if (wrapper_type == "gemma3n") return Gemma3nVisionTowerKnown(config);
   if (wrapper_type == "llava_onevision") return LlavaOnevisionSiglipTower(config);
   if (wrapper_type == "lfm2-vl" || wrapper_type == "lfm2_vl") return true;
+  // KimiVLConfig builds vision_config as MoonViTConfig, AyaVisionConfig as a siglip_vision_model when
+  // it names no model_type; another tower keeps the text_model_only reading.
+  if (wrapper_type == "kimi_vl") return VisionConfigTypeIs(config, "moonvit");
+  if (wrapper_type == "aya_vision") return VisionConfigTypeIs(config, "siglip_vision_model");
   if (wrapper_type != "llava" && wrapper_type != "llava_next") return false;
   auto vc = config.find("vision_config");
   if (vc == config.end() || !vc->is_object()) return false;
@@ -263,6 +268,13 @@ bool VisionTowerCounted(const std::string& wrapper_type, const nlohmann::json& c
   if (mt == vc->end() || (mt->is_string() && mt->get<std::string>() == "clip_vision_model")) return true;
   // LLaVA (not LLaVA-NeXT's tiles) with a SigLIP tower: LLaVA-Interleave.
   return wrapper_type == "llava" && mt->is_string() && mt->get<std::string>() == "siglip_vision_model";
+}
+
+bool VisionConfigTypeIs(const nlohmann::json& config, const char* model_type) {
+  auto vc = config.find("vision_config");
+  if (vc == config.end() || !vc->is_object()) return false;
+  auto mt = vc->find("model_type");
+  return mt == vc->end() || (mt->is_string() && mt->get<std::string>() == model_type);
 }
 
 bool LlavaSiglipTower(const nlohmann::json& config) {
@@ -305,6 +317,25 @@ std::optional<VisionTowerParams> CountVisionTower(const std::string& wrapper_typ
   if (wrapper_type == "lfm2-vl" || wrapper_type == "lfm2_vl") return CountLfm2VlTower(config, path, text_hidden, errors);
   if (wrapper_type == "internvl") return CountInternVlTower(config, path, text_hidden, errors);
   if (wrapper_type == "glm4v" || wrapper_type == "glm4v_moe") return CountGlm4vTower(config, path, errors);
+  if (wrapper_type == "kimi_vl") return CountKimiVlTower(config, path, text_hidden, errors);
+  if (wrapper_type == "aya_vision") {
+    // transformers models/aya_vision/modeling_aya_vision.py (v4.50+): vision_tower =
+    // AutoModel.from_config(vision_config), a SiglipVisionModel (the Hub configs: so400m, 27 layers,
+    // 364 px, vision_use_head false; post_layernorm is stored and run, its output unused with
+    // vision_feature_layer -1); AyaVisionMultiModalProjector over the pixel-shuffled features =
+    // layernorm LayerNorm(vision h f^2), linear_1 Linear(vision h f^2, A), SwiGLU over A's two halves,
+    // linear_2 Linear(A / 2, text h), with biases; f = downsample_factor (AyaVisionConfig default 2),
+    // A = alignment_intermediate_size (getattr default: text_config.hidden_size).
+    VisionTowerParams p;
+    p.vision = checked(Siglip(v));
+    families::ConfigReader top(config, path, errors);
+    const Count vh = v.Int({"hidden_size"}).value_or(768);
+    const Count f = top.Int({"downsample_factor"}, 1, 64).value_or(2);
+    const Count a = top.Int({"alignment_intermediate_size"}, 2).value_or(text_hidden);
+    const Count shuffled = vh * f * f;
+    p.projector = checked(2 * shuffled + Linear(shuffled, a, true) + Linear(a / 2, text_hidden, true));
+    return p;
+  }
   if (wrapper_type == "mllama") {
     // MllamaForConditionalGeneration.multi_modal_projector: Linear(vision_output_dim, text h, bias=True).
     VisionTowerParams p;

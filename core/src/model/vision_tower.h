@@ -29,7 +29,8 @@ std::optional<VisionTowerParams> CountVisionTower(const std::string& wrapper_typ
 // Whether CountVisionTower counts this wrapper's tower: Qwen2.5-VL, Gemma 3, Mistral 3, Llama 4,
 // Qwen3-VL and Qwen3.5 (dense and MoE), Gemma 4 and Gemma 3n (with their audio towers), Llama 3.2 Vision, Qwen2-VL,
 // Idefics3 / SmolVLM, PaliGemma, InternVL (-hf), GLM-4.1V / GLM-4.5V, LLaVA-OneVision (SigLIP tower),
-// LFM2-VL (model_type "lfm2-vl" on the Hub, "lfm2_vl" too); LLaVA / LLaVA-NeXT when their vision_config
+// LFM2-VL (model_type "lfm2-vl" on the Hub, "lfm2_vl" too), Kimi-VL (MoonViT) and Aya Vision (SigLIP);
+// LLaVA / LLaVA-NeXT when their vision_config
 // is a CLIP vision model (the default), LLaVA also with a SigLIP one (other towers keep the
 // text_model_only reading).
 bool VisionTowerCounted(const std::string& wrapper_type, const nlohmann::json& config);
@@ -37,6 +38,10 @@ bool VisionTowerCounted(const std::string& wrapper_type, const nlohmann::json& c
 // Whether a LLaVA-OneVision config's vision_config is a SigLIP vision model (model_type
 // "siglip_vision_model" or none: LlavaOnevisionConfig's default), the tower CountVisionTower counts.
 bool LlavaOnevisionSiglipTower(const nlohmann::json& config);
+
+// Whether config.json's vision_config names `model_type`, or no model_type (the wrapper config's
+// default tower: KimiVLConfig's MoonViT, AyaVisionConfig's SigLIP).
+bool VisionConfigTypeIs(const nlohmann::json& config, const char* model_type);
 
 // Whether a LLaVA config's vision_config is a SigLIP vision model (vision_config.model_type
 // "siglip_vision_model"), not the default CLIP tower.

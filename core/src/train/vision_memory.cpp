@@ -30,7 +30,7 @@ int64_t VideosPerSample(const Scenario& sc) { return TakesVideo(sc.model.vision)
 // One encoder layer's saved tensors over `n` positions (derived op by op from the transformers
 // encoder layers: CLIPEncoderLayer, SiglipEncoderLayer, Qwen2VLVisionBlock, Qwen2_5_VLVisionBlock, Qwen3VLVisionBlock,
 // PixtralAttentionLayer, Llama4VisionEncoderLayer, MllamaVisionEncoderLayer, InternVLVisionLayer,
-// Glm4vVisionBlock; pre-norm, residual
+// Glm4vVisionBlock, Kimi-VL's MoonVitEncoderLayer; pre-norm, residual
 // adds save nothing):
 //   LayerNorm (native_layer_norm): its input + fp32 mean and rstd per row;
 //   RMSNorm (Qwen2RMSNorm / PixtralRMSNorm: x.to(fp32) * rsqrt(mean(x^2)), then weight * .to(dtype)):
@@ -58,9 +58,11 @@ int64_t LayerSaved(const VisionShape& s, int64_t n, int64_t sum_sq, int64_t e, A
     attn = Add(attn, Mul(4, nhe), Mul(4, n, a));
   }
   attn = Add(attn, nhe);  // o_proj input
-  // Qwen's (and Glm4vVisionAttention's) fused qkv Linear(h, 3h): v is a view of its output, so the
-  // saved v keeps all 3h alive (q and k are fresh tensors after the rotary embedding).
-  if (s.kind == VisionKind::kQwen2Vl || s.kind == VisionKind::kQwen25Vl || s.kind == VisionKind::kQwen3Vl || s.kind == VisionKind::kGlm4v) {
+  // Qwen's (and Glm4vVisionAttention's, MoonVitEncoderLayer's wqkv) fused qkv Linear(h, 3h): v is a
+  // view of its output, so the saved v keeps all 3h alive (q and k are fresh tensors after the rotary
+  // embedding).
+  if (s.kind == VisionKind::kQwen2Vl || s.kind == VisionKind::kQwen25Vl || s.kind == VisionKind::kQwen3Vl || s.kind == VisionKind::kGlm4v ||
+      s.kind == VisionKind::kKimiVl) {
     attn = Add(attn, Mul(2, nhe));
   }
   // InternVLVisionLayer multiplies the attention and MLP outputs by the layer-scale parameters
