@@ -304,11 +304,18 @@ struct CheckpointLayout {
   // quantization (Qwen3-Next / Qwen3.5 `mtp.fc`, qwen3_next_mtp.py), not as DeepSeek-V3's and
   // GLM-4.5's plain nn.Linear `eh_proj` (16-bit, whole on every rank).
   bool mtp_fc_column_parallel = false;
+  // vLLM drafts with these MTP layers in a way not modelled here (MiMo-V2-Flash's three
+  // sliding-window blocks, vllm/model_executor/models/mimo_v2_flash_mtp.py): inference.speculative
+  // "mtp" is refused for the model.
+  bool mtp_draft_unmodelled = false;
   // FP8 block-quantized checkpoints (quantization_config.weight_block_size, DeepSeek-V3 layout):
   // every decoder linear except the router and eh_proj stores an fp32 weight_scale_inv of
   // ceil(out / rows) x ceil(in / cols).
   int64_t fp8_block_rows = 0;
   int64_t fp8_block_cols = 0;
+  // The attention output projections (o_proj, MTP layers' included) are stored in bf16 with no
+  // block scale (Xiaomi's MiMo-V2-Flash FP8 checkpoint).
+  bool fp8_o_proj_16bit = false;
   // MXFP4 experts (gpt-oss): the Hub counts the packed blocks as the weights they encode plus one
   // uint8 scale per 32 values.
   bool mxfp4_experts = false;

@@ -100,6 +100,12 @@ void CheckSpeculative(const Scenario& s, Issues* errors) {
                  "(num_nextn_predict_layers / mtp_num_hidden_layers is 0 or absent): use \"none\"");
     return;
   }
+  if (ck.mtp_draft_unmodelled) {
+    io::AddError(errors, "unsupported_combination", path,
+                 "inference.speculative.method \"mtp\" is not modelled for this model's multi-token-prediction blocks (MiMo-V2-Flash's "
+                 "three sliding-window MTP blocks, which vLLM drafts with in mimo_v2_flash_mtp.py): use \"none\"");
+    return;
+  }
   if (ck.mtp_extra_params > 0 || ck.mtp_eh_scaled) {
     io::AddError(errors, "unsupported_combination", path,
                  "inference.speculative.method \"mtp\" is modelled for the DeepSeek-V3 / GLM-4.5 / Qwen3-Next MTP layouts; this model's MTP "

@@ -18,13 +18,16 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // The quantization scale tensors one layer of `kind` stores (CheckpointLayout): FP8 block scales
 // on every linear but the router and the indexer's weights_proj (DeepSeek-V3's checkpoint:
-// weight_scale_inv per 128 x 128 block; "gate" and "weights_proj" stay bf16), MXFP4 scales (one per 32 values) on the routed experts.
+// weight_scale_inv per 128 x 128 block; "gate" and "weights_proj" stay bf16) and, with
+// fp8_o_proj_16bit, o_proj (MiMo-V2-Flash), MXFP4 scales (one per 32 values) on the routed experts.
 int64_t LayerScales(const LayerKind& kind, const CheckpointLayout& ck) {
   int64_t n = 0;
   for (const auto& l : kind.linears) {
     const bool fp4 = ck.fp4_packed_experts && l.role == ModuleRole::kExperts;
     if (fp4) n = Add(n, Mul(l.copies, Mul(l.out_features, l.in_features / 32)));
-    if (!fp4 && ck.fp8_block_rows > 0 && ck.fp8_block_cols > 0 && l.slot != LinearSlot::kRouter && l.slot != LinearSlot::kIndexerWeights) {
+    const bool unscaled = l.slot == LinearSlot::kRouter || l.slot == LinearSlot::kIndexerWeights ||
+                          (ck.fp8_o_proj_16bit && l.slot == LinearSlot::kO);
+    if (!fp4 && ck.fp8_block_rows > 0 && ck.fp8_block_cols > 0 && !unscaled) {
       n = Add(n, Mul(l.copies, Mul(CeilDiv(l.out_features, ck.fp8_block_rows), CeilDiv(l.in_features, ck.fp8_block_cols))));
     }
     if (ck.mxfp4_experts && l.role == ModuleRole::kExperts) n = Add(n, Mul(l.copies, Mul(l.in_features, l.out_features)) / 32);

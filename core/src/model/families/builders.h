@@ -78,6 +78,8 @@ Expected<ModelSpec> BuildErnie45(ConfigReader& c, ModelSpec spec);
 Expected<ModelSpec> BuildErnie45Moe(ConfigReader& c, ModelSpec spec);
 // llama4.cpp (the text_config of llama4)
 Expected<ModelSpec> BuildLlama4Text(ConfigReader& c, ModelSpec spec);
+// mimo.cpp (Xiaomi MiMo-V2-Flash: hybrid sliding / full attention, sinks, DeepSeek-style MoE)
+Expected<ModelSpec> BuildMiMoV2Flash(ConfigReader& c, ModelSpec spec);
 // gemma4.cpp (the text_config of gemma4)
 Expected<ModelSpec> BuildGemma4Text(ConfigReader& c, ModelSpec spec);
 // gemma3n.cpp (the text_config of gemma3n)

@@ -289,6 +289,12 @@ std::vector<ModelFamily> MakeFamilies() {
        "ffn_hidden_size, four RMSNorms, and one shortcut MoE: router.classifier over n_routed_experts + zero_expert_num "
        "slots with e_score_correction_bias, n_routed_experts experts of expert_ffn_hidden_size, identity zero experts "
        "without weights, moe_topk slots per token; the MTP layer (own embed_tokens, no head) counts in checkpoint_total")},
+      {"mimo_v2_flash", "", ON_DEMAND(BuildMiMoV2Flash), AllLinear(),  // PEFT lists none: all linears
+       NOTE("Xiaomi MiMo-V2-Flash: per hybrid_layer_pattern (or layer_types) full-attention layers of num_key_value_heads and "
+       "sliding-window layers of swa_num_key_value_heads (native port: twice num_key_value_heads) over sliding_window_size "
+       "with an attention_sink_bias per head; q/k of head_dim, v of v_head_dim, o_proj bias-free; a dense SwiGLU MLP or "
+       "(moe_layer_freq / mlp_layer_types) a router \"gate\" with e_score_correction_bias and n_routed_experts experts, no "
+       "shared expert; untied; the 3 MTP blocks, and with FP8 the block scales (not on o_proj, kept bf16), count in checkpoint_total")},
       // Other spellings of the same layouts.
       {"RefinedWeb", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, NOTE("Falcon's remote-code model_type")},
       {"RefinedWebModel", "falcon", BuildFalcon, LoraDefaults{{"query_key_value"}, false}, NOTE("Falcon's remote-code model_type")},
