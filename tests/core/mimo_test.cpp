@@ -20,7 +20,7 @@
 #include "vramplan/model_spec.h"
 
 namespace vramplan {
-namespace {
+namespace mimo_test {
 
 using nlohmann::json;
 
