@@ -161,6 +161,12 @@ struct AttentionGeometry {
   // Cross-attention to vision states (Llama 3.2 Vision's cross_attention_layers): its K/V come
   // from the image tokens, once per image, not per text token; the text KV cache leaves it out.
   bool cross_attention = false;
+  // A learned sink logit per head joins the softmax (gpt-oss `sinks`, MiMo-V2-Flash's
+  // attention_sink_bias): transformers trains such layers only with its eager core, which
+  // concatenates the sinks to the scores (modeling_gpt_oss.py eager_attention_forward;
+  // GptOssPreTrainedModel._supports_sdpa = False), and the saved tensors follow that core
+  // (train/activations.cpp).
+  bool sinks = false;
 };
 
 // The token mixer of a layer besides (or instead of) softmax attention. kNone: attention only, the

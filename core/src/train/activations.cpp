@@ -442,6 +442,40 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
   if (qkv_req && a > 0) {  // a > 0: the layer has softmax attention (not a Mamba / MLP-only block)
     switch (ctx.attention) {
       case AttentionImpl::kEager: {
+        if (g.sinks) {
+          // gpt-oss's core with attention sinks (activations.h, SinkLogitsBytes): the logits need a
+          // gradient when q or k do, or when the sinks themselves train.
+          const int64_t e = SinkLogitsBytes(p);
+          const bool logits_req = scores_req || plan.weights_trainable;
+          const bool mqa_views = g.num_kv_heads == 1 && b == 1 && !p.autocast;
+          const bool mqa_v_view = g.num_kv_heads == 1 && b == 1;
+          const int64_t core_start = w.out.total_bytes;
+          w.out.core_input_bytes = QkBytes(p, g.no_rope) * T * (a * d + g.num_kv_heads * d) + mm * T * g.num_kv_heads * dv;
+          const int64_t operands_start = w.out.total_bytes;
+          if (k_req) w.Save(mm * T * a * d);                           // q' (for k's gradient)
+          if (q_req) w.Save(mqa_views ? mm * T * d : mm * T * a * d);  // k', repeat_kv's copy (for q's gradient)
+          w.out.scores_operands_bytes = w.out.total_bytes - operands_start;
+          if (scores_req) w.Save(8);  // `* scaling`: a python float, a float64 scalar
+          w.out.before_scores_bytes = w.out.total_bytes;
+          if (logits_req) {
+            w.Save(checked::Mul(8, b, a, s));              // max(dim=-1)'s int64 indices
+            w.Save(checked::Mul(e, b, a, s, s + 1));       // softmax's result, the sink column included
+          }
+          w.out.through_attention_bytes = w.out.total_bytes;
+          if (ctx.attention_dropout > 0) {
+            // native_dropout saves its bool mask; matmul(probs, v) keeps the dropped (and cast) copy.
+            if (logits_req) w.Save(checked::Mul(b, a, s, s));
+            if (v_req) w.Save(checked::Mul(mm, b, a, s, s));
+          } else if (v_req && e != mm) {
+            w.Save(checked::Mul(mm, b, a, s, s));  // autocast's 16-bit cast of the sliced probabilities
+          } else if (v_req && !logits_req) {
+            w.Save(checked::Mul(e, b, a, s, s + 1));  // the slice is a view: it keeps softmax's whole result
+          }
+          if (logits_req) w.Save(mqa_v_view ? mm * T * dv : mm * T * a * dv);  // v', repeat_kv's copy
+          w.out.attention_core_bytes = w.out.total_bytes - core_start;
+          w.out.attention_transient_bytes = SinkScoresForwardBytes(p, b, a, s, dv) - (logits_req ? checked::Mul(e, b, a, s, s + 1) + checked::Mul(8, b, a, s) : 0);
+          break;
+        }
         if (!scores_req) {
           // Only v needs a gradient: bmm(probs, v) keeps the probabilities (16-bit copy, or the fp32
           // softmax output itself in fp32).

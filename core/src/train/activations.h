@@ -5,9 +5,11 @@
 // input; an input that needs no grad is not multiplied back), each storage once.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "train/precision.h"
+#include "util/checked_math.h"
 #include "train/train_plan.h"
 #include "vramplan/model_spec.h"
 #include "vramplan/scenario.h"
@@ -49,6 +51,44 @@ struct ActivationContext {
 // chunk: masking_utils' _ignore_causal_mask_sdpa skips it only while kv_length < the local size
 // (activations.cpp keeps the layer's converted copy; train_step.cpp the shared bool mask).
 inline bool SdpaLocalMaskBuilt(const AttentionGeometry& g, int64_t seq) { return g.sliding_window > 0 && seq >= g.sliding_window; }
+
+// gpt-oss's eager core with attention sinks (transformers modeling_gpt_oss.py eager_attention_forward,
+// v4.55-v4.57): scores = matmul(q, k^T) * scaling + mask, then cat with the per-head sink logit
+// ([b, a, s, s + 1]), minus its row max, softmax in that dtype, the sink column sliced off.
+// Measured op by op on CPU (tests/fixtures/training/gpt_oss_eager_saved.py, six cases: saved
+// bytes, forward and backward peaks exact; tests/core/gpt_oss_attention_test.cpp).
+// The concatenated logits' element size: the 16-bit scores promote to fp32 under autocast, where the
+// eager mask (built in the embeddings' dtype) and the sinks parameter are fp32.
+inline int64_t SinkLogitsBytes(const PrecisionModel& p) { return p.autocast ? 4 : p.matmul; }
+// The core's forward peak beyond its saved inputs (q', k', v'), the higher of two instants. At the
+// softmax: the masked scores [b, a, s, s], the max-subtracted logits and the softmax result
+// [b, a, s, s + 1] (the result is what softmax saves), the row max's values and int64 indices. At
+// the core's end, the logits and the result still held, the indices, autocast's 16-bit cast of the
+// probabilities and the output twice (matmul's, then its transpose made contiguous); it is the
+// higher one only for short sequences (s < 2·v_head_dim) under autocast.
+inline int64_t SinkScoresForwardBytes(const PrecisionModel& p, int64_t b, int64_t a, int64_t s, int64_t v_head_dim) {
+  const int64_t e = SinkLogitsBytes(p);
+  const int64_t held = checked::Add(checked::Mul(2 * e, b, a, s, s + 1), checked::Mul(8, b, a, s));
+  const int64_t at_softmax = checked::Add(checked::Mul(e, b, a, s, s), checked::Mul(e, b, a, s));
+  const int64_t at_end = checked::Add(p.autocast ? checked::Mul(p.matmul, b, a, s, s) : 0, checked::Mul(2 * p.matmul, b, s, a, v_head_dim));
+  return checked::Add(held, std::max(at_softmax, at_end));
+}
+// The core's backward beyond what it saved: the probabilities' gradient back in the logits' dtype
+// [b, a, s, s], the sliced-off gradient padded to [b, a, s, s + 1] and softmax's backward output,
+// the row max's gradient, and v's gradient at the query heads' width (dv before repeat_kv's sum).
+inline int64_t SinkScoresBackwardBytes(const PrecisionModel& p, int64_t b, int64_t a, int64_t s, int64_t v_head_dim) {
+  const int64_t e = SinkLogitsBytes(p);
+  return checked::Add(checked::Add(checked::Mul(e, b, a, s, checked::Add(s, 2 * (s + 1))), checked::Mul(e, b, a, s)),
+                      checked::Mul(p.matmul, b, s, a, v_head_dim));
+}
+
+// Whether any layer has attention sinks (AttentionGeometry::sinks).
+inline bool HasAttentionSinks(const ModelSpec& model) {
+  for (const auto& k : model.kinds) {
+    if (k.attention.sinks) return true;
+  }
+  return false;
+}
 
 struct LayerSaved {
   int64_t total_bytes = 0;              // bytes saved by this layer during the forward pass

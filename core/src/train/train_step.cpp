@@ -146,11 +146,16 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
   // Vision-language models: seq_len counts the text tokens; the decoder runs over them and the
   // image tokens (train/vision_memory.h).
   const int64_t image_tokens = VisionLlmTokens(sc_samples) - sc_samples.train.seq_len;
-  if (rows_per_sample > 1 || image_tokens > 0) {
+  // Attention sinks (gpt-oss, MiMo-V2-Flash): transformers has no SDPA path for them
+  // (GptOssPreTrainedModel._supports_sdpa = False: the default resolves to eager, an explicit "sdpa"
+  // raises), so an SDPA step is the eager one (warned below).
+  const bool sinks_run_eager = sc_samples.train.attention == AttentionImpl::kSdpa && HasAttentionSinks(sc_samples.model);
+  if (rows_per_sample > 1 || image_tokens > 0 || sinks_run_eager) {
     rows_scenario = sc_samples;
     rows_scenario->train.micro_batch_size *= rows_per_sample;
     rows_scenario->train.seq_len += image_tokens;
     if (rows_scenario->train.typical_seq_len > 0) rows_scenario->train.typical_seq_len += image_tokens;
+    if (sinks_run_eager) rows_scenario->train.attention = AttentionImpl::kEager;
   }
   const Scenario& sc = rows_scenario ? *rows_scenario : sc_samples;
   const bool preference = sc.train.objective != Objective::kSft;
@@ -854,7 +859,9 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     m.gradient_bytes = grads_resident;
     m.activation_bytes = before;
     m.kv_cache_bytes = kv_cache;
-    m.temporary_bytes = locals + mask_bytes + checked::Mul(score_factor, b, a, s, s) + autocast_unsaved_cache;
+    // gpt-oss's core with sinks (activations.h): its own set at the softmax, measured.
+    const int64_t scores = g.sinks ? SinkScoresForwardBytes(prec, b, a, s, g.v_head_dim) : checked::Mul(score_factor, b, a, s, s);
+    m.temporary_bytes = locals + mask_bytes + scores + autocast_unsaved_cache;
     push(m);
   }
   // -- forward: the last layer's DSA indexer scores (DeepSeek-V3.2, GLM-5). The layers below keep what
@@ -893,7 +900,8 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
     m.gradient_bytes = grads_resident;
     m.activation_bytes = cos_sin + ckpt_shared + layers_kept;
     m.temporary_bytes = prec.residual * T * h + QkBytes(prec, g.no_rope) * T * (a + kv_width) * g.head_dim + prec.matmul * T * kv_width * g.v_head_dim +
-                  checked::Mul(score_factor, b, a, s, s) + rng_states + autocast_cache - later_casts;
+                  (g.sinks ? SinkScoresForwardBytes(prec, b, a, s, g.v_head_dim) : checked::Mul(score_factor, b, a, s, s)) + rng_states + autocast_cache -
+                  later_casts;
     // fp32 on the CPU the peak is at `/ math.sqrt(head_dim)`: the Python scalar is a float64 0-dim
     // CPU tensor (8 B) and its fp32 cast (4 B), which only a saved DivBackward0 would keep (measured:
     // R132 and F_longseq_v2k_gqa4.fp32.adamw.b1s1024.ckpt, 12 B; on CUDA they are host tensors).
@@ -1563,7 +1571,8 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
             if (prec.autocast && !g.no_rope) att.temporary_bytes += prec.q_after_rope * T * a * g.head_dim;
           }
           if (eager) {
-            att.temporary_bytes += checked::Mul(8, b, a, s, s);  // grad of the probabilities and softmax backward output
+            // grad of the probabilities and softmax backward output; gpt-oss's core with sinks: activations.h
+            att.temporary_bytes += g.sinks ? SinkScoresBackwardBytes(prec, b, a, s, g.v_head_dim) : checked::Mul(8, b, a, s, s);
           } else {
             // dq, dk, dv (+ FlashAttention's fp32 dq accumulator)
             const int64_t kv_heads = train.attention == AttentionImpl::kFlash ? g.num_kv_heads : a;
@@ -1926,6 +1935,13 @@ void EstimateTraining(const Scenario& sc_samples, const RankShard& rank, const P
                                       "Kimi Delta Attention layers: their saved activations follow fla's chunk_kda as the remote "
                                       "modeling_kimi.py calls it (ChunkKDAFunction.forward with recomputation on, the fused gate, the "
                                       "three short convolutions, FusedRMSNormGated; docs/training.md), worked from the code, not measured"));
+  }
+  if (sinks_run_eager) {
+    r->warnings.push_back(MakeWarning(WarningCode::kUnsupportedCombination, "train.attention",
+                                      "transformers trains attention sinks (gpt-oss, MiMo-V2-Flash) only with its eager core "
+                                      "(GptOssPreTrainedModel._supports_sdpa = False: the default falls back to eager, an explicit "
+                                      "attn_implementation=\"sdpa\" raises): the step is walked as eager attention, whose "
+                                      "[b, heads, s, s + 1] probabilities each layer keeps"));
   }
   // DeepSeek sparse attention has no FlashAttention training path in transformers (GlmMoeDsa:
   // _supports_flash_attn = False; DeepseekV32's flash-mla kernel takes the top-k indices and has no

@@ -30,6 +30,7 @@ Expected<ModelSpec> BuildGptOss(ConfigReader& c, ModelSpec spec) {
     AddNorm(&k, "input_layernorm", NormSlot::kPreAttention, m.h, false);
     AddNorm(&k, "post_attention_layernorm", NormSlot::kPreMlp, m.h, false);
     SetAttention(&k, m, sliding[static_cast<size_t>(i)] ? window : 0);
+    k.attention.sinks = true;
     SetDenseMlp(&k, MlpKind::kGated, ActivationFn::kSilu, m.inter);
     SetMoeMlp(&k, m.inter, experts, top_k);
     return k;

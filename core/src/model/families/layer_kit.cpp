@@ -36,7 +36,7 @@ bool SameKind(const LayerKind& x, const LayerKind& y) {
          p.q_lora_rank == q.q_lora_rank && p.kv_shared == q.kv_shared &&
          p.index_head_dim == q.index_head_dim && p.index_n_heads == q.index_n_heads && p.index_topk == q.index_topk &&
          p.index_shared == q.index_shared &&
-         p.cross_attention == q.cross_attention && u.kind == v.kind && u.activation == v.activation &&
+         p.cross_attention == q.cross_attention && p.sinks == q.sinks && u.kind == v.kind && u.activation == v.activation &&
          u.intermediate == v.intermediate && u.num_experts == v.num_experts &&
          u.experts_per_token == v.experts_per_token && u.shared_intermediate == v.shared_intermediate && u.zero_experts == v.zero_experts &&
          u.norm_topk_prob == v.norm_topk_prob;

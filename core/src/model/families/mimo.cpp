@@ -48,6 +48,7 @@ LayerKind Layer(int64_t h, const AttentionShape& a, int64_t window, bool qkv_bia
   k.attention.head_dim = a.d;
   k.attention.v_head_dim = a.vd;
   k.attention.sliding_window = window;
+  k.attention.sinks = a.sinks;
   SetDenseMlp(&k, MlpKind::kGated, ActivationFn::kSilu, inter);
   if (!moe) {
     AddGatedMlp(&k, h, inter, false, GatedMlpOwner::kDense);
