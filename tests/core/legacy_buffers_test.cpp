@@ -68,6 +68,7 @@ const Row kRows[] = {
     {"EleutherAI/gpt-neo-125m", "4.35.0", 0, "after v4.30.0"},
     // Pythia-1B: 16 x (attention.bias 2,048^2 + inv_freq 256 x 0.25 / 2 = 32).
     {"EleutherAI/pythia-1b", "4.24.0", int64_t{16} * (2048 * 2048 + 32), "the Hub config's version"},
+    {"EleutherAI/pythia-1b", "4.31.0", 16 * 32, "masks no longer saved, inv_freq still"},
     {"EleutherAI/pythia-1b", "4.40.0", 0, "after v4.32.0"},
     // Llama-2-7B: 32 x self_attn.rotary_emb.inv_freq (128 / 2); PR #24998, first release v4.32.0.
     {"meta-llama/Llama-2-7b-hf", "4.31.0.dev0", 32 * 64, "the Hub config's version"},

@@ -70,8 +70,11 @@ int64_t GptNeoGlobalLayers(const Json& config, int64_t layers) {
   return expanded == layers ? global : 0;
 }
 
-StoredBuffers Buffers(const Json& config, const std::string& type, const ModelSpec& spec) {
+// `saved`: the version that saved the checkpoint (nullopt: the original checkpoint, which stores them).
+StoredBuffers Buffers(const Json& config, const std::string& type, const ModelSpec& spec,
+                      const std::optional<std::pair<int, int>>& saved) {
   StoredBuffers b;
+  auto before = [&](int minor) { return !saved || *saved < std::pair<int, int>{4, minor}; };
   const int64_t layers = static_cast<int64_t>(spec.layer_kind.size());
   if (layers == 0 || spec.kinds.empty()) return b;
   const int64_t positions = spec.max_position_embeddings;
@@ -82,7 +85,7 @@ StoredBuffers Buffers(const Json& config, const std::string& type, const ModelSp
   if (type == "gpt2") {
     // GPT2Attention (modeling_gpt2.py before v4.30): register_buffer("bias", tril(ones(n_positions, n_positions))).
     // Megatron-LM's MoE GPT read as gpt2 (BuildGpt2) is not a transformers checkpoint.
-    if (spec.kinds[0].mlp.num_experts > 0 || positions <= 0) return b;
+    if (spec.kinds[0].mlp.num_experts > 0 || positions <= 0 || !before(30)) return b;
     b.elements = layers * mask;
     b.what = Count(layers) + " x h.N.attn.bias" + mask_shape;
     b.release = "4.30";
@@ -91,7 +94,7 @@ StoredBuffers Buffers(const Json& config, const std::string& type, const ModelSp
     // GPTNeoSelfAttention of transformers v4.5 registered the causal mask, GPTNeoLocalSelfAttention
     // built its windowed mask per forward (gpt-neo-125m / 1.3B / 2.7B: 6 / 12 / 16 x 2,048^2).
     const int64_t global = GptNeoGlobalLayers(config, layers);
-    if (global == 0 || positions <= 0) return b;
+    if (global == 0 || positions <= 0 || !before(30)) return b;
     b.elements = global * mask;
     b.what = Count(global) + " global layers' attn.attention.bias" + mask_shape;
     b.release = "4.30";
@@ -100,30 +103,28 @@ StoredBuffers Buffers(const Json& config, const std::string& type, const ModelSp
     // rotary_ndims = int(head_size * rotary_pct) dimensions (Pythia: 16 x (2,048^2 + 16) in pythia-1b).
     const int64_t rotary = static_cast<int64_t>(static_cast<double>(spec.kinds[0].attention.head_dim) * spec.rope_fraction);
     if (positions <= 0) return b;
-    b.elements = layers * (mask + inv_freq(rotary));
-    b.what = Count(layers) + " x (attention.bias" + mask_shape + " + attention.rotary_emb.inv_freq (" +
-             Count(inv_freq(rotary)) + "))";
-    b.release = "4.30 (the masks; 4.32 the inv_freq)";
+    const bool masks = before(30);
+    const bool freqs = before(32);
+    if (!masks && !freqs) return b;
+    b.elements = layers * ((masks ? mask : 0) + (freqs ? inv_freq(rotary) : 0));
+    b.what = Count(layers) + " x (" + (masks ? "attention.bias" + mask_shape + (freqs ? " + " : "") : std::string()) +
+             (freqs ? "attention.rotary_emb.inv_freq (" + Count(inv_freq(rotary)) + ")" : std::string()) + ")";
+    b.release = masks ? "4.30 (masks) / 4.32 (inv_freq)" : "4.32";
   } else if (type == "gptj" || type == "codegen") {
     // GPTJAttention `bias` and CodeGenAttention `causal_mask` (PR #17443 renamed GPT-2's `bias`), positions^2 each.
-    if (positions <= 0) return b;
+    if (positions <= 0 || !before(30)) return b;
     b.elements = layers * mask;
     b.what = Count(layers) + " x attn." + std::string(type == "gptj" ? "bias" : "causal_mask") + mask_shape;
     b.release = "4.30";
   } else if (type == "llama") {
     // LlamaRotaryEmbedding(head_dim) in every LlamaAttention: model.layers.N.self_attn.rotary_emb.inv_freq.
     const int64_t n = inv_freq(spec.kinds[0].attention.head_dim);
+    if (!before(32)) return b;
     b.elements = layers * n;
     b.what = Count(layers) + " x self_attn.rotary_emb.inv_freq (" + Count(n) + ")";
     b.release = "4.32";
   }
   return b;
-}
-
-// "4.30" -> (4, 30); "4.30 (...)" reads its first two numbers.
-std::pair<int, int> Release(const std::string& release) {
-  const auto v = TransformersMinorVersion(release);
-  return v ? *v : std::pair<int, int>{0, 0};
 }
 
 }  // namespace
@@ -143,13 +144,12 @@ void AddLegacyStoredBuffers(const Json& config, ModelSpec* spec) {
   if (!config.is_object()) return;
   auto type_it = config.find("model_type");
   if (type_it == config.end() || !type_it->is_string() || type_it->get<std::string>() != spec->model_type) return;
-  const StoredBuffers b = Buffers(config, spec->model_type, *spec);
-  if (b.elements <= 0) return;
   auto version_it = config.find("transformers_version");
   const bool absent = version_it == config.end() || !version_it->is_string();
   std::optional<std::pair<int, int>> saved;
   if (!absent) saved = TransformersMinorVersion(version_it->get<std::string>());
-  if (saved && *saved >= Release(b.release)) return;
+  const StoredBuffers b = Buffers(config, spec->model_type, *spec, saved);
+  if (b.elements <= 0) return;
   spec->checkpoint.unloaded_params += b.elements;
   std::string note = "params.checkpoint_total and by_module.unloaded count " + Count(b.elements) +
                      " elements of persistent buffers that transformers before " + b.release + " saved: " + b.what +
