@@ -19,7 +19,7 @@
 // Measured (exact Hub safetensors totals; tests/fixtures/param_counts.json and
 // tests/core/legacy_buffers_test.cpp): gpt2 137,022,720 = 124,439,808 + 12 x 1,024^2;
 // gpt-neo-125m 150,364,416 = 125,198,592 + 6 x 2,048^2 (6 global of 12 layers); pythia-1b
-// 1,078,891,008 = 1,011,781,632 + 16 x (2,048^2 + 16); Llama-2-7b-hf 6,738,417,664 =
+// 1,078,891,008 = 1,011,781,632 + 16 x (2,048^2 + 32); Llama-2-7b-hf 6,738,417,664 =
 // 6,738,415,616 + 32 x 64.
 #include "model/legacy_buffers.h"
 
@@ -100,7 +100,7 @@ StoredBuffers Buffers(const Json& config, const std::string& type, const ModelSp
     b.release = "4.30";
   } else if (type == "gpt_neox") {
     // GPTNeoXAttention: `bias` (positions^2) and GPTNeoXRotaryEmbedding `inv_freq` over
-    // rotary_ndims = int(head_size * rotary_pct) dimensions (Pythia: 16 x (2,048^2 + 16) in pythia-1b).
+    // rotary_ndims = int(head_size * rotary_pct) dimensions (Pythia: 16 x (2,048^2 + 32) in pythia-1b).
     const int64_t rotary = static_cast<int64_t>(static_cast<double>(spec.kinds[0].attention.head_dim) * spec.rope_fraction);
     if (positions <= 0) return b;
     const bool masks = before(30);
