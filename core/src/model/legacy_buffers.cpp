@@ -91,8 +91,10 @@ StoredBuffers Buffers(const Json& config, const std::string& type, const ModelSp
     b.release = "4.30";
   } else if (type == "gpt_neo") {
     // The checkpoints on the Hub hold `attn.attention.bias` in the global layers only: the
-    // GPTNeoSelfAttention of transformers v4.5 registered the causal mask, GPTNeoLocalSelfAttention
-    // built its windowed mask per forward (gpt-neo-125m / 1.3B / 2.7B: 6 / 12 / 16 x 2,048^2).
+    // GPTNeoSelfAttention of the first GPT-Neo code (transformers v4.5) registered the causal mask,
+    // GPTNeoLocalSelfAttention built its windowed mask per forward
+    // (GPTNeoAttentionMixin.create_local_attention_mask), and the Hub totals hold exactly the global
+    // layers' masks (gpt-neo-125m / 1.3B / 2.7B: 6 / 12 / 16 x 2,048^2).
     const int64_t global = GptNeoGlobalLayers(config, layers);
     if (global == 0 || positions <= 0 || !before(30)) return b;
     b.elements = global * mask;
