@@ -6,6 +6,7 @@
 #include "model/checkpoint_format.h"
 #include "model/context_limit.h"
 #include "model/unquantized_modules.h"
+#include "model/legacy_buffers.h"
 #include "model/families/config_reader.h"
 #include "model/packed_linears.h"
 #include "model/families/registry.h"
@@ -308,6 +309,8 @@ void ApplyCheckpointFacts(const nlohmann::json& facts, ModelSpec* spec) {
 Expected<ModelSpec> ModelSpecFromHfConfig(const Json& config, const std::string& path, Issues* warnings, ModelReading reading) {
   Expected<ModelSpec> spec = BuildSpec(config, path, warnings, reading);
   if (!spec.ok()) return spec;
+  // Causal masks and rotary inv_freq that older transformers versions saved (model/legacy_buffers.h).
+  AddLegacyStoredBuffers(config, &spec.value());
   // Reject absurd sizes before any exact int64 arithmetic can overflow.
   double params = 0;
   for (uint8_t k : spec.value().layer_kind) {
