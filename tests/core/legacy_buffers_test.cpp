@@ -75,6 +75,7 @@ const Row kRows[] = {
     {"meta-llama/Llama-2-7b-hf", "4.31.0", 32 * 64, "v4.31.0 still saved inv_freq"},
     {"meta-llama/Llama-2-7b-hf", "4.32.0", 0, "v4.32.0 does not"},
     {"meta-llama/Llama-2-7b-hf", "4.40.0.dev0", 0, "Llama 3's version"},
+    {"meta-llama/Llama-2-7b-hf", nullptr, 0, "no version: a Llama config without one is not an old conversion"},
 };
 
 TEST(LegacyBuffers, StoredOnlyBeforeEachFamilysRelease) {

@@ -120,8 +120,12 @@ StoredBuffers Buffers(const Json& config, const std::string& type, const ModelSp
     b.release = "4.30";
   } else if (type == "llama") {
     // LlamaRotaryEmbedding(head_dim) in every LlamaAttention: model.layers.N.self_attn.rotary_emb.inv_freq.
+    // Only with a recorded version: every Llama conversion old enough to store it says which
+    // transformers wrote it (Llama-2: 4.31.0.dev0 / 4.32.0.dev0), while a config without one is
+    // hand-written or from a tool, and the Llama checkpoints people run now (Llama 3 and later,
+    // the fine-tunes saved since mid-2023) do not store it.
     const int64_t n = inv_freq(spec.kinds[0].attention.head_dim);
-    if (!before(32)) return b;
+    if (!saved || !before(32)) return b;
     b.elements = layers * n;
     b.what = Count(layers) + " x self_attn.rotary_emb.inv_freq (" + Count(n) + ")";
     b.release = "4.32";
