@@ -309,8 +309,6 @@ void ApplyCheckpointFacts(const nlohmann::json& facts, ModelSpec* spec) {
 Expected<ModelSpec> ModelSpecFromHfConfig(const Json& config, const std::string& path, Issues* warnings, ModelReading reading) {
   Expected<ModelSpec> spec = BuildSpec(config, path, warnings, reading);
   if (!spec.ok()) return spec;
-  // Causal masks and rotary inv_freq that older transformers versions saved (model/legacy_buffers.h).
-  AddLegacyStoredBuffers(config, &spec.value());
   // Reject absurd sizes before any exact int64 arithmetic can overflow.
   double params = 0;
   for (uint8_t k : spec.value().layer_kind) {
@@ -325,6 +323,9 @@ Expected<ModelSpec> ModelSpecFromHfConfig(const Json& config, const std::string&
   if (spec.value().kinds.empty()) {
     return Issues{Issue{"invalid_value", path, "the model config has no decoder layers"}};
   }
+  // Causal masks and rotary inv_freq that older transformers versions saved (model/legacy_buffers.h),
+  // on a config whose sizes passed the check above.
+  AddLegacyStoredBuffers(config, &spec.value());
   return spec;
 }
 

@@ -27,6 +27,7 @@
 #include <string>
 
 #include "format.h"
+#include "util/checked_math.h"
 
 namespace vramplan {
 namespace {
@@ -78,7 +79,8 @@ StoredBuffers Buffers(const Json& config, const std::string& type, const ModelSp
   const int64_t layers = static_cast<int64_t>(spec.layer_kind.size());
   if (layers == 0 || spec.kinds.empty()) return b;
   const int64_t positions = spec.max_position_embeddings;
-  const int64_t mask = positions * positions;  // `bias` / `causal_mask`, shape (1, 1, positions, positions)
+  // Checked products: a config's sizes are only bounded by the reader (util/checked_math.h).
+  const int64_t mask = checked::Mul(positions, positions);  // `bias` / `causal_mask`, shape (1, 1, positions, positions)
   const std::string mask_shape = " (" + Count(positions) + " x " + Count(positions) + ")";
   // inv_freq = 1 / base^(arange(0, dim, 2) / dim): ceil(dim / 2) elements.
   auto inv_freq = [](int64_t dim) { return (dim + 1) / 2; };
@@ -86,7 +88,7 @@ StoredBuffers Buffers(const Json& config, const std::string& type, const ModelSp
     // GPT2Attention (modeling_gpt2.py before v4.30): register_buffer("bias", tril(ones(n_positions, n_positions))).
     // Megatron-LM's MoE GPT read as gpt2 (BuildGpt2) is not a transformers checkpoint.
     if (spec.kinds[0].mlp.num_experts > 0 || positions <= 0 || !before(30)) return b;
-    b.elements = layers * mask;
+    b.elements = checked::Mul(layers, mask);
     b.what = Count(layers) + " x h.N.attn.bias" + mask_shape;
     b.release = "4.30";
   } else if (type == "gpt_neo") {
@@ -97,7 +99,7 @@ StoredBuffers Buffers(const Json& config, const std::string& type, const ModelSp
     // layers' masks (gpt-neo-125m / 1.3B / 2.7B: 6 / 12 / 16 x 2,048^2).
     const int64_t global = GptNeoGlobalLayers(config, layers);
     if (global == 0 || positions <= 0 || !before(30)) return b;
-    b.elements = global * mask;
+    b.elements = checked::Mul(global, mask);
     b.what = Count(global) + " global layers' attn.attention.bias" + mask_shape;
     b.release = "4.30";
   } else if (type == "gpt_neox") {
@@ -108,14 +110,14 @@ StoredBuffers Buffers(const Json& config, const std::string& type, const ModelSp
     const bool masks = before(30);
     const bool freqs = before(32);
     if (!masks && !freqs) return b;
-    b.elements = layers * ((masks ? mask : 0) + (freqs ? inv_freq(rotary) : 0));
+    b.elements = checked::Mul(layers, checked::Add(masks ? mask : 0, freqs ? inv_freq(rotary) : 0));
     b.what = Count(layers) + " x (" + (masks ? "attention.bias" + mask_shape + (freqs ? " + " : "") : std::string()) +
              (freqs ? "attention.rotary_emb.inv_freq (" + Count(inv_freq(rotary)) + ")" : std::string()) + ")";
     b.release = masks ? "4.30 (masks) / 4.32 (inv_freq)" : "4.32";
   } else if (type == "gptj" || type == "codegen") {
     // GPTJAttention `bias` and CodeGenAttention `causal_mask` (PR #17443 renamed GPT-2's `bias`), positions^2 each.
     if (positions <= 0 || !before(30)) return b;
-    b.elements = layers * mask;
+    b.elements = checked::Mul(layers, mask);
     b.what = Count(layers) + " x attn." + std::string(type == "gptj" ? "bias" : "causal_mask") + mask_shape;
     b.release = "4.30";
   } else if (type == "llama") {
@@ -126,7 +128,7 @@ StoredBuffers Buffers(const Json& config, const std::string& type, const ModelSp
     // the fine-tunes saved since mid-2023) do not store it.
     const int64_t n = inv_freq(spec.kinds[0].attention.head_dim);
     if (!saved || !before(32)) return b;
-    b.elements = layers * n;
+    b.elements = checked::Mul(layers, n);
     b.what = Count(layers) + " x self_attn.rotary_emb.inv_freq (" + Count(n) + ")";
     b.release = "4.32";
   }
@@ -156,7 +158,7 @@ void AddLegacyStoredBuffers(const Json& config, ModelSpec* spec) {
   if (!absent) saved = TransformersMinorVersion(version_it->get<std::string>());
   const StoredBuffers b = Buffers(config, spec->model_type, *spec, saved);
   if (b.elements <= 0) return;
-  spec->checkpoint.unloaded_params += b.elements;
+  spec->checkpoint.unloaded_params = checked::Add(spec->checkpoint.unloaded_params, b.elements);
   std::string note = "params.checkpoint_total and by_module.unloaded count " + Count(b.elements) +
                      " elements of persistent buffers that transformers before " + b.release + " saved: " + b.what +
                      "; current versions recompute them (not parameters, not loaded, not in the memory estimate)";
