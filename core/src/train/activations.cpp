@@ -442,24 +442,38 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
   if (qkv_req && a > 0) {  // a > 0: the layer has softmax attention (not a Mamba / MLP-only block)
     switch (ctx.attention) {
       case AttentionImpl::kEager: {
+        if (!scores_req && !g.sinks) {
+          // Only v needs a gradient: bmm(probs, v) keeps the probabilities (16-bit copy, or the fp32
+          // softmax output itself in fp32).
+          w.out.before_scores_bytes = w.out.total_bytes;
+          w.Save(checked::Mul(ctx.softmax_fp32 || p.autocast ? (p.half ? 2 : 4) : mm, b, a, s, s));
+          w.out.through_attention_bytes = w.out.total_bytes;
+          break;
+        }
+        // matmul(q, k^T) saves q' and k' (repeat_kv'd, reshaped copies), the scale a float64 scalar
+        // (Llama's core and gpt-oss's alike); the softmax and what follows differ below.
+        // MQA at b = 1: the repeated k/v are expand() views of the kv-head tensors; under autocast the
+        // fp32 k_embed is cast (materializing all heads) while the 16-bit v stays a view.
+        const bool mqa_views = g.num_kv_heads == 1 && b == 1 && !p.autocast;
+        const bool mqa_v_view = g.num_kv_heads == 1 && b == 1;
+        const int64_t core_start = w.out.total_bytes;
+        w.out.core_input_bytes = QkBytes(p, g.no_rope) * T * (a * d + g.num_kv_heads * d) + mm * T * g.num_kv_heads * dv;
+        const int64_t operands_start = w.out.total_bytes;
+        if (k_req) w.Save(mm * T * a * d);                           // q' (for k's gradient)
+        if (q_req) w.Save(mqa_views ? mm * T * d : mm * T * a * d);  // k' (for q's gradient)
+        w.out.scores_operands_bytes = w.out.total_bytes - operands_start;
+        // The 1/sqrt(d) scale: a python float wraps into a float64 scalar; GPT-2 divides by a 0-dim
+        // tensor in the scores dtype.
+        if (scores_req) w.Save(ctx.scale_is_tensor ? mm : 8);
+        w.out.before_scores_bytes = w.out.total_bytes;
         if (g.sinks) {
           // gpt-oss's core with attention sinks (activations.h, SinkLogitsBytes): the logits need a
           // gradient when q or k do, or when the sinks themselves train.
           const int64_t e = SinkLogitsBytes(p);
           const bool logits_req = scores_req || plan.weights_trainable;
-          const bool mqa_views = g.num_kv_heads == 1 && b == 1 && !p.autocast;
-          const bool mqa_v_view = g.num_kv_heads == 1 && b == 1;
-          const int64_t core_start = w.out.total_bytes;
-          w.out.core_input_bytes = QkBytes(p, g.no_rope) * T * (a * d + g.num_kv_heads * d) + mm * T * g.num_kv_heads * dv;
-          const int64_t operands_start = w.out.total_bytes;
-          if (k_req) w.Save(mm * T * a * d);                           // q' (for k's gradient)
-          if (q_req) w.Save(mqa_views ? mm * T * d : mm * T * a * d);  // k', repeat_kv's copy (for q's gradient)
-          w.out.scores_operands_bytes = w.out.total_bytes - operands_start;
-          if (scores_req) w.Save(8);  // `* scaling`: a python float, a float64 scalar
-          w.out.before_scores_bytes = w.out.total_bytes;
           if (logits_req) {
-            w.Save(checked::Mul(8, b, a, s));              // max(dim=-1)'s int64 indices
-            w.Save(checked::Mul(e, b, a, s, s + 1));       // softmax's result, the sink column included
+            w.Save(checked::Mul(8, b, a, s));         // max(dim=-1)'s int64 indices
+            w.Save(checked::Mul(e, b, a, s, s + 1));  // softmax's result, the sink column included
           }
           w.out.through_attention_bytes = w.out.total_bytes;
           if (ctx.attention_dropout > 0) {
@@ -476,31 +490,8 @@ LayerSaved ComputeLayerSaved(const LayerKind& kind, const LayerPlan& plan, const
           w.out.attention_transient_bytes = SinkScoresForwardBytes(p, b, a, s, dv) - (logits_req ? checked::Mul(e, b, a, s, s + 1) + checked::Mul(8, b, a, s) : 0);
           break;
         }
-        if (!scores_req) {
-          // Only v needs a gradient: bmm(probs, v) keeps the probabilities (16-bit copy, or the fp32
-          // softmax output itself in fp32).
-          w.out.before_scores_bytes = w.out.total_bytes;
-          w.Save(checked::Mul(ctx.softmax_fp32 || p.autocast ? (p.half ? 2 : 4) : mm, b, a, s, s));
-          w.out.through_attention_bytes = w.out.total_bytes;
-          break;
-        }
-        // matmul(q, k^T) saves q' and k' (repeat_kv'd, reshaped copies), / sqrt(d) a float64 scalar,
-        // softmax(dtype=float32) its fp32 result, probs.to(dtype) a 16-bit copy (amp: autocast cast),
-        // matmul(probs, v) saves probs and v'.
-        // MQA at b = 1: the repeated k/v are expand() views of the kv-head tensors; under autocast the
-        // fp32 k_embed is cast (materializing all heads) while the 16-bit v stays a view.
-        const bool mqa_views = g.num_kv_heads == 1 && b == 1 && !p.autocast;
-        const bool mqa_v_view = g.num_kv_heads == 1 && b == 1;
-        const int64_t core_start = w.out.total_bytes;
-        w.out.core_input_bytes = QkBytes(p, g.no_rope) * T * (a * d + g.num_kv_heads * d) + mm * T * g.num_kv_heads * dv;
-        const int64_t operands_start = w.out.total_bytes;
-        if (k_req) w.Save(mm * T * a * d);                           // q' (for k's gradient)
-        if (q_req) w.Save(mqa_views ? mm * T * d : mm * T * a * d);  // k' (for q's gradient)
-        w.out.scores_operands_bytes = w.out.total_bytes - operands_start;
-        // The 1/sqrt(d) scale: a python float wraps into a float64 scalar; GPT-2 divides by a 0-dim
-        // tensor in the scores dtype.
-        w.Save(ctx.scale_is_tensor ? mm : 8);
-        w.out.before_scores_bytes = w.out.total_bytes;
+        // Llama's core: softmax(dtype=float32) its fp32 result, probs.to(dtype) a 16-bit copy (amp:
+        // autocast cast), matmul(probs, v) saves probs and v'.
         // Softmax result: fp32 when the model asks for it (Llama family), else the scores dtype
         // (fp32 under autocast: the fp32 mask promotes the sum).
         const int64_t sm = ctx.softmax_fp32 || p.autocast ? 4 : mm;
